@@ -1,0 +1,3 @@
+from dcpm_cli.cli import main
+
+main()

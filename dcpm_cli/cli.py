@@ -1,0 +1,260 @@
+"""The `dcpm` command: parse → call one core function → render. Nothing heavy is imported here
+at module level, so `dcpm --help` and shell completion stay instant."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+from typer.core import TyperGroup
+
+from dcpm_cli.errors import DcpmError
+from dcpm_cli.ingest import Format
+
+if TYPE_CHECKING:
+    from dcpm_cli.config import Settings
+    from dcpm_cli.embed import Embedder
+    from dcpm_cli.llm import LLM
+    from dcpm_cli.store import Store
+
+
+class _Group(TyperGroup):
+    """Expected failures become a message, a hint and a stable exit code, caught only here."""
+
+    def invoke(self, ctx: Any) -> Any:
+        try:
+            return super().invoke(ctx)
+        except DcpmError as e:
+            from dcpm_cli import render
+
+            render.error(e.message, e.hint)
+            raise typer.Exit(e.exit_code) from None
+        except KeyboardInterrupt:
+            raise typer.Exit(130) from None
+
+
+app = typer.Typer(
+    name="dcpm",
+    cls=_Group,
+    help="Dual-Process Cognitive Memory: a local long-term memory that never loses what you said.",
+    no_args_is_help=True,
+    rich_markup_mode="rich",
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+# Exit codes (stable, documented in the README).
+EXIT_OK, EXIT_ERROR, EXIT_INPUT, EXIT_LLM, EXIT_STORE, EXIT_BUSY = 0, 1, 2, 3, 4, 5
+
+
+@dataclass
+class Session:
+    """What one command needs, built lazily; tests may preset `llm` or `embedder`."""
+
+    flags: dict[str, Any] = field(default_factory=dict)
+    llm: LLM | None = None
+    embedder: Embedder | None = None
+    _settings: Settings | None = None
+    _store: Store | None = None
+
+    @property
+    def settings(self) -> Settings:
+        if self._settings is None:
+            from dcpm_cli.config import Settings
+
+            self._settings = Settings.resolve(**self.flags)
+        return self._settings
+
+    def get_embedder(self) -> Embedder:
+        if self.embedder is None:
+            from dcpm_cli.embed import get_embedder
+
+            self.embedder = get_embedder(self.settings.embedder)
+        return self.embedder
+
+    def store(self, *, create: bool = True) -> Store:
+        if self._store is None:
+            from dcpm_cli.store import Store
+
+            self._store = Store(self.settings.store, self.get_embedder(), create=create)
+        return self._store
+
+    def get_llm(self) -> LLM:
+        if self.llm is None:
+            from dcpm_cli.llm import get_llm
+
+            self.llm = get_llm(self.settings.llm, timeout=self.settings.llm_timeout)
+        return self.llm
+
+    def writer(self) -> Any:
+        from dcpm_cli.writer import Writer
+
+        return Writer(self.store(), self.get_embedder(), self.get_llm(), self.settings)
+
+
+def _session(ctx: typer.Context) -> Session:
+    return ctx.find_root().obj
+
+
+@app.callback()
+def root(
+    ctx: typer.Context,
+    store: Annotated[
+        str | None,
+        typer.Option(
+            "--store",
+            envvar="DCPM_STORE",
+            help="Store location: a path or LanceDB URI (default: $DCPM_HOME/store).",
+            show_default=False,
+        ),
+    ] = None,
+    embedder: Annotated[
+        str | None,
+        typer.Option(
+            "--embedder",
+            envvar="DCPM_EMBEDDER",
+            help="minilm (default), minilm-int8, st:<path>, ollama:<model>.",
+        ),
+    ] = None,
+    llm: Annotated[
+        str | None,
+        typer.Option("--llm", envvar="DCPM_LLM", help="ollama:<model> (default: ollama:qwen3:4b)."),
+    ] = None,
+    llm_timeout: Annotated[
+        float | None,
+        typer.Option("--llm-timeout", envvar="DCPM_LLM_TIMEOUT", help="Seconds per LLM call (default: 120)."),
+    ] = None,
+    version: Annotated[bool, typer.Option("--version", help="Show the version and exit.")] = False,
+) -> None:
+    """Dual-Process Cognitive Memory: a local long-term memory that never loses what you said."""
+    if version:
+        from dcpm_cli import __version__
+
+        typer.echo(f"dcpm {__version__}")
+        raise typer.Exit()
+    preset = ctx.obj if isinstance(ctx.obj, dict) else {}
+    ctx.obj = Session(
+        flags={"store": store, "embedder": embedder, "llm": llm, "llm_timeout": llm_timeout},
+        llm=preset.get("llm"),
+        embedder=preset.get("embedder"),
+    )
+
+
+@app.command()
+def add(
+    ctx: typer.Context,
+    text: Annotated[
+        str | None, typer.Argument(help="What to remember; '-' reads stdin.", show_default=False)
+    ] = None,
+    file: Annotated[Path | None, typer.Option("--file", "-f", help="Read inputs from a file.")] = None,
+    fmt: Annotated[
+        Format,
+        typer.Option("--format", help="Input format (auto detects JSONL and dated Markdown)."),
+    ] = Format.auto,
+    session: Annotated[
+        str | None,
+        typer.Option("--session", "-s", help="Session id (default: the file name, else none)."),
+    ] = None,
+    at: Annotated[
+        str | None, typer.Option("--at", help="When it was said (ISO date/time) (default: now).")
+    ] = None,
+    role: Annotated[
+        str, typer.Option("--role", help="Role of a plain-text input: user, assistant, system.")
+    ] = "user",
+    no_extract: Annotated[
+        bool, typer.Option("--no-extract", help="Store raw only; `dcpm process` extracts later.")
+    ] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
+) -> None:
+    """Remember something: raw input is stored first, then facts are extracted and reconciled."""
+    from dcpm_cli import ingest, render
+
+    s = _session(ctx)
+    content, source = _read_input(text, file)
+    when = ingest.parse_time(at, "--at") if at else None
+    sess = session if session is not None else (file.stem if file else "")
+    if fmt is Format.auto and file is not None:
+        fmt = ingest.default_format_for(file)
+    try:
+        raws = ingest.parse(content, fmt, session=sess, source=source, at=when, role=role)
+    except Exception:
+        if text == "-":  # stdin cannot be read twice: keep what was piped in
+            _keep_rejected(content)
+        raise
+    with render.progress("extracting", enabled=len(raws) > 1) as bar:
+        report = s.writer().add(raws, extract=not no_extract, progress=bar)
+    render.add_report(report, as_json=as_json)
+    _llm_outcome(report)
+
+
+@app.command()
+def process(
+    ctx: typer.Context,
+    limit: Annotated[
+        int | None, typer.Option("--limit", "-n", min=1, help="At most this many inputs.")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
+) -> None:
+    """Extract every input still pending (LLM was down, --no-extract, failures), oldest first."""
+    from dcpm_cli import render
+
+    s = _session(ctx)
+    with render.progress("extracting", enabled=True) as bar:
+        report = s.writer().process_pending(limit=limit, progress=bar)
+    render.add_report(report, as_json=as_json, verb="processed")
+    _llm_outcome(report)
+
+
+def _llm_outcome(report: Any) -> None:
+    from dcpm_cli import render
+
+    if report.llm_error:
+        render.note(
+            f"extraction pending for {report.pending} input(s): {report.llm_error}. "
+            "Your inputs are stored; run `dcpm process` when the LLM is back."
+        )
+        raise typer.Exit(EXIT_LLM)
+    if report.failed:
+        render.note(f"{report.failed} input(s) failed extraction; `dcpm process` retries them.")
+        raise typer.Exit(EXIT_LLM)
+
+
+def _read_input(text: str | None, file: Path | None) -> tuple[str, str]:
+    from dcpm_cli import ingest
+    from dcpm_cli.errors import InputError
+
+    if file is not None and text is not None:
+        raise InputError("give either TEXT or --file, not both")
+    if file is not None:
+        return ingest.read_file(file), file.name
+    if text == "-":
+        if sys.stdin is None or sys.stdin.isatty():
+            raise InputError("'-' reads stdin, but nothing is piped in", "cat notes.txt | dcpm add -")
+        data = sys.stdin.buffer.read()
+        try:
+            return data.decode("utf-8"), "stdin"
+        except UnicodeDecodeError as e:
+            _keep_rejected(data.decode("utf-8", errors="replace"))
+            raise InputError("stdin is not UTF-8 text") from e
+    if text is None:
+        raise InputError("nothing to add", 'dcpm add "text", dcpm add - (stdin) or dcpm add --file PATH')
+    return text, "cli"
+
+
+def _keep_rejected(content: str) -> None:
+    from datetime import UTC, datetime
+
+    from dcpm_cli import render
+    from dcpm_cli.config import dcpm_home
+
+    folder = dcpm_home() / "rejected"
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"stdin-{datetime.now(UTC):%Y%m%dT%H%M%S%f}.txt"
+    path.write_text(content, encoding="utf-8")
+    render.note(f"what was piped in is kept at {path}")
+
+
+def main() -> None:
+    app()

@@ -1,0 +1,185 @@
+"""Input formats: plain text, JSONL chat logs, Markdown journals (one entry per dated heading)."""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import UTC, date, datetime
+from enum import StrEnum
+from pathlib import Path
+
+from dcpm_cli.errors import InputError
+from dcpm_cli.models import RawInput, utcnow
+
+ROLES = ("user", "assistant", "system")
+
+
+class Format(StrEnum):
+    auto = "auto"
+    text = "text"
+    jsonl = "jsonl"
+    markdown = "markdown"
+
+
+def parse_time(value: str | float | int, what: str = "time") -> datetime:
+    """ISO date or datetime (naive = UTC; a bare date = noon UTC), or Unix seconds."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return datetime.fromtimestamp(float(value), UTC)
+    if isinstance(value, str):
+        s = value.strip()
+        try:
+            if re.fullmatch(r"\d{4}-\d{2}-\d{2}", s):
+                d = date.fromisoformat(s)
+                return datetime(d.year, d.month, d.day, 12, tzinfo=UTC)
+            dt = datetime.fromisoformat(s.replace("Z", "+00:00"))
+            return dt if dt.tzinfo else dt.replace(tzinfo=UTC)
+        except ValueError:
+            pass
+    raise InputError(f"cannot read {what} {value!r}", "use an ISO date like 2026-03-01 or 2026-03-01T18:30")
+
+
+_HEADING = re.compile(r"^(#{1,3})\s+(.*?)\s*#*\s*$")
+_DATE_FORMATS = (
+    "%Y-%m-%d",
+    "%Y/%m/%d",
+    "%d %B %Y",
+    "%B %d, %Y",
+    "%B %d %Y",
+    "%d %b %Y",
+    "%b %d, %Y",
+    "%b %d %Y",
+)
+
+
+def _heading_date(title: str) -> datetime | None:
+    m = re.search(r"\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?)?", title)
+    if m:
+        return parse_time(m.group(0).replace(" ", "T"))
+    cleaned = re.sub(r"^(mon|tue|wed|thu|fri|sat|sun)[a-z]*,?\s+", "", title.strip(), flags=re.I)
+    for fmt in _DATE_FORMATS:
+        try:
+            d = datetime.strptime(cleaned, fmt)
+        except ValueError:
+            continue
+        return datetime(d.year, d.month, d.day, 12, tzinfo=UTC)
+    return None
+
+
+def parse_markdown(text: str, *, session: str, source: str, at: datetime | None) -> list[RawInput]:
+    """One input per dated heading; undated headings stay inside the entry they follow."""
+    entries: list[tuple[datetime | None, list[str]]] = [(None, [])]
+    for line in text.splitlines():
+        m = _HEADING.match(line)
+        when = _heading_date(m.group(2)) if m else None
+        if when is not None:
+            entries.append((when, []))
+        elif not (m and entries[-1][0] is None and not any(x.strip() for x in entries[-1][1])):
+            entries[-1][1].append(line)  # a title before any entry is not content
+    out = []
+    for i, (when, lines) in enumerate(entries):
+        body = "\n".join(lines).strip()
+        if body:
+            out.append(
+                RawInput(
+                    text=body,
+                    session=session,
+                    source=source,
+                    said_at=when or at or utcnow(),
+                    position="" if when or at else f"{source}#{i}",
+                )
+            )
+    return out
+
+
+def parse_jsonl(text: str, *, session: str, source: str, at: datetime | None) -> list[RawInput]:
+    """`{"role", "content"[, "timestamp"][, "session"]}` a line; every line is checked first."""
+    out = []
+    for n, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as e:
+            raise InputError(f"{source} line {n}: not JSON ({e.msg})") from e
+        if not isinstance(obj, dict):
+            raise InputError(f"{source} line {n}: expected an object with role and content")
+        role, content = obj.get("role"), obj.get("content")
+        if role not in ROLES:
+            raise InputError(f"{source} line {n}: role must be one of {', '.join(ROLES)}, got {role!r}")
+        if not isinstance(content, str) or not content.strip():
+            raise InputError(f"{source} line {n}: content must be a non-empty string")
+        stamp = obj.get("timestamp")
+        said = parse_time(stamp, f"timestamp on line {n}") if stamp is not None else (at or utcnow())
+        out.append(
+            RawInput(
+                text=content.strip(),
+                role=role,
+                session=str(obj.get("session") or session),
+                source=source,
+                said_at=said,
+                position="" if stamp is not None or at else f"{source}#{n}",
+            )
+        )
+    return out
+
+
+def looks_like_jsonl(text: str) -> bool:
+    first = next((ln for ln in text.splitlines() if ln.strip()), "")
+    try:
+        obj = json.loads(first)
+    except json.JSONDecodeError:
+        return False
+    return isinstance(obj, dict) and "content" in obj
+
+
+def looks_like_journal(text: str) -> bool:
+    return any((m := _HEADING.match(ln)) and _heading_date(m.group(2)) for ln in text.splitlines())
+
+
+def parse(
+    text: str,
+    fmt: Format = Format.auto,
+    *,
+    session: str = "",
+    source: str = "cli",
+    at: datetime | None = None,
+    role: str = "user",
+) -> list[RawInput]:
+    """Inputs from one text in the given (or detected) format."""
+    if not text.strip():
+        raise InputError("nothing to add: the input is empty")
+    if fmt is Format.auto:
+        fmt = (
+            Format.jsonl
+            if looks_like_jsonl(text)
+            else Format.markdown
+            if looks_like_journal(text)
+            else Format.text
+        )
+    if fmt is Format.jsonl:
+        return parse_jsonl(text, session=session, source=source, at=at)
+    if fmt is Format.markdown:
+        return parse_markdown(text, session=session, source=source, at=at)
+    if role not in ROLES:
+        raise InputError(f"role must be one of {', '.join(ROLES)}")
+    return [RawInput(text=text.strip(), role=role, session=session, source=source, said_at=at or utcnow())]
+
+
+def read_file(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError as e:
+        raise InputError(f"no such file: {path}") from e
+    except UnicodeDecodeError as e:
+        raise InputError(f"{path} is not UTF-8 text") from e
+    except OSError as e:
+        raise InputError(f"cannot read {path}: {e.strerror}") from e
+
+
+def default_format_for(path: Path) -> Format:
+    return {
+        ".jsonl": Format.jsonl,
+        ".ndjson": Format.jsonl,
+        ".md": Format.markdown,
+        ".markdown": Format.markdown,
+    }.get(path.suffix.lower(), Format.auto)

@@ -1,0 +1,196 @@
+"""LLMs: one protocol with one required method, a registry by name, and `structured()` on top.
+
+- `ollama:<model>`: the real client (`OLLAMA_HOST`), temperature 0, thinking off, a JSON schema
+  in `format`, bounded retries on invalid replies, a timeout per call, token counts recorded.
+- `scripted`: replies from a queue (tests and demos of the pipeline without a model); it
+  records every call and raises when its queue runs dry. `scripted:FILE` reads the queue from a
+  JSONL file, one reply per line.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from dcpm_cli.errors import InputError, LLMBadReply, LLMError, LLMUnavailable
+
+M = TypeVar("M", bound=BaseModel)
+
+
+@dataclass
+class Usage:
+    calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+    def add(self, other: Usage) -> None:
+        self.calls += other.calls
+        self.prompt_tokens += other.prompt_tokens
+        self.completion_tokens += other.completion_tokens
+
+
+@dataclass
+class Reply:
+    content: str
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+
+class LLM(Protocol):
+    name: str
+    usage: Usage
+
+    def chat(self, messages: list[dict[str, str]], *, schema: dict[str, Any] | None = None) -> Reply:
+        """One chat turn; with `schema`, the reply content must be JSON of that schema."""
+        ...
+
+
+def structured(llm: LLM, messages: list[dict[str, str]], model: type[M], *, retries: int = 2) -> M:
+    """Ask for a reply validated as `model`; on an invalid reply, say why and ask again."""
+    schema = model.model_json_schema()
+    convo = list(messages)
+    last_error = ""
+    for _ in range(retries + 1):
+        reply = llm.chat(convo, schema=schema)
+        try:
+            return model.model_validate_json(reply.content)
+        except ValidationError as e:
+            last_error = _short_validation_error(e)
+            convo = [
+                *messages,
+                {"role": "assistant", "content": reply.content[:4000]},
+                {
+                    "role": "user",
+                    "content": f"That reply was invalid: {last_error}. Reply again with "
+                    "JSON that follows the schema exactly.",
+                },
+            ]
+    raise LLMBadReply(
+        f"{llm.name} gave no valid reply after {retries + 1} attempts ({last_error})",
+        "a larger model may follow the schema better (--llm / DCPM_LLM)",
+    )
+
+
+def _short_validation_error(e: ValidationError) -> str:
+    parts = []
+    for err in e.errors()[:3]:
+        loc = ".".join(str(x) for x in err["loc"]) or "reply"
+        parts.append(f"{loc}: {err['msg']}")
+    return "; ".join(parts)
+
+
+@contextlib.contextmanager
+def ollama_errors(model: str) -> Iterator[None]:
+    """Translate the ollama client's and httpx's failures into dcpm errors."""
+    import httpx
+    import ollama
+
+    hint = "start it with `ollama serve` (or set OLLAMA_HOST), or use --no-extract"
+    try:
+        yield
+    except ConnectionError as e:
+        raise LLMUnavailable("cannot reach the Ollama server", hint) from e
+    except httpx.TimeoutException as e:
+        raise LLMUnavailable("the Ollama server did not answer in time", "raise --llm-timeout") from e
+    except httpx.TransportError as e:
+        raise LLMUnavailable(f"Ollama connection failed: {e}", hint) from e
+    except ollama.ResponseError as e:
+        if e.status_code == 404:
+            raise LLMUnavailable(
+                f"Ollama does not have the model {model!r}: {e.error}", f"run `ollama pull {model}`"
+            ) from e
+        if e.status_code >= 500 or e.status_code == -1:
+            raise LLMUnavailable(f"Ollama failed: {e.error}", "check the Ollama server's log") from e
+        raise LLMError(f"Ollama refused the request: {e.error}", None) from e
+
+
+class OllamaLLM:
+    """A model served by Ollama, through the official client."""
+
+    def __init__(self, model: str, *, host: str | None = None, timeout: float = 120.0) -> None:
+        import ollama
+
+        self.model = model
+        self.name = f"ollama:{model}"
+        self.usage = Usage()
+        self._client = ollama.Client(host=host, timeout=timeout)
+        self._think: bool | None = False  # thinking off; None once the model says it has none
+
+    def chat(self, messages: list[dict[str, str]], *, schema: dict[str, Any] | None = None) -> Reply:
+        import ollama
+
+        kwargs: dict[str, Any] = {"options": {"temperature": 0}}
+        if schema is not None:
+            kwargs["format"] = schema
+        with ollama_errors(self.model):
+            try:
+                resp = self._client.chat(model=self.model, messages=messages, think=self._think, **kwargs)
+            except ollama.ResponseError as e:
+                if self._think is None or "think" not in str(e.error).lower():
+                    raise
+                self._think = None  # a model without a thinking mode rejects the flag
+                resp = self._client.chat(model=self.model, messages=messages, **kwargs)
+        reply = Reply(
+            content=resp.message.content or "",
+            prompt_tokens=int(resp.prompt_eval_count or 0),
+            completion_tokens=int(resp.eval_count or 0),
+        )
+        self.usage.add(Usage(1, reply.prompt_tokens, reply.completion_tokens))
+        return reply
+
+
+@dataclass
+class ScriptedLLM:
+    """A fake model with a queue of replies (str, dict/list → JSON, or an exception to raise)."""
+
+    name: str = "scripted"
+    replies: list[Any] = field(default_factory=list)
+    calls: list[dict[str, Any]] = field(default_factory=list)
+    usage: Usage = field(default_factory=Usage)
+
+    def enqueue(self, *replies: Any) -> ScriptedLLM:
+        self.replies.extend(replies)
+        return self
+
+    def chat(self, messages: list[dict[str, str]], *, schema: dict[str, Any] | None = None) -> Reply:
+        self.calls.append({"messages": messages, "schema": schema})
+        if not self.replies:
+            raise LLMUnavailable("the scripted LLM has no reply left", "enqueue more replies")
+        reply = self.replies.pop(0)
+        if isinstance(reply, BaseException):
+            raise reply
+        content = reply if isinstance(reply, str) else json.dumps(reply)
+        self.usage.add(Usage(1, sum(len(m["content"]) for m in messages) // 4, len(content) // 4))
+        return Reply(content, self.usage.prompt_tokens, self.usage.completion_tokens)
+
+    @classmethod
+    def from_file(cls, path: str) -> ScriptedLLM:
+        """Replies from JSONL; a line {"raise": "unavailable"} makes that call fail."""
+        try:
+            lines = Path(path).read_text(encoding="utf-8").splitlines()
+        except OSError as e:
+            raise InputError(f"cannot read scripted replies {path}: {e}") from e
+        replies: list[Any] = []
+        for line in filter(str.strip, lines):
+            obj = json.loads(line)
+            if isinstance(obj, dict) and obj.get("raise") == "unavailable":
+                replies.append(LLMUnavailable("scripted: the LLM is unavailable"))
+            else:
+                replies.append(obj)
+        return cls(name=f"scripted:{path}", replies=replies)
+
+
+def get_llm(spec: str, *, timeout: float = 120.0) -> LLM:
+    """The LLM named by `spec`: `ollama:<model>` or `scripted[:FILE]`."""
+    prefix, _, rest = spec.partition(":")
+    if prefix == "ollama" and rest:
+        return OllamaLLM(rest, timeout=timeout)
+    if prefix == "scripted":
+        return ScriptedLLM.from_file(rest) if rest else ScriptedLLM()
+    raise InputError(f"unknown LLM {spec!r}", "use ollama:<model> (e.g. ollama:qwen3:4b)")

@@ -1,0 +1,178 @@
+"""The nouns of dcpm, as plain dataclasses: what the core returns and the CLI renders."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+ItemKind = Literal["fact", "identity", "summary"]
+ITEM_KINDS: tuple[str, ...] = ("fact", "identity", "summary")
+NodeKind = Literal["schema", "intention", "core_schema"]
+NODE_KINDS: tuple[str, ...] = ("schema", "intention", "core_schema")
+
+# Raw input extraction status.
+PENDING, DONE, FAILED, RAW_ONLY, CONTEXT = "pending", "done", "failed", "raw_only", "context"
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def short_hash(*parts: str, n: int = 12) -> str:
+    h = hashlib.sha256("\x1f".join(parts).encode("utf-8")).hexdigest()
+    return h[:n]
+
+
+def normalise(text: str) -> str:
+    """Case, whitespace and trailing punctuation folded: what counts as the 'same' text."""
+    return re.sub(r"\s+", " ", text).strip().strip(".!;,").casefold()
+
+
+@dataclass
+class RawInput:
+    """One input as the user gave it; immutable once stored (only its status moves)."""
+
+    text: str
+    role: str = "user"
+    session: str = ""
+    source: str = "cli"
+    said_at: datetime = field(default_factory=utcnow)
+    id: str = ""
+    created_at: datetime = field(default_factory=utcnow)
+    status: str = PENDING
+    error: str = ""
+    attempts: int = 0
+    content_hash: str = ""
+    position: str = ""  # where in its source an input without a time of its own stood
+
+    def __post_init__(self) -> None:
+        if not self.content_hash:
+            # Same text, role, session and time (or place in its log) = the same input:
+            # adding it twice changes nothing.
+            when = self.position or self.said_at.isoformat()
+            self.content_hash = short_hash(self.text, self.role, self.session, when, n=64)
+        if not self.id:
+            self.id = "r_" + self.content_hash[:12]
+
+
+@dataclass
+class MemoryItem:
+    """A fact, identity item or summary in the flat store, with its revision pointers."""
+
+    id: str
+    kind: str
+    text: str
+    topic: str = ""
+    subject: str = "user"
+    attribute: str = ""
+    salience: float = 0.5
+    event_at: datetime = field(default_factory=utcnow)
+    created_at: datetime = field(default_factory=utcnow)
+    updated_at: datetime = field(default_factory=utcnow)
+    raw_ids: list[str] = field(default_factory=list)
+    supersedes: str | None = None
+    superseded_by: str | None = None
+
+    @property
+    def is_current(self) -> bool:
+        return self.superseded_by is None
+
+    @property
+    def content_hash(self) -> str:
+        return short_hash(self.kind, normalise(self.subject), normalise(self.text), n=32)
+
+
+@dataclass
+class Event:
+    """One line of the append-only event log: what changed, and the text it had before."""
+
+    op: str  # ADD | SUPERSEDE | UPDATE | DROP_DUPLICATE
+    item_id: str
+    raw_id: str = ""
+    target_id: str = ""
+    previous_text: str = ""
+    new_text: str = ""
+    detail: str = ""
+    at: datetime = field(default_factory=utcnow)
+    id: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.id:
+            self.id = "e_" + short_hash(self.op, self.item_id, self.target_id, self.raw_id)
+
+
+@dataclass
+class Node:
+    """A graph node: a within-domain schema, an intention, or a cross-domain core schema."""
+
+    id: str
+    kind: str
+    text: str
+    domain: str = ""
+    behaviour: str = ""
+    created_at: datetime = field(default_factory=utcnow)
+    updated_at: datetime = field(default_factory=utcnow)
+
+
+@dataclass
+class Edge:
+    """`evidence` (node → fact id) or a structural edge between two nodes."""
+
+    kind: str
+    src: str
+    dst: str
+    created_at: datetime = field(default_factory=utcnow)
+    id: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.id:
+            self.id = "g_" + short_hash(self.kind, self.src, self.dst)
+
+
+@dataclass
+class InputOutcome:
+    """What System 1 did with one raw input."""
+
+    raw_id: str
+    status: str
+    added: list[str] = field(default_factory=list)
+    superseded: list[tuple[str, str]] = field(default_factory=list)  # (old, new)
+    updated: list[str] = field(default_factory=list)
+    duplicates: int = 0
+    rejected: list[str] = field(default_factory=list)  # LLM decisions refused, with why
+    error: str = ""
+    new_input: bool = True
+
+
+@dataclass
+class AddReport:
+    """Summary of one `dcpm add` or `dcpm process` run."""
+
+    stored: int = 0  # raw inputs newly on disk
+    already_stored: int = 0  # identical inputs seen before (idempotent)
+    extracted: int = 0
+    pending: int = 0
+    failed: int = 0
+    added: int = 0
+    superseded: int = 0
+    updated: int = 0
+    duplicates: int = 0
+    llm_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    llm_error: str = ""
+    raw_ids: list[str] = field(default_factory=list)
+    outcomes: list[InputOutcome] = field(default_factory=list)
+
+    def absorb(self, o: InputOutcome) -> None:
+        self.outcomes.append(o)
+        self.added += len(o.added)
+        self.superseded += len(o.superseded)
+        self.updated += len(o.updated)
+        self.duplicates += o.duplicates
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)

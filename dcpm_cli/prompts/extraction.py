@@ -1,0 +1,55 @@
+"""System 1, step 2: one call turns a user's input into identity items, facts or a summary."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from dcpm_cli.models import RawInput
+
+SYSTEM = """You extract long-term memory about the USER from what the user just said.
+
+Return JSON {"items": [...]}. Each item:
+- kind: "identity" for a lasting attribute or durable preference (name, job, city, family,
+  allergies, diet, values); "fact" for an atomic statement about the user's life, habits,
+  plans, opinions or events; "summary" ONLY when the input is too diffuse for single facts
+  (moods, rambling): then one short summary of it and nothing else.
+- text: one self-contained sentence in the third person about the user ("Prefers running
+  alone in the early morning"), keeping reasons and dates that were given.
+- topic: the life domain in one lowercase word (food, fitness, work, sleep, health, family,
+  relationships, home, money, learning, hobbies, travel, mood, ...).
+- subject: "user", or the person or thing the statement is about ("user's sister Hanna").
+- attribute: the aspect of the subject it describes, 1-3 words ("diet", "exercise routine",
+  "coffee habit"); a later change of the same attribute must use the same words.
+- salience: 0..1, how much this matters for knowing the user over months.
+- when: ISO date (YYYY-MM-DD) the statement is about, if stated or clear; else null.
+
+Rules: only what the USER states about themselves or their world; never facts from the
+assistant's turns (those are context only). One idea per item. No items for greetings,
+questions or small talk: then return {"items": []}. Use the earlier turns only to resolve
+references ("it", "that class")."""
+
+
+class ExtractedItem(BaseModel):
+    kind: Literal["fact", "identity", "summary"]
+    text: str = Field(min_length=3, max_length=600)
+    topic: str = Field(min_length=1, max_length=40)
+    subject: str = Field(default="user", max_length=80)
+    attribute: str = Field(default="", max_length=80)
+    salience: float = Field(ge=0.0, le=1.0)
+    when: str | None = None
+
+
+class Extraction(BaseModel):
+    items: list[ExtractedItem] = Field(max_length=24)
+
+
+def messages(raw: RawInput, history: list[RawInput]) -> list[dict[str, str]]:
+    lines = [f"[{h.said_at:%Y-%m-%d}] {h.role}: {h.text[:1000]}" for h in history]
+    context = "\n".join(lines) if lines else "(none)"
+    user = (
+        f"Earlier turns (context only):\n{context}\n\n"
+        f"The user's input, said on {raw.said_at:%Y-%m-%d}:\n{raw.text}"
+    )
+    return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]

@@ -1,0 +1,337 @@
+"""The store: the only code that knows LanceDB tables and columns.
+
+Offers verbs over raw inputs, memory items (with their supersedes chains), the event log and
+the graph. Writers hold `store.lock()`: Lance commits are atomic per table but there is no
+multi-table transaction, so writes are ordered to leave a repairable state if interrupted.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import os
+from collections.abc import Iterator, Sequence
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from dcpm_cli.errors import EmbedderMismatch, LockBusy, StoreError
+from dcpm_cli.models import PENDING, Event, MemoryItem, RawInput
+from dcpm_cli.store import schemas as S
+from dcpm_cli.store.graph import GraphVerbs
+from dcpm_cli.store.sql import in_list as _in
+from dcpm_cli.store.sql import quote as _q
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pyarrow as pa
+
+    from dcpm_cli.embed import Embedder
+
+T = TypeVar("T")
+
+# Rust-side deprecation chatter from lance would otherwise reach the user's terminal.
+os.environ.setdefault("LANCE_LOG", "error")
+os.environ.setdefault("RUST_LOG", "error")
+
+
+def _utc(value: datetime | None) -> datetime | None:
+    if value is None:
+        return None
+    return value if value.tzinfo else value.replace(tzinfo=UTC)
+
+
+class Store(GraphVerbs):
+    """A dcpm store at a LanceDB URI (a local directory, or object storage)."""
+
+    def __init__(self, uri: str, embedder: Embedder, *, create: bool = True) -> None:
+        import lancedb
+
+        self.uri = uri
+        self.embedder_id = embedder.model_id
+        self.dim = embedder.dim
+        self.local_path: Path | None = None if "://" in uri else Path(uri).expanduser()
+        if self.local_path is not None:
+            if not create and not self.local_path.exists():
+                raise StoreError(f"no dcpm store at {uri}", "run `dcpm add` first, or check --store")
+            self.local_path.mkdir(parents=True, exist_ok=True)
+        try:
+            # Interval 0: every read sees commits made by other processes (cron + a shell pipe).
+            self.db = lancedb.connect(str(self.local_path or uri), read_consistency_interval=timedelta(0))
+        except (OSError, ValueError) as e:
+            raise StoreError(f"cannot open store {uri}: {e}", "check --store / DCPM_HOME") from e
+        self._tables: dict[str, Any] = {}
+        with self.lock():
+            self._check_embedder()
+            from dcpm_cli.store.migrations import apply_migrations
+
+            apply_migrations(self)
+
+    # -- infrastructure -------------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def lock(self, timeout: float = 600.0) -> Iterator[None]:
+        """Serialise writers across processes (local stores; object stores rely on Lance's
+        optimistic commits)."""
+        if self.local_path is None:
+            yield
+            return
+        from filelock import FileLock, Timeout
+
+        lock = FileLock(str(self.local_path / ".write.lock"), timeout=timeout)
+        try:
+            with lock:
+                yield
+        except Timeout as e:
+            raise LockBusy("another dcpm process is writing to this store", "try again later") from e
+
+    def table(self, name: str) -> Any:
+        if name not in self._tables:
+            self._tables[name] = self.db.open_table(name)
+        return self._tables[name]
+
+    def has_table(self, name: str) -> bool:
+        try:
+            self.table(name)
+            return True
+        except (ValueError, FileNotFoundError):
+            return False
+
+    def create_table_if_missing(self, name: str, schema: pa.Schema) -> None:
+        self._tables[name] = self.db.create_table(name, schema=schema, exist_ok=True)
+
+    def applied_migrations(self) -> set[str]:
+        if not self.has_table(S.MIGRATIONS):
+            return set()
+        return {r["name"] for r in self._rows(S.MIGRATIONS, None, ["name"])}
+
+    def record_migration(self, name: str) -> None:
+        import pyarrow as pa
+
+        schema = pa.schema([("name", pa.string()), ("applied_at", S.TS)])
+        self.create_table_if_missing(S.MIGRATIONS, schema)
+        self.table(S.MIGRATIONS).add(
+            pa.table({"name": [name], "applied_at": [datetime.now(UTC)]}, schema=schema)
+        )
+
+    def _check_embedder(self) -> None:
+        import pyarrow as pa
+
+        self.create_table_if_missing(S.META, S.initial(self.dim)[S.META])
+        meta = self.meta()
+        if not meta:
+            rows = [
+                {"key": "embedder", "value": self.embedder_id},
+                {"key": "dim", "value": str(self.dim)},
+            ]
+            self.table(S.META).add(pa.Table.from_pylist(rows, schema=S.initial(self.dim)[S.META]))
+            return
+        if meta.get("embedder") != self.embedder_id or meta.get("dim") != str(self.dim):
+            raise EmbedderMismatch(
+                f"this store's vectors were made by {meta.get('embedder')} ({meta.get('dim')} dims); "
+                f"the configured embedder is {self.embedder_id} ({self.dim} dims)",
+                f"use --embedder for {meta.get('embedder')}, or a new --store for the other model",
+            )
+
+    def meta(self) -> dict[str, str]:
+        return {r["key"]: r["value"] for r in self._rows(S.META, None, ["key", "value"])}
+
+    def _rows(
+        self,
+        table: str,
+        where: str | None,
+        columns: Sequence[str] | None = None,
+        limit: int | None = None,
+    ) -> list[dict[str, Any]]:
+        q = self.table(table).search()
+        if where:
+            q = q.where(where)
+        if columns:
+            q = q.select(list(columns))
+        return q.limit(limit).to_arrow().to_pylist()
+
+    def count(self, table: str, where: str | None = None) -> int:
+        return int(self.table(table).count_rows(where))
+
+    def _table_of(
+        self, objs: Sequence[Any], table: str, vectors: np.ndarray | None = None, **extra: list
+    ) -> pa.Table:
+        """Arrow table from dataclasses whose field names are the columns."""
+        import pyarrow as pa
+
+        schema = self.table(table).schema
+        cols: dict[str, list] = {}
+        for name in schema.names:
+            if name == "vector" and vectors is not None:
+                flat = pa.array(vectors.astype("float32").ravel(), type=pa.float32())
+                cols[name] = pa.FixedSizeListArray.from_arrays(flat, self.dim)
+            elif name in extra:
+                cols[name] = extra[name]
+            else:
+                cols[name] = [_value(getattr(o, name, None)) for o in objs]
+        return pa.table(cols, schema=schema)
+
+    @staticmethod
+    def _from_row(cls: type[T], row: dict[str, Any]) -> T:
+        names = {f.name for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
+        return cls(**{k: v for k, v in row.items() if k in names})
+
+    # -- raw inputs -----------------------------------------------------------------------
+
+    def known_raw_hashes(self, hashes: Sequence[str]) -> set[str]:
+        known: set[str] = set()
+        for i in range(0, len(hashes), 500):
+            chunk = hashes[i : i + 500]
+            rows = self._rows(S.RAW, _in("content_hash", chunk), ["content_hash"])
+            known.update(r["content_hash"] for r in rows)
+        return known
+
+    def add_raw(self, raws: Sequence[RawInput], vectors: np.ndarray) -> None:
+        if raws:
+            self.table(S.RAW).add(self._table_of(raws, S.RAW, vectors))
+
+    def get_raw(self, ids: Sequence[str]) -> dict[str, RawInput]:
+        if not ids:
+            return {}
+        rows = self._rows(S.RAW, _in("id", ids), _RAW_COLUMNS)
+        return {r["id"]: self._from_row(RawInput, r) for r in rows}
+
+    def raw_by_status(self, statuses: Sequence[str], limit: int | None = None) -> list[RawInput]:
+        """Raw inputs in these statuses, oldest first (by when said, then when stored)."""
+        rows = self._rows(S.RAW, _in("status", statuses), _RAW_COLUMNS)
+        rows.sort(key=lambda r: (r["said_at"], r["created_at"], r["id"]))
+        return [self._from_row(RawInput, r) for r in rows[:limit]]
+
+    def recent_raw(self, session: str, before: datetime, n: int) -> list[RawInput]:
+        """The n inputs said just before `before` in the same session: extraction's context."""
+        if n <= 0:
+            return []
+        where = f"session = {_q(session)} AND said_at < timestamp {_q(before.astimezone(UTC).isoformat(sep=' ')[:26])}"
+        rows = self._rows(S.RAW, where, _RAW_COLUMNS)
+        rows.sort(key=lambda r: (r["said_at"], r["created_at"]))
+        return [self._from_row(RawInput, r) for r in rows[-n:]]
+
+    def set_raw_status(self, raw_id: str, status: str, error: str = "", attempts: int | None = None) -> None:
+        values: dict[str, Any] = {"status": status, "error": error}
+        if attempts is not None:
+            values["attempts"] = attempts
+        self.table(S.RAW).update(where=f"id = {_q(raw_id)}", values=values)
+
+    # -- memory items ---------------------------------------------------------------------
+
+    def add_items(self, items: Sequence[MemoryItem], vectors: np.ndarray) -> None:
+        """Insert new items; ids already present are left as they are (re-runs are idempotent)."""
+        if not items:
+            return
+        data = self._table_of(items, S.ITEMS, vectors, content_hash=[i.content_hash for i in items])
+        self.table(S.ITEMS).merge_insert("id").when_not_matched_insert_all().execute(data)
+
+    def replace_items(self, items: Sequence[MemoryItem], vectors: np.ndarray) -> None:
+        """Overwrite items by id (UPDATE keeps the previous text in the event log first)."""
+        if not items:
+            return
+        data = self._table_of(items, S.ITEMS, vectors, content_hash=[i.content_hash for i in items])
+        self.table(S.ITEMS).merge_insert(
+            "id"
+        ).when_matched_update_all().when_not_matched_insert_all().execute(data)
+
+    def get_items(self, ids: Sequence[str]) -> dict[str, MemoryItem]:
+        if not ids:
+            return {}
+        rows = self._rows(S.ITEMS, _in("id", ids), _ITEM_COLUMNS)
+        return {r["id"]: self._from_row(MemoryItem, r) for r in rows}
+
+    def current_items_by_hash(self, hashes: Sequence[str]) -> dict[str, str]:
+        """content hash → id of a current (not superseded) item with that content."""
+        if not hashes:
+            return {}
+        where = f"{_in('content_hash', hashes)} AND superseded_by IS NULL"
+        return {r["content_hash"]: r["id"] for r in self._rows(S.ITEMS, where, ["id", "content_hash"])}
+
+    def nearest_items(
+        self,
+        vector: np.ndarray,
+        k: int,
+        *,
+        current_only: bool = True,
+        kinds: Sequence[str] | None = None,
+    ) -> list[tuple[MemoryItem, float]]:
+        """The k items most similar to `vector`, with cosine similarity."""
+        clauses = []
+        if current_only:
+            clauses.append("superseded_by IS NULL")
+        if kinds:
+            clauses.append(_in("kind", kinds))
+        q = self.table(S.ITEMS).search(vector).metric("cosine").limit(k)
+        if clauses:
+            q = q.where(" AND ".join(clauses), prefilter=True)
+        rows = q.select([*_ITEM_COLUMNS, "_distance"]).to_arrow().to_pylist()
+        return [(self._from_row(MemoryItem, r), 1.0 - float(r["_distance"])) for r in rows]
+
+    def set_superseded_by(self, old_id: str, new_id: str) -> None:
+        self.table(S.ITEMS).update(where=f"id = {_q(old_id)}", values={"superseded_by": new_id})
+
+    def chain(self, item_id: str) -> list[MemoryItem]:
+        """The whole revision chain through `item_id`, oldest first."""
+        items = self.get_items([item_id])
+        if not items:
+            return []
+        node = items[item_id]
+        back: list[MemoryItem] = []
+        seen = {node.id}
+        cur = node
+        while cur.supersedes and cur.supersedes not in seen:
+            prev = self.get_items([cur.supersedes]).get(cur.supersedes)
+            if prev is None:
+                break
+            back.append(prev)
+            seen.add(prev.id)
+            cur = prev
+        forward: list[MemoryItem] = []
+        cur = node
+        while cur.superseded_by and cur.superseded_by not in seen:
+            nxt = self.get_items([cur.superseded_by]).get(cur.superseded_by)
+            if nxt is None:
+                break
+            forward.append(nxt)
+            seen.add(nxt.id)
+            cur = nxt
+        return [*reversed(back), node, *forward]
+
+    def all_items(self, where: str | None = None) -> list[MemoryItem]:
+        return [self._from_row(MemoryItem, r) for r in self._rows(S.ITEMS, where, _ITEM_COLUMNS)]
+
+    def repair_chains(self) -> int:
+        """Restore back-pointers a crash left out (new.supersedes set, old.superseded_by not)."""
+        fixed = 0
+        for item in self.all_items("supersedes IS NOT NULL"):
+            old = self.get_items([item.supersedes or ""]).get(item.supersedes or "")
+            if old is not None and old.superseded_by is None:
+                self.set_superseded_by(old.id, item.id)
+                fixed += 1
+        return fixed
+
+    # -- event log ------------------------------------------------------------------------
+
+    def log_events(self, events: Sequence[Event]) -> None:
+        if events:
+            data = self._table_of(events, S.EVENTS)
+            self.table(S.EVENTS).merge_insert("id").when_not_matched_insert_all().execute(data)
+
+    def events_for(self, item_id: str) -> list[Event]:
+        where = f"item_id = {_q(item_id)} OR target_id = {_q(item_id)}"
+        rows = self._rows(S.EVENTS, where)
+        rows.sort(key=lambda r: r["at"])
+        return [self._from_row(Event, r) for r in rows]
+
+
+def _value(v: Any) -> Any:
+    if isinstance(v, datetime):
+        return _utc(v)
+    return v
+
+
+_RAW_COLUMNS = [f.name for f in dataclasses.fields(RawInput) if f.name != "position"]
+_ITEM_COLUMNS = [f.name for f in dataclasses.fields(MemoryItem)]
+
+__all__ = ["PENDING", "Store"]

@@ -1,0 +1,320 @@
+"""System 1, the synchronous writer: persist → extract → reconcile → upsert + chain.
+
+1. Raw persist: every input is on disk (embedded, searchable) before any LLM is called.
+2. Extraction: one structured call per user input, with a short window of earlier turns.
+3. Reconciliation: each item meets its top-k current neighbours; one batched call picks
+   ADD / SUPERSEDE / UPDATE; exact duplicates are dropped before any call.
+4. Upsert and chain: SUPERSEDE links `supersedes` / `superseded_by` and never deletes;
+   UPDATE keeps the previous text in the event log.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from datetime import UTC, date, datetime
+from typing import TYPE_CHECKING
+
+from dcpm_cli.errors import LLMError, LLMUnavailable
+from dcpm_cli.llm import structured
+from dcpm_cli.models import (
+    CONTEXT,
+    DONE,
+    FAILED,
+    PENDING,
+    AddReport,
+    Event,
+    InputOutcome,
+    MemoryItem,
+    RawInput,
+    normalise,
+    short_hash,
+    utcnow,
+)
+from dcpm_cli.prompts import extraction, reconcile
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from dcpm_cli.config import Settings
+    from dcpm_cli.embed import Embedder
+    from dcpm_cli.llm import LLM
+    from dcpm_cli.store import Store
+
+Progress = Callable[[int, int], None]
+
+
+@dataclass
+class Writer:
+    store: Store
+    embedder: Embedder
+    llm: LLM | None
+    settings: Settings
+
+    # -- step 1 ---------------------------------------------------------------------------
+
+    def persist(self, raws: Sequence[RawInput]) -> tuple[list[RawInput], int]:
+        """Store the inputs not stored before; return them and how many were already there."""
+        unique: dict[str, RawInput] = {}
+        for r in raws:
+            if r.role != "user":
+                r.status = CONTEXT  # assistant/system turns: stored raw, context for extraction
+            unique.setdefault(r.content_hash, r)
+        fresh = self._unknown(list(unique.values()))
+        vectors = self.embedder.embed([r.text for r in fresh]) if fresh else None
+        with self.store.lock():
+            # Re-check under the lock: a concurrent `dcpm add` may have stored the same input.
+            known = self.store.known_raw_hashes([r.content_hash for r in fresh])
+            keep = [i for i, r in enumerate(fresh) if r.content_hash not in known]
+            new = [fresh[i] for i in keep]
+            if new and vectors is not None:
+                self.store.add_raw(new, vectors[keep])
+        return new, len(raws) - len(new)
+
+    def _unknown(self, raws: list[RawInput]) -> list[RawInput]:
+        known = self.store.known_raw_hashes([r.content_hash for r in raws])
+        return [r for r in raws if r.content_hash not in known]
+
+    # -- the whole pipeline ---------------------------------------------------------------
+
+    def add(
+        self, raws: Sequence[RawInput], *, extract: bool = True, progress: Progress | None = None
+    ) -> AddReport:
+        report = AddReport()
+        new, report.already_stored = self.persist(raws)
+        report.stored = len(new)
+        report.raw_ids = [r.id for r in new]
+        todo = [r for r in new if r.status == PENDING]
+        if extract and todo:
+            self._extract_all(todo, report, progress)
+        report.pending = self.store.count("raw_inputs", f"status = '{PENDING}'") if todo else 0
+        return report
+
+    def process_pending(self, *, limit: int | None = None, progress: Progress | None = None) -> AddReport:
+        """Extract every pending (or failed) input, oldest first."""
+        report = AddReport()
+        todo = self.store.raw_by_status([PENDING, FAILED], limit)
+        self._extract_all(todo, report, progress)
+        report.pending = self.store.count("raw_inputs", f"status = '{PENDING}'")
+        return report
+
+    def _extract_all(self, todo: list[RawInput], report: AddReport, progress: Progress | None) -> None:
+        todo = sorted(todo, key=lambda r: (r.said_at, r.created_at))
+        llm = self.llm
+        for n, raw in enumerate(todo, 1):
+            if llm is None:
+                break
+            before = replace(llm.usage)
+            try:
+                outcome = self.process_one(raw)
+            except LLMUnavailable as e:
+                # Stop here: the rest stay pending rather than each waiting for a dead server.
+                self.store.set_raw_status(raw.id, PENDING, e.message, raw.attempts + 1)
+                report.llm_error = e.message + (f" ({e.hint})" if e.hint else "")
+                break
+            except LLMError as e:
+                self.store.set_raw_status(raw.id, FAILED, e.message, raw.attempts + 1)
+                report.failed += 1
+                report.absorb(InputOutcome(raw.id, FAILED, error=e.message))
+            else:
+                report.extracted += 1
+                report.absorb(outcome)
+            finally:
+                report.llm_calls += llm.usage.calls - before.calls
+                report.prompt_tokens += llm.usage.prompt_tokens - before.prompt_tokens
+                report.completion_tokens += llm.usage.completion_tokens - before.completion_tokens
+            if progress:
+                progress(n, len(todo))
+
+    # -- steps 2–4 for one input ----------------------------------------------------------
+
+    def process_one(self, raw: RawInput) -> InputOutcome:
+        assert self.llm is not None
+        history = self.store.recent_raw(raw.session, raw.said_at, self.settings.history_window)
+        got = structured(
+            self.llm,
+            extraction.messages(raw, history),
+            extraction.Extraction,
+            retries=self.settings.llm_retries,
+        )
+        items = [self._item(raw, i, x) for i, x in enumerate(got.items)]
+        outcome = InputOutcome(raw.id, DONE)
+
+        # Exact duplicates of current beliefs (or of each other) are dropped without a call.
+        existing = self.store.current_items_by_hash([i.content_hash for i in items])
+        seen: set[str] = set()
+        kept = []
+        for item in items:
+            if item.content_hash in existing or item.content_hash in seen:
+                outcome.duplicates += 1
+            else:
+                seen.add(item.content_hash)
+                kept.append(item)
+        if not kept:
+            self.store.set_raw_status(raw.id, DONE, "", raw.attempts + 1)
+            return outcome
+
+        vectors = self.embedder.embed([i.text for i in kept])
+        plan = self._reconcile(kept, vectors)
+        with self.store.lock():
+            current = self.store.get_raw([raw.id]).get(raw.id)
+            if current is not None and current.status == DONE:
+                return InputOutcome(raw.id, DONE, new_input=False)  # another process did it
+            self._apply(raw, kept, vectors, plan, outcome)
+            self.store.set_raw_status(raw.id, DONE, "", raw.attempts + 1)
+        return outcome
+
+    def _item(self, raw: RawInput, index: int, x: extraction.ExtractedItem) -> MemoryItem:
+        now = utcnow()
+        return MemoryItem(
+            id="m_" + short_hash(raw.id, str(index)),
+            kind=x.kind,
+            text=x.text.strip(),
+            topic=normalise(x.topic),
+            subject=(x.subject or "user").strip(),
+            attribute=normalise(x.attribute),
+            salience=float(x.salience),
+            event_at=_parse_when(x.when) or raw.said_at,
+            created_at=now,
+            updated_at=now,
+            raw_ids=[raw.id],
+        )
+
+    def _reconcile(self, kept: list[MemoryItem], vectors: np.ndarray) -> list[_Plan]:
+        """Candidates per item, then one batched LLM call for all items that have any."""
+        k = self.settings.top_k
+        candidates = [
+            []
+            if item.kind == "summary"
+            else [c for c, _ in self.store.nearest_items(vectors[i], k, kinds=("fact", "identity"))]
+            for i, item in enumerate(kept)
+        ]
+        plans = [_Plan("ADD") for _ in kept]
+        asked = [i for i, c in enumerate(candidates) if c]
+        if not asked:
+            return plans
+        sub_items = [kept[i] for i in asked]
+        got = structured(
+            self.llm,  # type: ignore[arg-type]
+            reconcile.messages(sub_items, [candidates[i] for i in asked]),
+            reconcile.Reconciliation,
+            retries=self.settings.llm_retries,
+        )
+        decided: set[int] = set()
+        for d in got.decisions:
+            if d.item >= len(asked) or d.item in decided:
+                continue  # out of range or a second decision for the same item: ignored
+            decided.add(d.item)
+            i = asked[d.item]
+            plans[i] = self._checked(kept[i], d, candidates[i])
+        return plans
+
+    def _checked(self, item: MemoryItem, d: reconcile.Decision, cands: list[MemoryItem]) -> _Plan:
+        """Validate one decision; an invalid one falls back to ADD, with the reason kept."""
+        if d.op == "ADD":
+            return _Plan("ADD")
+        by_id = {c.id: c for c in cands}
+        target = by_id.get(d.target or "")
+        if target is None:
+            return _Plan("ADD", reason=f"{d.op} target {d.target!r} is not a candidate")
+        if d.op == "DUPLICATE":
+            return _Plan("DUPLICATE", target)
+        if d.op == "UPDATE":
+            return _Plan("UPDATE", target, text=(d.text or "").strip() or f"{target.text}; {item.text}")
+        why = self._supersede_refusal(item, target)
+        if why:
+            return _Plan("ADD", reason=f"SUPERSEDE {target.id} refused: {why}")
+        return _Plan("SUPERSEDE", target)
+
+    def _supersede_refusal(self, item: MemoryItem, old: MemoryItem) -> str:
+        """Only an item about the same subject and attribute may supersede (no Graphiti-style
+        over-invalidation)."""
+        if normalise(item.subject) != normalise(old.subject):
+            return f"different subject ({item.subject!r} vs {old.subject!r})"
+        if item.attribute and old.attribute and item.attribute != old.attribute:
+            a, b = self.embedder.embed([item.attribute, old.attribute])
+            if float(a @ b) < self.settings.supersede_attribute_min_cos:
+                return f"different attribute ({item.attribute!r} vs {old.attribute!r})"
+        elif not (item.attribute and old.attribute) and item.topic != old.topic:
+            return f"different topic ({item.topic!r} vs {old.topic!r})"
+        return ""
+
+    def _apply(
+        self,
+        raw: RawInput,
+        kept: list[MemoryItem],
+        vectors: np.ndarray,
+        plan: list[_Plan],
+        out: InputOutcome,
+    ) -> None:
+        """Write in an order that a crash leaves repairable: new items (with `supersedes`)
+        first, then back-pointers, then updates, then the log."""
+        new_items: list[MemoryItem] = []
+        new_rows: list[int] = []
+        links: list[tuple[str, str]] = []
+        updates: dict[str, MemoryItem] = {}
+        events: list[Event] = []
+        heads: dict[str, str] = {}  # old id → the newest item of its chain so far
+        for i, (item, p) in enumerate(zip(kept, plan, strict=True)):
+            if p.reason:
+                out.rejected.append(p.reason)
+            if p.op == "DUPLICATE":
+                out.duplicates += 1
+                continue
+            if p.op == "UPDATE" and p.target is not None:
+                t = updates.get(p.target.id) or self._fresh(p.target)
+                if t is None or not t.is_current:
+                    p = _Plan("ADD")
+                else:
+                    events.append(Event("UPDATE", t.id, raw.id, item.id, t.text, p.text))
+                    t.text, t.updated_at = p.text, utcnow()
+                    t.raw_ids = [*t.raw_ids, raw.id] if raw.id not in t.raw_ids else t.raw_ids
+                    updates[t.id] = t
+                    out.updated.append(t.id)
+                    continue
+            if p.op == "SUPERSEDE" and p.target is not None:
+                old_id = heads.get(p.target.id) or (self._fresh_head(p.target.id) or p.target).id
+                item.supersedes = old_id
+                links.append((old_id, item.id))
+                heads[p.target.id] = item.id
+                events.append(Event("SUPERSEDE", item.id, raw.id, old_id, "", item.text))
+                out.superseded.append((old_id, item.id))
+            else:
+                events.append(Event("ADD", item.id, raw.id, "", "", item.text))
+            new_items.append(item)
+            new_rows.append(i)
+            out.added.append(item.id)
+        self.store.add_items(new_items, vectors[new_rows])
+        for old_id, new_id in links:
+            self.store.set_superseded_by(old_id, new_id)
+        if updates:
+            changed = list(updates.values())
+            self.store.log_events([e for e in events if e.op == "UPDATE"])  # before the overwrite
+            self.store.replace_items(changed, self.embedder.embed([t.text for t in changed]))
+        self.store.log_events([e for e in events if e.op != "UPDATE"])
+
+    def _fresh(self, item: MemoryItem) -> MemoryItem | None:
+        return self.store.get_items([item.id]).get(item.id)
+
+    def _fresh_head(self, item_id: str) -> MemoryItem | None:
+        """The current end of the chain through `item_id` (another writer may have moved it)."""
+        chain = self.store.chain(item_id)
+        return chain[-1] if chain else None
+
+
+@dataclass
+class _Plan:
+    op: str
+    target: MemoryItem | None = None
+    text: str = ""
+    reason: str = ""
+
+
+def _parse_when(value: str | None) -> datetime | None:
+    if not value:
+        return None
+    try:
+        d = date.fromisoformat(value.strip()[:10])
+    except ValueError:
+        return None
+    return datetime(d.year, d.month, d.day, 12, tzinfo=UTC)
