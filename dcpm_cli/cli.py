@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass, field
+from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -30,7 +31,10 @@ class _Group(TyperGroup):
         except DcpmError as e:
             from dcpm_cli import render
 
-            render.error(e.message, e.hint)
+            if e.exit_code == 0:  # not a failure: e.g. nothing stored yet
+                render.note(e.message + (f"; {e.hint}" if e.hint else ""))
+            else:
+                render.error(e.message, e.hint)
             raise typer.Exit(e.exit_code) from None
         except KeyboardInterrupt:
             raise typer.Exit(130) from None
@@ -80,6 +84,15 @@ class Session:
 
             self._store = Store(self.settings.store, self.get_embedder(), create=create)
         return self._store
+
+    def store_or_none(self) -> Store | None:
+        """The store, or None when nothing was ever stored (reads must not create one)."""
+        from dcpm_cli.errors import StoreMissing
+
+        try:
+            return self.store(create=False)
+        except StoreMissing:
+            return None
 
     def get_llm(self) -> LLM:
         if self.llm is None:
@@ -205,6 +218,130 @@ def process(
         report = s.writer().process_pending(limit=limit, progress=bar)
     render.add_report(report, as_json=as_json, verb="processed")
     _llm_outcome(report)
+
+
+class OutputFormat(StrEnum):
+    table = "table"
+    json = "json"
+    prompt = "prompt"
+
+
+@app.command()
+def recall(
+    ctx: typer.Context,
+    query: Annotated[str | None, typer.Argument(help="What to look for.", show_default=False)] = None,
+    k: Annotated[int, typer.Option("-k", "--top", min=1, max=1000, help="How many memories.")] = 10,
+    kind: Annotated[
+        list[str] | None,
+        typer.Option("--kind", help="Only these kinds: fact, identity, summary, raw (repeatable)."),
+    ] = None,
+    as_of: Annotated[str | None, typer.Option("--as-of", help="What was believed then (ISO date).")] = None,
+    arc: Annotated[bool, typer.Option("--arc", help="Show each belief's whole revision arc.")] = False,
+    fmt: Annotated[
+        OutputFormat, typer.Option("--format", help="table, json or prompt.")
+    ] = OutputFormat.table,
+    as_json: Annotated[bool, typer.Option("--json", help="Same as --format json.")] = False,
+    batch: Annotated[
+        str | None, typer.Option("--batch", help="Queries from FILE or '-' (stdin), one a line; NDJSON out.")
+    ] = None,
+) -> None:
+    """Find memories: current beliefs first, each with its arc; never calls an LLM."""
+    from dcpm_cli import ingest, render
+    from dcpm_cli.errors import InputError
+    from dcpm_cli.models import ITEM_KINDS
+    from dcpm_cli.recall import recall as run_recall
+
+    kinds = kind or None
+    for x in kinds or []:
+        if x not in (*ITEM_KINDS, "raw"):
+            raise InputError(f"unknown kind {x!r}", "use fact, identity, summary or raw")
+    when = ingest.parse_time(as_of, "--as-of") if as_of else None
+    if as_json:
+        fmt = OutputFormat.json
+    if batch is not None:
+        queries = list(_batch_queries(batch))
+    elif query is None or not query.strip():
+        raise InputError("give a QUERY (or --batch FILE)", 'dcpm recall "what do I eat?"')
+    else:
+        queries = [query]
+    store = _session(ctx).store_or_none()
+    if store is None and batch is None and fmt is OutputFormat.table:
+        render.note('nothing stored yet; add something with: dcpm add "..."')
+        return
+    embedder = _session(ctx).get_embedder()
+    for q in queries:
+        result = run_recall(store, embedder, q, k=k, kinds=kinds, as_of=when) if store else _empty(q, when)
+        if batch is not None or fmt is OutputFormat.json:
+            render.print_json(render.recall_dict(result))
+        elif fmt is OutputFormat.prompt:
+            render.recall_prompt(result)
+        else:
+            render.recall_table(result, arc=arc)
+
+
+def _empty(query: str, when: Any) -> Any:
+    from dcpm_cli.models import Recall
+
+    return Recall(query=query, hits=[], as_of=when)
+
+
+def _batch_queries(source: str) -> Any:
+    from dcpm_cli import ingest
+
+    text = sys.stdin.read() if source == "-" else ingest.read_file(Path(source))
+    return (line.strip() for line in text.splitlines() if line.strip())
+
+
+@app.command()
+def history(
+    ctx: typer.Context,
+    target: Annotated[str, typer.Argument(help="A query, or an item id (m_...).", show_default=False)],
+    k: Annotated[int, typer.Option("-k", "--top", min=1, help="How many beliefs, for a query.")] = 3,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """The full revision arc of a belief: each state, when, where it came from, what replaced it."""
+    from dcpm_cli import render
+    from dcpm_cli.recall import arcs
+
+    store = _session(ctx).store(create=False)
+    result = arcs(store, _session(ctx).get_embedder(), target, k=k)
+    if as_json:
+        render.print_json([render.arc_dict(a) for a in result])
+    else:
+        render.arcs_timeline(result, target)
+
+
+@app.command()
+def show(
+    ctx: typer.Context,
+    ident: Annotated[str, typer.Argument(metavar="ID", help="An item (m_), raw input (r_) or node id.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """One item, raw input or graph node, with provenance, event log and links."""
+    from dcpm_cli import render
+    from dcpm_cli.recall import describe
+
+    detail = describe(_session(ctx).store(create=False), ident)
+    if as_json:
+        render.print_json(detail)
+    else:
+        render.detail(detail)
+
+
+@app.command()
+def stats(
+    ctx: typer.Context,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Counts per kind, chains, pending inputs, graph nodes, dream runs, size on disk."""
+    from dcpm_cli import render
+    from dcpm_cli.recall import store_stats
+
+    figures = store_stats(_session(ctx).store(create=False))
+    if as_json:
+        render.print_json(figures)
+    else:
+        render.stats(figures)
 
 
 def _llm_outcome(report: Any) -> None:

@@ -26,6 +26,12 @@ class StoreError(DcpmError):
     exit_code = 4
 
 
+class StoreMissing(StoreError):
+    """There is no store yet at the configured location."""
+
+    exit_code = 0
+
+
 class EmbedderMismatch(StoreError):
     """The store's vectors were made by another embedding model."""
 

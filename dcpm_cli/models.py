@@ -176,3 +176,32 @@ class AddReport:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+@dataclass
+class Hit:
+    """One recalled memory: a belief with its whole revision arc, or a not-yet-extracted input."""
+
+    kind: str  # fact | identity | summary | raw
+    id: str  # the state shown: the current one, or the one valid at --as-of
+    text: str
+    when: datetime
+    score: float
+    matched: list[str] = field(default_factory=list)  # ids the query actually hit
+    chain: list[MemoryItem] = field(default_factory=list)  # oldest → newest; empty for raw
+    raw_ids: list[str] = field(default_factory=list)
+    topic: str = ""
+    nodes: list[Node] = field(default_factory=list)  # schemas/intentions with evidence here
+
+    @property
+    def superseded(self) -> bool:
+        """True when the shown state is not the newest (an --as-of view)."""
+        return bool(self.chain) and self.chain[-1].id != self.id
+
+
+@dataclass
+class Recall:
+    query: str
+    hits: list[Hit]
+    as_of: datetime | None = None
+    nodes: list[Node] = field(default_factory=list)

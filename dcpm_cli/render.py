@@ -13,7 +13,8 @@ from typing import Any
 
 from rich.console import Console
 
-out = Console(highlight=False, soft_wrap=False)
+# Piped output is never hard-wrapped: scripts get one record a line.
+out = Console(highlight=False, soft_wrap=not sys.stdout.isatty())
 err = Console(stderr=True, highlight=False)
 
 
@@ -91,3 +92,224 @@ def add_report(report: Any, *, as_json: bool, verb: str = "stored") -> None:
     rejected = [r for o in report.outcomes for r in o.rejected]
     for r in rejected[:5]:
         note(f"note: {r}")
+
+
+# -- the read path -------------------------------------------------------------------------
+
+
+def _day(d: Any) -> str:
+    return f"{d:%Y-%m-%d}" if d else "----------"
+
+
+def hit_dict(hit: Any, *, arc: bool = True) -> dict[str, Any]:
+    """The JSON shape of one recall hit (documented in the README)."""
+    d: dict[str, Any] = {
+        "id": hit.id,
+        "kind": hit.kind,
+        "text": hit.text,
+        "when": hit.when.isoformat(),
+        "topic": hit.topic,
+        "score": round(hit.score, 6),
+        "matched": hit.matched,
+        "raw_ids": hit.raw_ids,
+        "current": not hit.superseded,
+        "chain": [
+            {"id": c.id, "text": c.text, "when": c.event_at.isoformat(), "kind": c.kind} for c in hit.chain
+        ]
+        if arc
+        else [],
+        "nodes": [{"id": n.id, "kind": n.kind, "text": n.text, "domain": n.domain} for n in hit.nodes],
+    }
+    return d
+
+
+def recall_dict(result: Any) -> dict[str, Any]:
+    return {
+        "query": result.query,
+        "as_of": result.as_of.isoformat() if result.as_of else None,
+        "hits": [hit_dict(h) for h in result.hits],
+        "nodes": [{"id": n.id, "kind": n.kind, "text": n.text, "domain": n.domain} for n in result.nodes],
+    }
+
+
+def recall_table(result: Any, *, arc: bool) -> None:
+    from rich.text import Text
+
+    if not result.hits:
+        out.print(f"no memories match {result.query!r}", markup=False)
+        return
+    for n, hit in enumerate(result.hits, 1):
+        line = Text(f"{n:>2}. ")
+        line.append(f"[{hit.kind}]", style="cyan")
+        line.append(f" {_day(hit.when)}  ", style="dim")
+        line.append(hit.text.replace("\n", " "), style="bold" if not hit.superseded else "yellow")
+        line.append(f"  {hit.id}", style="dim")
+        out.print(line)
+        history = [c for c in hit.chain if c.id != hit.id]
+        if history and not arc:
+            out.print(Text(f"      ({len(hit.chain)} states; --arc shows how it changed)", style="dim"))
+        if history and arc:
+            for c in reversed(hit.chain):
+                mark = "→" if c.id == hit.id else " "
+                style = "bold" if c.id == hit.id else "dim"
+                out.print(Text(f"    {mark} {_day(c.event_at)}  {c.text}  {c.id}", style=style))
+        for node in hit.nodes:
+            out.print(Text(f"      {node.kind}: {node.text}  {node.id}", style="magenta"))
+
+
+def recall_prompt(result: Any) -> None:
+    """A compact context block to pipe into an LLM."""
+    if not result.hits:
+        sys.stdout.write(f"No stored memory matches: {result.query}\n")
+        return
+    when = f" as of {result.as_of:%Y-%m-%d}" if result.as_of else ""
+    lines = [f"Relevant memory about the user{when} (current beliefs; earlier states in brackets):"]
+    for hit in result.hits:
+        label = "said" if hit.kind == "raw" else hit.kind
+        text = hit.text.replace("\n", " ")
+        earlier = [c for c in hit.chain if c.event_at < hit.when and c.id != hit.id]
+        arc = "; ".join(f"{c.event_at:%Y-%m-%d}: {c.text}" for c in earlier)
+        lines.append(f"- ({label}, {hit.when:%Y-%m-%d}) {text}" + (f" [earlier: {arc}]" if arc else ""))
+    for node in result.nodes:
+        lines.append(f"- ({node.kind.replace('_', ' ')}) {node.text}")
+    sys.stdout.write("\n".join(lines) + "\n")
+
+
+def arc_dict(arc: list[Any]) -> dict[str, Any]:
+    return {
+        "current": arc[-1].item.id if arc else None,
+        "states": [
+            {
+                "id": s.item.id,
+                "kind": s.item.kind,
+                "text": s.item.text,
+                "when": s.item.event_at.isoformat(),
+                "supersedes": s.item.supersedes,
+                "superseded_by": s.item.superseded_by,
+                "sources": [
+                    {"id": r.id, "text": r.text, "said_at": r.said_at.isoformat()} for r in s.sources
+                ],
+                "events": [
+                    {"op": e.op, "at": e.at.isoformat(), "previous_text": e.previous_text} for e in s.events
+                ],
+            }
+            for s in arc
+        ],
+    }
+
+
+def arcs_timeline(arcs: list[list[Any]], target: str) -> None:
+    """Each belief's arc as a timeline, oldest state at the top, current marked."""
+    from rich.text import Text
+    from rich.tree import Tree
+
+    if not arcs:
+        out.print(f"no beliefs match {target!r}", markup=False)
+        return
+    for arc in arcs:
+        head = arc[-1].item
+        tree = Tree(Text(f"{head.topic or head.kind}: {len(arc)} state{'s' if len(arc) > 1 else ''}", "bold"))
+        for s in arc:
+            current = s.item.superseded_by is None
+            label = Text(f"{_day(s.item.event_at)}  ", "dim")
+            label.append(s.item.text, "bold green" if current else "")
+            label.append(f"  {s.item.id}", "dim")
+            if current:
+                label.append("  (current)", "green")
+            node = tree.add(label)
+            for r in s.sources:
+                snippet = r.text.replace("\n", " ")
+                node.add(
+                    Text(f"said {_day(r.said_at)}: {snippet[:160]}{'…' if len(snippet) > 160 else ''}", "dim")
+                )
+            for e in s.events:
+                if e.op == "UPDATE":
+                    node.add(Text(f"updated {_day(e.at)}; before: {e.previous_text}", "yellow"))
+            if s.item.superseded_by:
+                node.add(Text(f"replaced by {s.item.superseded_by}", "dim"))
+        out.print(tree)
+
+
+def detail(d: dict[str, Any]) -> None:
+    from rich.text import Text
+
+    kind = d["type"]
+    if kind == "item":
+        i = d["item"]
+        out.print(Text(f"{i.kind} {i.id}", "bold"))
+        out.print(i.text, markup=False)
+        out.print(
+            Text(
+                f"topic {i.topic or '-'} · subject {i.subject} · attribute {i.attribute or '-'} · "
+                f"salience {i.salience:.2f} · when {_day(i.event_at)}",
+                "dim",
+            )
+        )
+        out.print(
+            Text(
+                f"supersedes {i.supersedes or '-'} · superseded by {i.superseded_by or '-'} · "
+                f"chain of {len(d['chain'])}",
+                "dim",
+            )
+        )
+        for r in d["sources"]:
+            out.print(Text(f"from {r.id} ({_day(r.said_at)}, {r.role}): {r.text}"))
+        for e in d["events"]:
+            extra = f"; before: {e.previous_text}" if e.previous_text else ""
+            out.print(
+                Text(
+                    f"{_day(e.at)} {e.op} {e.item_id}{' ← ' + e.target_id if e.target_id else ''}{extra}",
+                    "dim",
+                )
+            )
+        for n in d["nodes"]:
+            out.print(Text(f"evidence for {n.kind} {n.id}: {n.text}", "magenta"))
+    elif kind == "raw":
+        r = d["raw"]
+        out.print(Text(f"raw input {r.id} · {r.role} · session {r.session or '-'} · {r.source}", "bold"))
+        out.print(
+            Text(
+                f"said {r.said_at:%Y-%m-%d %H:%M} · status {r.status}" + (f" ({r.error})" if r.error else ""),
+                "dim",
+            )
+        )
+        out.print(r.text, markup=False)
+        for i in d["items"]:
+            out.print(Text(f"→ {i.kind} {i.id}: {i.text}", "cyan"))
+    else:
+        n = d["node"]
+        out.print(Text(f"{n.kind} {n.id} · domain {n.domain or '-'}", "bold"))
+        out.print(n.text, markup=False)
+        if n.behaviour:
+            out.print(Text(f"behaviour: {n.behaviour}", "dim"))
+        for m in d["members"]:
+            out.print(Text(f"member {m.kind} {m.id}: {m.text}", "magenta"))
+        for ev in d["evidence"]:
+            i = ev["item"]
+            out.print(Text(f"evidence {i.id} ({_day(i.event_at)}): {i.text}", "cyan"))
+            for r in ev["sources"]:
+                out.print(Text(f"    from {r.id}: {r.text[:160]}", "dim"))
+
+
+def stats(f: dict[str, Any]) -> None:
+    from rich.table import Table
+
+    t = Table(show_header=False, box=None, pad_edge=False)
+    t.add_column(style="dim")
+    t.add_column()
+    t.add_row("store", f["store"])
+    t.add_row("embedder", f["embedder"])
+    t.add_row(
+        "raw inputs",
+        f"{f['raw_inputs']} ({', '.join(f'{v} {k}' for k, v in sorted(f['raw_by_status'].items()))})",
+    )
+    t.add_row("pending", str(f["pending"]))
+    t.add_row("items", ", ".join(f"{v} {k}" for k, v in sorted(f["items"].items())) or "0")
+    c = f["chains"]
+    t.add_row("chains", f"{c['count']} (mean length {c['mean_length']}, max {c['max_length']})")
+    t.add_row("graph nodes", ", ".join(f"{v} {k}" for k, v in sorted(f["nodes"].items())) or "0")
+    for run in f.get("dream_runs") or []:
+        t.add_row("dream run", " · ".join(f"{k} {v}" for k, v in run.items()))
+    if f["disk_bytes"] is not None:
+        t.add_row("on disk", f"{f['disk_bytes'] / 1e6:.1f} MB")
+    out.print(t)

@@ -15,7 +15,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from dcpm_cli.errors import EmbedderMismatch, LockBusy, StoreError
+from dcpm_cli.errors import EmbedderMismatch, LockBusy, StoreError, StoreMissing
 from dcpm_cli.models import PENDING, Event, MemoryItem, RawInput
 from dcpm_cli.store import schemas as S
 from dcpm_cli.store.graph import GraphVerbs
@@ -53,7 +53,7 @@ class Store(GraphVerbs):
         self.local_path: Path | None = None if "://" in uri else Path(uri).expanduser()
         if self.local_path is not None:
             if not create and not self.local_path.exists():
-                raise StoreError(f"no dcpm store at {uri}", "run `dcpm add` first, or check --store")
+                raise StoreMissing(f"nothing stored yet at {uri}", 'add something: dcpm add "..."')
             self.local_path.mkdir(parents=True, exist_ok=True)
         try:
             # Interval 0: every read sees commits made by other processes (cron + a shell pipe).
@@ -206,7 +206,8 @@ class Store(GraphVerbs):
         """The n inputs said just before `before` in the same session: extraction's context."""
         if n <= 0:
             return []
-        where = f"session = {_q(session)} AND said_at < timestamp {_q(before.astimezone(UTC).isoformat(sep=' ')[:26])}"
+        stamp = before.astimezone(UTC).isoformat(sep=" ")[:26]
+        where = f"session = {_q(session)} AND said_at < timestamp {_q(stamp)}"
         rows = self._rows(S.RAW, where, _RAW_COLUMNS)
         rows.sort(key=lambda r: (r["said_at"], r["created_at"]))
         return [self._from_row(RawInput, r) for r in rows[-n:]]
@@ -311,6 +312,72 @@ class Store(GraphVerbs):
                 fixed += 1
         return fixed
 
+    # -- search (the read path) -----------------------------------------------------------
+
+    def vector_search(
+        self, collection: str, vector: np.ndarray, k: int, **filters: Sequence[str] | None
+    ) -> list[tuple[dict[str, Any], float]]:
+        """Rows of "items" or "raw" most similar to `vector`, with cosine similarity.
+        Filters: kinds= (items), statuses= and roles= (raw)."""
+        table, where = _COLLECTIONS[collection], _filters(filters)
+        q = self.table(table).search(vector).metric("cosine").limit(k)
+        if where:
+            q = q.where(where, prefilter=True)
+        rows = q.select([*_COLUMNS[table], "_distance"]).to_arrow().to_pylist()
+        return [(r, 1.0 - float(r.pop("_distance"))) for r in rows]
+
+    def text_search(
+        self, collection: str, query: str, k: int, **filters: Sequence[str] | None
+    ) -> list[tuple[dict[str, Any], float]]:
+        """Rows of "items" or "raw" ranked by BM25 over their text (unindexed rows scanned too)."""
+        table, where = _COLLECTIONS[collection], _filters(filters)
+        self.ensure_text_index(table)
+        q = self.table(table).search(query, query_type="fts").limit(k)
+        if where:
+            q = q.where(where, prefilter=True)
+        try:
+            rows = q.select([*_COLUMNS[table], "_score"]).to_arrow().to_pylist()
+        except (ValueError, RuntimeError, OSError):
+            return []  # e.g. a query of only stop words or operators
+        return [(r, float(r.pop("_score"))) for r in rows]
+
+    def ensure_text_index(self, table: str) -> None:
+        t = self.table(table)
+        if not any(i.index_type == "FTS" for i in t.list_indices()):
+            from lancedb.index import FTS
+
+            with self.lock():
+                t.create_index("text", config=FTS(with_position=False), replace=True)
+
+    def raw_from_row(self, row: dict[str, Any]) -> RawInput:
+        return self._from_row(RawInput, row)
+
+    def item_from_row(self, row: dict[str, Any]) -> MemoryItem:
+        return self._from_row(MemoryItem, row)
+
+    def items_from_raw(self, raw_id: str) -> list[MemoryItem]:
+        """Items whose provenance includes this raw input."""
+        return self.all_items(f"array_has_any(raw_ids, [{_q(raw_id)}])")
+
+    def disk_bytes(self) -> int | None:
+        if self.local_path is None:
+            return None
+        return sum(p.stat().st_size for p in self.local_path.rglob("*") if p.is_file())
+
+    def count_by_kind(self, collection: str) -> dict[str, int]:
+        """kind → rows, for "items" or "nodes"; status → rows for "raw"."""
+        column = "status" if collection == "raw" else "kind"
+        counts: dict[str, int] = {}
+        for r in self._rows(_COLLECTIONS[collection], None, [column]):
+            counts[r[column]] = counts.get(r[column], 0) + 1
+        return counts
+
+    def chain_links(self) -> list[tuple[str, str | None, str | None]]:
+        """(id, supersedes, superseded_by) of every item that is part of a chain."""
+        where = "supersedes IS NOT NULL OR superseded_by IS NOT NULL"
+        rows = self._rows(S.ITEMS, where, ["id", "supersedes", "superseded_by"])
+        return [(r["id"], r["supersedes"], r["superseded_by"]) for r in rows]
+
     # -- event log ------------------------------------------------------------------------
 
     def log_events(self, events: Sequence[Event]) -> None:
@@ -325,6 +392,12 @@ class Store(GraphVerbs):
         return [self._from_row(Event, r) for r in rows]
 
 
+def _filters(filters: dict[str, Sequence[str] | None]) -> str | None:
+    columns = {"kinds": "kind", "statuses": "status", "roles": "role"}
+    clauses = [_in(columns[name], values) for name, values in filters.items() if values]
+    return " AND ".join(clauses) or None
+
+
 def _value(v: Any) -> Any:
     if isinstance(v, datetime):
         return _utc(v)
@@ -333,5 +406,7 @@ def _value(v: Any) -> Any:
 
 _RAW_COLUMNS = [f.name for f in dataclasses.fields(RawInput) if f.name != "position"]
 _ITEM_COLUMNS = [f.name for f in dataclasses.fields(MemoryItem)]
+_COLUMNS = {S.RAW: _RAW_COLUMNS, S.ITEMS: _ITEM_COLUMNS}
+_COLLECTIONS = {"raw": S.RAW, "items": S.ITEMS, "nodes": S.NODES}
 
 __all__ = ["PENDING", "Store"]

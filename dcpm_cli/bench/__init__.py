@@ -1,0 +1,1 @@
+"""Benchmark harnesses (performance, LongMemEval format): scripts, not tests."""
