@@ -344,6 +344,32 @@ def stats(
         render.stats(figures)
 
 
+@app.command()
+def doctor(
+    ctx: typer.Context,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Check the setup: where the store is, which embedder, whether the LLM answers."""
+    from dcpm_cli import render
+    from dcpm_cli.llm import probe
+
+    s = _session(ctx)
+    problem = probe(s.settings.llm)
+    report = {
+        "store": s.settings.store,
+        "embedder": s.settings.embedder,
+        "llm": s.settings.llm,
+        "llm_ok": not problem,
+        "llm_problem": problem,
+    }
+    if as_json:
+        render.print_json(report)
+    else:
+        render.doctor(report)
+    if problem:
+        raise typer.Exit(EXIT_LLM)
+
+
 def _llm_outcome(report: Any) -> None:
     from dcpm_cli import render
 

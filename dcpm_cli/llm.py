@@ -186,6 +186,23 @@ class ScriptedLLM:
         return cls(name=f"scripted:{path}", replies=replies)
 
 
+def probe(spec: str, *, timeout: float = 3.0) -> str:
+    """Check that the LLM named by `spec` can answer: '' when it can, else why not."""
+    prefix, _, model = spec.partition(":")
+    if prefix != "ollama":
+        return ""
+    import ollama
+
+    try:
+        with ollama_errors(model):
+            names = {m.model for m in ollama.Client(timeout=timeout).list().models}
+    except LLMError as e:
+        return e.message + (f" ({e.hint})" if e.hint else "")
+    if model not in names and f"{model}:latest" not in names:
+        return f"Ollama is running but has no model {model!r} (run `ollama pull {model}`)"
+    return ""
+
+
 def get_llm(spec: str, *, timeout: float = 120.0) -> LLM:
     """The LLM named by `spec`: `ollama:<model>` or `scripted[:FILE]`."""
     prefix, _, rest = spec.partition(":")

@@ -313,3 +313,10 @@ def stats(f: dict[str, Any]) -> None:
     if f["disk_bytes"] is not None:
         t.add_row("on disk", f"{f['disk_bytes'] / 1e6:.1f} MB")
     out.print(t)
+
+
+def doctor(r: dict[str, Any]) -> None:
+    out.print(f"store     {r['store']}", markup=False)
+    out.print(f"embedder  {r['embedder']}", markup=False)
+    status = "ok" if r["llm_ok"] else f"unavailable: {r['llm_problem']}"
+    out.print(f"llm       {r['llm']}: {status}", markup=False)
