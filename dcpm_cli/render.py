@@ -199,35 +199,35 @@ def arc_dict(arc: list[Any]) -> dict[str, Any]:
 
 
 def arcs_timeline(arcs: list[list[Any]], target: str) -> None:
-    """Each belief's arc as a timeline, oldest state at the top, current marked."""
+    """Each belief's arc as a timeline, oldest state at the top, the current one marked."""
     from rich.text import Text
-    from rich.tree import Tree
 
     if not arcs:
         out.print(f"no beliefs match {target!r}", markup=False)
         return
-    for arc in arcs:
+    for n, arc in enumerate(arcs):
         head = arc[-1].item
-        tree = Tree(Text(f"{head.topic or head.kind}: {len(arc)} state{'s' if len(arc) > 1 else ''}", "bold"))
+        if n:
+            out.print()
+        out.print(Text(f"{head.topic or head.kind}: {len(arc)} state{'s' if len(arc) > 1 else ''}", "bold"))
         for s in arc:
             current = s.item.superseded_by is None
-            label = Text(f"{_day(s.item.event_at)}  ", "dim")
-            label.append(s.item.text, "bold green" if current else "")
-            label.append(f"  {s.item.id}", "dim")
+            line = Text("● " if current else "○ ", "green" if current else "dim")
+            line.append(f"{_day(s.item.event_at)}  ", "dim")
+            line.append(s.item.text, "bold green" if current else "")
+            line.append(f"  {s.item.id}", "dim")
             if current:
-                label.append("  (current)", "green")
-            node = tree.add(label)
+                line.append("  (current)", "green")
+            out.print(line)
             for r in s.sources:
                 snippet = r.text.replace("\n", " ")
-                node.add(
-                    Text(f"said {_day(r.said_at)}: {snippet[:160]}{'…' if len(snippet) > 160 else ''}", "dim")
-                )
+                more = "…" if len(snippet) > 160 else ""
+                out.print(Text(f"│   said {_day(r.said_at)}: {snippet[:160]}{more}", "dim"))
             for e in s.events:
                 if e.op == "UPDATE":
-                    node.add(Text(f"updated {_day(e.at)}; before: {e.previous_text}", "yellow"))
+                    out.print(Text(f"│   updated {_day(e.at)}; before: {e.previous_text}", "yellow"))
             if s.item.superseded_by:
-                node.add(Text(f"replaced by {s.item.superseded_by}", "dim"))
-        out.print(tree)
+                out.print(Text(f"│   replaced by {s.item.superseded_by}", "dim"))
 
 
 def detail(d: dict[str, Any]) -> None:

@@ -1,0 +1,165 @@
+"""The read path as users meet it: recall, history, show, stats — no LLM anywhere."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+
+import jsonschema
+import pytest
+from conftest import dcpm_script
+from replies import decide, decisions, extraction, item, item_id
+
+from dcpm_cli.models import RawInput
+from dcpm_cli.recall import recall
+
+README = Path(__file__).resolve().parent.parent / "README.md"
+
+FITNESS = [
+    ("2025-11-03", "Finds working out with others a motivator that pushes them to new physical milestones"),
+    ("2026-01-12", "Prefers working out alone, on solitary early runs"),
+    ("2026-03-02", "Went back to Zumba classes and enjoys dancing with a group again"),
+    ("2026-04-20", "Celebrated their birthday at a Zumba class with friends"),
+    ("2026-06-01", "Finds hiking more fulfilling than fitness classes, prefers welcoming interactive places"),
+]
+
+
+def _at(day: str) -> datetime:
+    return datetime.fromisoformat(day).replace(hour=12, tzinfo=UTC)
+
+
+@pytest.fixture
+def fitness(writer, llm):
+    """The paper's fitness arc: five stances over seven months, one chain."""
+    previous = None
+    for day, text in FITNESS:
+        raw = RawInput(text=f"Journal: {text}.", session="journal", said_at=_at(day))
+        llm.enqueue(extraction(item(text, attribute="group fitness")))
+        if previous is not None:
+            llm.enqueue(decisions(decide("SUPERSEDE", previous)))
+        writer.add([raw])
+        previous = item_id(raw)
+    return previous
+
+
+def test_recall_shows_current_belief_once_with_its_arc(store, embedder, fitness):
+    result = recall(store, embedder, "what kind of exercise do they like?", k=5)
+    fitness_hits = [h for h in result.hits if h.chain and len(h.chain) == 5]
+    assert len(fitness_hits) == 1, "a superseded state must never come back as a separate, stale hit"
+    hit = fitness_hits[0]
+    assert hit.id == fitness and "hiking" in hit.text
+    assert [c.text for c in hit.chain] == [t for _, t in FITNESS]
+    assert not hit.superseded
+
+
+def test_as_of_returns_the_state_valid_at_that_date(store, embedder, fitness):
+    for day, expected in [("2026-02-01", 1), ("2026-03-15", 2), ("2026-05-01", 3), ("2026-07-01", 4)]:
+        result = recall(store, embedder, "exercise", k=3, as_of=_at(day))
+        hit = next(h for h in result.hits if len(h.chain) == 5)
+        assert hit.text == FITNESS[expected][1], day
+    before_anything = recall(store, embedder, "exercise", k=3, as_of=_at("2025-01-01"))
+    assert not any(len(h.chain) == 5 for h in before_anything.hits)
+
+
+def test_recall_works_on_a_raw_only_store(cli):
+    journal = "## 2026-03-01\nI've stopped drinking coffee, green tea only now.\n\n## 2026-03-02\nRan 5k.\n"
+    assert cli("add", "--no-extract", "-", input=journal).exit_code == 0
+    result = cli("recall", "what do I drink?", "--json")
+    data = json.loads(result.stdout)
+    assert data["hits"][0]["kind"] == "raw"
+    assert "green tea" in data["hits"][0]["text"]
+    assert cli.llm.calls == []
+
+
+def test_recall_json_follows_the_documented_schema(cli, fitness):
+    schema = json.loads(re.search(r"```json\n(\{.*?\})\n```", README.read_text(), re.S).group(1))
+    result = cli("recall", "hiking", "--json", "--as-of", "2026-04-01")
+    data = json.loads(result.stdout)
+    jsonschema.validate(data, schema)
+    assert data["as_of"].startswith("2026-04-01")
+    batch = cli("recall", "--batch", "-", input="hiking\nzumba\n")
+    lines = batch.stdout.strip().splitlines()
+    assert len(lines) == 2
+    for line in lines:
+        jsonschema.validate(json.loads(line), schema)
+
+
+def test_table_renders_current_first_and_arc_on_request(cli, fitness):
+    plain = cli("recall", "hiking", "-k", "1")
+    assert "hiking" in plain.stdout and "5 states" in plain.stdout
+    arc = cli("recall", "hiking", "-k", "1", "--arc").stdout
+    positions = [arc.index(text[:30]) for _, text in reversed(FITNESS)]
+    assert positions == sorted(positions), "the arc lists the current state first, then older ones"
+
+
+def test_prompt_format_pipes_into_another_command(dcpm, dcpm_home):
+    dcpm("add", "--no-extract", "--at", "2026-02-01", "I am allergic to peanuts and carry two EpiPens")
+    produce = subprocess.Popen(
+        [dcpm_script(), "recall", "allergies", "--format", "prompt", "-k", "2"], stdout=subprocess.PIPE
+    )
+    consume = subprocess.run(
+        [sys.executable, "-c", "import sys; t = sys.stdin.read(); print(len(t.splitlines())); print(t)"],
+        stdin=produce.stdout,
+        capture_output=True,
+        text=True,
+    )
+    produce.wait()
+    assert produce.returncode == 0
+    assert "Relevant memory about the user" in consume.stdout
+    assert "peanuts" in consume.stdout
+    assert "\x1b[" not in consume.stdout, "no terminal escapes in piped output"
+
+
+def test_a_query_that_matches_nothing_says_so(cli):
+    cli("add", "--no-extract", "--at", "2026-02-01", "I adopted a cat called Miso")
+    result = cli("recall", "quarterly tax filing for offshore shipping containers")
+    assert result.exit_code == 0
+    assert "no memories match" in result.stdout
+
+
+def test_empty_store_gives_a_friendly_message(cli):
+    for args in (["recall", "anything"], ["stats"], ["history", "anything"]):
+        result = cli(*args)
+        assert result.exit_code == 0, args
+        assert "nothing stored yet" in result.stdout + result.stderr
+    assert json.loads(cli("recall", "anything", "--json").stdout)["hits"] == []
+
+
+def test_history_shows_each_state_with_its_source(cli, fitness):
+    out = cli("history", "hiking").stdout
+    for day, text in FITNESS:
+        assert text[:30] in out
+        assert day in out
+    assert "(current)" in out
+    data = json.loads(cli("history", fitness, "--json").stdout)
+    assert len(data) == 1 and len(data[0]["states"]) == 5
+    assert data[0]["current"] == fitness
+    assert all(s["sources"] for s in data[0]["states"]), "every state links to its raw input"
+
+
+def test_show_gives_provenance_and_links(cli, store, fitness):
+    item_view = json.loads(cli("show", fitness, "--json").stdout)
+    assert item_view["type"] == "item"
+    assert item_view["item"]["supersedes"] is not None
+    assert item_view["sources"][0]["text"].startswith("Journal: Finds hiking")
+    assert [e["op"] for e in item_view["events"]][0] == "SUPERSEDE"
+    raw_id = item_view["sources"][0]["id"]
+    raw_view = json.loads(cli("show", raw_id, "--json").stdout)
+    assert raw_view["items"][0]["id"] == fitness
+    missing = cli("show", "m_doesnotexist")
+    assert missing.exit_code == 2 and "no item" in missing.stderr
+
+
+def test_stats_counts_chains_and_pending(cli, fitness):
+    cli("add", "--no-extract", "a thought for later")
+    data = json.loads(cli("stats", "--json").stdout)
+    assert data["items"] == {"fact": 5}
+    assert data["chains"] == {"count": 1, "mean_length": 5.0, "max_length": 5}
+    assert data["pending"] == 1
+    assert data["raw_inputs"] == 6
+    text = cli("stats").stdout
+    assert "max 5" in text and "pending" in text
