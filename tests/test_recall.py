@@ -146,7 +146,7 @@ def test_show_gives_provenance_and_links(cli, store, fitness):
     assert item_view["type"] == "item"
     assert item_view["item"]["supersedes"] is not None
     assert item_view["sources"][0]["text"].startswith("Journal: Finds hiking")
-    assert [e["op"] for e in item_view["events"]][0] == "SUPERSEDE"
+    assert item_view["events"][0]["op"] == "SUPERSEDE"
     raw_id = item_view["sources"][0]["id"]
     raw_view = json.loads(cli("show", raw_id, "--json").stdout)
     assert raw_view["items"][0]["id"] == fitness
