@@ -162,7 +162,19 @@ def parse(
         return parse_markdown(text, session=session, source=source, at=at)
     if role not in ROLES:
         raise InputError(f"role must be one of {', '.join(ROLES)}")
-    return [RawInput(text=text.strip(), role=role, session=session, source=source, said_at=at or utcnow())]
+    # A file or a pipe without a time of its own is identified by where it came from, so a cron
+    # job re-adding the same notes changes nothing; a typed `dcpm add "…"` is a new utterance.
+    position = "" if at or source == "cli" else f"{source}#0"
+    return [
+        RawInput(
+            text=text.strip(),
+            role=role,
+            session=session,
+            source=source,
+            said_at=at or utcnow(),
+            position=position,
+        )
+    ]
 
 
 def read_file(path: Path) -> str:

@@ -108,6 +108,10 @@ def ollama_errors(model: str) -> Iterator[None]:
         if e.status_code >= 500 or e.status_code == -1:
             raise LLMUnavailable(f"Ollama failed: {e.error}", "check the Ollama server's log") from e
         raise LLMError(f"Ollama refused the request: {e.error}", None) from e
+    except ValueError as e:  # a 200 whose body is not an Ollama response (a proxy page, another service)
+        raise LLMUnavailable(
+            "the server at OLLAMA_HOST did not answer like Ollama", "check OLLAMA_HOST points at Ollama"
+        ) from e
 
 
 class OllamaLLM:
@@ -166,8 +170,9 @@ class ScriptedLLM:
         if isinstance(reply, BaseException):
             raise reply
         content = reply if isinstance(reply, str) else json.dumps(reply)
-        self.usage.add(Usage(1, sum(len(m["content"]) for m in messages) // 4, len(content) // 4))
-        return Reply(content, self.usage.prompt_tokens, self.usage.completion_tokens)
+        reply = Reply(content, sum(len(m["content"]) for m in messages) // 4, len(content) // 4)
+        self.usage.add(Usage(1, reply.prompt_tokens, reply.completion_tokens))
+        return reply  # this call's tokens, not the running total
 
     @classmethod
     def from_file(cls, path: str) -> ScriptedLLM:

@@ -87,7 +87,8 @@ class Writer:
         todo = [r for r in new if r.status == PENDING]
         if extract and todo:
             self._extract_all(todo, report, progress)
-        report.pending = self.store.count("raw_inputs", f"status = '{PENDING}'") if todo else 0
+        # This run's inputs only: a concurrent `dcpm add` has pending inputs of its own.
+        report.pending = len(todo) - report.extracted - report.failed
         return report
 
     def process_pending(self, *, limit: int | None = None, progress: Progress | None = None) -> AddReport:
@@ -95,7 +96,7 @@ class Writer:
         report = AddReport()
         todo = self.store.raw_by_status([PENDING, FAILED], limit)
         self._extract_all(todo, report, progress)
-        report.pending = self.store.count("raw_inputs", f"status = '{PENDING}'")
+        report.pending = self.store.count_by_kind("raw").get(PENDING, 0)
         return report
 
     def _extract_all(self, todo: list[RawInput], report: AddReport, progress: Progress | None) -> None:
@@ -110,6 +111,8 @@ class Writer:
             except LLMUnavailable as e:
                 # Stop here: the rest stay pending rather than each waiting for a dead server.
                 self.store.set_raw_status(raw.id, PENDING, e.message, raw.attempts + 1)
+                waiting = [r.id for r in todo[n:] if r.status == PENDING]  # a failed one keeps its why
+                self.store.note_raw_error(waiting, f"not tried yet: {e.message}")
                 report.llm_error = e.message + (f" ({e.hint})" if e.hint else "")
                 break
             except LLMError as e:
@@ -248,7 +251,8 @@ class Writer:
         out: InputOutcome,
     ) -> None:
         """Write in an order that a crash leaves repairable: new items (with `supersedes`)
-        first, then back-pointers, then updates, then the log."""
+        first, then updates, then back-pointers (`repair_chains` restores missing ones), then
+        the log."""
         new_items: list[MemoryItem] = []
         new_rows: list[int] = []
         links: list[tuple[str, str]] = []
@@ -285,12 +289,14 @@ class Writer:
             new_rows.append(i)
             out.added.append(item.id)
         self.store.add_items(new_items, vectors[new_rows])
-        for old_id, new_id in links:
-            self.store.set_superseded_by(old_id, new_id)
         if updates:
             changed = list(updates.values())
             self.store.log_events([e for e in events if e.op == "UPDATE"])  # before the overwrite
             self.store.replace_items(changed, self.embedder.embed([t.text for t in changed]))
+        # Back-pointers after updates: an updated row is written whole, and the same input may
+        # also supersede it.
+        for old_id, new_id in links:
+            self.store.set_superseded_by(old_id, new_id)
         self.store.log_events([e for e in events if e.op != "UPDATE"])
 
     def _fresh(self, item: MemoryItem) -> MemoryItem | None:
