@@ -101,10 +101,11 @@ class Session:
             self.llm = get_llm(self.settings.llm, timeout=self.settings.llm_timeout)
         return self.llm
 
-    def writer(self) -> Any:
+    def writer(self, *, llm: bool = True) -> Any:
         from dcpm_cli.writer import Writer
 
-        return Writer(self.store(), self.get_embedder(), self.get_llm(), self.settings)
+        # --no-extract must work with no LLM configured (or a misconfigured one).
+        return Writer(self.store(), self.get_embedder(), self.get_llm() if llm else None, self.settings)
 
 
 def _session(ctx: typer.Context) -> Session:
@@ -197,7 +198,7 @@ def add(
             _keep_rejected(content)
         raise
     with render.progress("extracting", enabled=len(raws) > 1) as bar:
-        report = s.writer().add(raws, extract=not no_extract, progress=bar)
+        report = s.writer(llm=not no_extract).add(raws, extract=not no_extract, progress=bar)
     render.add_report(report, as_json=as_json)
     _llm_outcome(report)
 
@@ -270,7 +271,11 @@ def recall(
         return
     embedder = _session(ctx).get_embedder()
     for q in queries:
-        result = run_recall(store, embedder, q, k=k, kinds=kinds, as_of=when) if store else _empty(q, when)
+        if store is None:
+            result = _empty(q, when)
+        else:
+            floor = _session(ctx).settings.recall_min_similarity
+            result = run_recall(store, embedder, q, k=k, kinds=kinds, as_of=when, min_similarity=floor)
         if batch is not None or fmt is OutputFormat.json:
             render.print_json(render.recall_dict(result))
         elif fmt is OutputFormat.prompt:
@@ -409,6 +414,9 @@ def _read_input(text: str | None, file: Path | None) -> tuple[str, str]:
 def _keep_rejected(content: str) -> None:
     from datetime import UTC, datetime
 
+    if not content.strip():
+        return
+
     from dcpm_cli import render
     from dcpm_cli.config import dcpm_home
 
@@ -421,3 +429,7 @@ def _keep_rejected(content: str) -> None:
 
 def main() -> None:
     app()
+
+
+from dcpm_cli import cli_bench  # noqa: E402,F401  (registers bench)
+from dcpm_cli import cli_dream as _cli_dream  # noqa: E402,F401  (registers dream, schemas)

@@ -36,6 +36,7 @@ class Settings:
     history_window: int = 6  # earlier turns given to extraction as context
     top_k: int = 5  # neighbours given to reconciliation per item
     supersede_attribute_min_cos: float = 0.6  # attribute similarity that still counts as "same"
+    recall_min_similarity: float = 0.2  # cosine below which a memory is not "found" (MiniLM)
 
     @classmethod
     def env_name(cls, field: str) -> str:

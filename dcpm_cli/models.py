@@ -59,6 +59,19 @@ class RawInput:
 
 
 @dataclass
+class Passage:
+    """Neighbouring user inputs of one session, searched as one text: the read path's
+    context-level key. Derived from raw inputs without an LLM, and rebuilt as a session grows."""
+
+    id: str
+    session: str
+    text: str
+    raw_ids: list[str]  # in the order they were said
+    first_at: datetime
+    last_at: datetime
+
+
+@dataclass
 class MemoryItem:
     """A fact, identity item or summary in the flat store, with its revision pointers."""
 
@@ -205,3 +218,54 @@ class Recall:
     hits: list[Hit]
     as_of: datetime | None = None
     nodes: list[Node] = field(default_factory=list)
+
+
+@dataclass
+class DreamRun:
+    """One `dcpm dream` run, as kept in the store's run log (and returned by `dream()`).
+
+    status: running (or killed while running) | ok | budget (a --max-calls/--max-seconds
+    budget stopped it; the rest waits for the next run) | llm_unavailable | dry_run | lite."""
+
+    id: str
+    started_at: datetime = field(default_factory=utcnow)
+    ended_at: datetime | None = None
+    status: str = "running"
+    mode: str = "full"
+    core_schemas: bool = False
+    extracted: int = 0  # pending raw inputs extracted first (System 1 catching up)
+    facts: int = 0  # facts triaged (not yet evidence of any schema or intention)
+    clusters: int = 0
+    clusters_done: int = 0
+    clusters_skipped: int = 0  # same fact set declined by the model on an earlier night
+    clusters_failed: int = 0  # no valid reply after the retries
+    nodes_created: int = 0
+    evidence_added: int = 0
+    edges_added: int = 0
+    behaviours: int = 0  # Phase 3 behavioural descriptions written
+    collisions: int = 0
+    core_created: int = 0
+    actions_applied: int = 0
+    actions_rejected: int = 0
+    llm_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    seconds: float = 0.0
+    rejections: list[str] = field(default_factory=list)  # why each rejected action was refused
+    declined: list[str] = field(default_factory=list)  # signatures of clusters the model declined
+    note: str = ""
+    settings: str = ""  # JSON: eps, thresholds, budgets, switches used
+
+
+@dataclass
+class Calibration:
+    """Per-embedder System 2 thresholds: DBSCAN radii and the collision test of Phase 3."""
+
+    embedder: str
+    eps1: float
+    eps2: float
+    theta_beh: float
+    theta_sem: float
+    method: str = "default"  # paper | builtin-set | calibrated (…)
+    detail: str = ""
+    created_at: datetime = field(default_factory=utcnow)

@@ -1,20 +1,48 @@
-"""The read path: vector + BM25 search, fused; every hit's supersedes chain traversed; graph
-nodes reached through evidence edges. Never calls an LLM (and never imports a client)."""
+"""The read path: vector + BM25 search over memory items, raw inputs not extracted yet and
+passages, fused by normalised score; every hit's supersedes chain traversed; graph nodes reached
+through evidence edges. Never calls an LLM (and never imports a client).
+
+Scoring, for each candidate (an item, or a raw input not extracted yet):
+
+    own     = α·cos/cos_max + (1 − α)·bm25/bm25_max     over this query's candidates
+    context = the same fusion over passages (neighbouring user inputs of one session, see
+              store/passages.py): the best passage that holds the candidate's input
+    score   = own + context
+
+Normalisation by a theoretical minimum (0) and the observed maximum keeps each signal's
+strength, where reciprocal-rank fusion keeps only its order: a BM25 list whose best row shares
+one filler word with the query ("tips", "suggest") would get the same say as one that matched
+a name. Convex combination of scores normalised this way beats RRF in Bruch, Gai & Ingber,
+"An Analysis of Fusion Functions for Hybrid Retrieval" (TOIS 2023); α = 0.75 leans on meaning
+over shared words, as hybrid search engines do by default. Adding passage-level to turn-level
+evidence, equally weighted, is Callan's passage + document combination ("Passage-level evidence
+in document retrieval", SIGIR 1994). The maxima normalise, not the list lengths, so asking for
+more hits (a larger k) does not rescale the first ones.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from dcpm_cli.errors import InputError
 from dcpm_cli.models import FAILED, ITEM_KINDS, PENDING, Event, Hit, MemoryItem, RawInput, Recall
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from dcpm_cli.embed import Embedder
     from dcpm_cli.store import Store
 
-RRF_K = 60  # reciprocal-rank fusion constant (Cormack et al. 2009)
+# all-MiniLM-L6-v2 puts unrelated sentences below ~0.2 and a question and its answer above ~0.35;
+# another embedder needs its own floor (setting `recall_min_similarity`).
+MIN_SIMILARITY = 0.2
+SEMANTIC_WEIGHT = 0.75  # α: the share of meaning (cosine) against shared words (BM25)
+RAW_SEARCHED = {"statuses": [PENDING, FAILED], "roles": ["user"]}  # inputs not extracted yet
+
+K = TypeVar("K")
+Key = tuple[str, str]  # ("items" | "raw", id)
 
 
 def recall(
@@ -25,53 +53,161 @@ def recall(
     k: int = 10,
     kinds: list[str] | None = None,
     as_of: datetime | None = None,
+    min_similarity: float = MIN_SIMILARITY,
 ) -> Recall:
-    """The k best memories for `query`: current beliefs (or those valid at `as_of`) first."""
+    """The k best memories for `query`: current beliefs (or those valid at `as_of`) first.
+    A memory counts as found when its text shares words with the query or its cosine
+    similarity reaches `min_similarity`: a query about nothing stored finds nothing."""
     vector = embedder.embed([query])[0]
     depth = max(4 * k, 20)
     item_kinds = [x for x in (kinds or ITEM_KINDS) if x in ITEM_KINDS]
     want_raw = not kinds or "raw" in kinds
 
-    fused: dict[tuple[str, str], float] = {}
-    rows: dict[tuple[str, str], dict] = {}
-    ranked = []
-    if item_kinds:
-        ranked.append(("items", store.vector_search("items", vector, depth, kinds=item_kinds)))
-        ranked.append(("items", store.text_search("items", query, depth, kinds=item_kinds)))
+    rows, own = _search(store, vector, query, depth, item_kinds, want_raw, min_similarity)
+    context = _passage_context(store, vector, query, depth, as_of, min_similarity)
+    found: dict[Key, MemoryItem | RawInput] = {}
+    scores: dict[Key, float] = {}
+    for key, row in rows.items():
+        if key[0] == "items":
+            item = found[key] = store.item_from_row(row)
+            sources = item.raw_ids
+        else:
+            sources = [key[1]]
+        score = own.get(key, 0.0) + max((context.get(r, 0.0) for r in sources), default=0.0)
+        if score > 0:
+            scores[key] = score
     if want_raw:
-        # Inputs not extracted yet are memory too: dcpm is useful before any LLM has run.
-        only = {"statuses": [PENDING, FAILED], "roles": ["user"]}
-        ranked.append(("raw", store.vector_search("raw", vector, depth, **only)))
-        ranked.append(("raw", store.text_search("raw", query, depth, **only)))
-    for source, hits in ranked:
-        for rank, (row, _) in enumerate(hits):
-            key = (source, row["id"])
-            fused[key] = fused.get(key, 0.0) + 1.0 / (RRF_K + rank + 1)
-            rows[key] = row
-
-    out: list[Hit] = []
-    seen_chains: set[str] = set()
-    for key in sorted(fused, key=fused.__getitem__, reverse=True):
-        if len(out) >= k:
-            break
-        hit = _hit(store, key, rows[key], fused[key], as_of, seen_chains)
-        if hit is not None:
-            out.append(hit)
+        # An input can be found through its passage alone (the answer is in the next turn).
+        for raw_id, score in context.items():
+            scores.setdefault(("raw", raw_id), score)
+    out = _best_hits(store, scores, rows, found, k, as_of)
     _attach_nodes(store, out)
     nodes = {n.id: n for h in out for n in h.nodes}
     return Recall(query=query, hits=out, as_of=as_of, nodes=list(nodes.values()))
 
 
+def _search(
+    store: Store,
+    vector: np.ndarray,
+    query: str,
+    depth: int,
+    item_kinds: list[str],
+    want_raw: bool,
+    min_similarity: float,
+) -> tuple[dict[Key, dict[str, Any]], dict[Key, float]]:
+    """Rows found by vector or BM25 search over items and raw inputs, and their fused scores."""
+    rows: dict[Key, dict[str, Any]] = {}
+    dense: dict[Key, float] = {}
+    lexical: dict[Key, float] = {}
+
+    def take(source: str, hits: list[tuple[dict[str, Any], float]], into: dict[Key, float]) -> None:
+        for row, score in hits:
+            if into is dense and score < min_similarity:
+                continue  # the nearest of unrelated texts is still unrelated
+            key = (source, row["id"])
+            into[key] = score
+            rows.setdefault(key, row)
+
+    if item_kinds:
+        take("items", store.vector_search("items", vector, depth, kinds=item_kinds), dense)
+        take("items", store.text_search("items", query, depth, kinds=item_kinds), lexical)
+    if want_raw:
+        # Inputs not extracted yet are memory too: dcpm is useful before any LLM has run.
+        take("raw", store.vector_search("raw", vector, depth, **RAW_SEARCHED), dense)
+        take("raw", store.text_search("raw", query, depth, **RAW_SEARCHED), lexical)
+    return rows, _fuse(dense, lexical)
+
+
+def _best_hits(
+    store: Store,
+    scores: dict[Key, float],
+    rows: dict[Key, dict[str, Any]],
+    found: dict[Key, MemoryItem | RawInput],
+    k: int,
+    as_of: datetime | None,
+) -> list[Hit]:
+    """The k best-scored candidates as hits; raw inputs become objects only when they get
+    there (those found through a passage alone are read from the store, a few at a time)."""
+    out: list[Hit] = []
+    seen_chains: set[str] = set()
+    read: set[Key] = set()
+    ranked = sorted(scores, key=lambda x: (-scores[x], x))
+    for n, key in enumerate(ranked):
+        if len(out) >= k:
+            break
+        if key not in found and key not in read:
+            ahead = ranked[n : n + 2 * (k - len(out))]
+            batch = [x for x in ahead if x[0] == "raw" and x not in found and x not in read]
+            read.update(batch)
+            _read_inputs(store, batch, rows, found)
+        obj = found.get(key)
+        hit = _hit(store, obj, scores[key], as_of, seen_chains) if obj is not None else None
+        if hit is not None:
+            out.append(hit)
+    return out
+
+
+def _fuse(dense: dict[K, float], lexical: dict[K, float]) -> dict[K, float]:
+    """α·dense + (1 − α)·lexical, each divided by its best score in this query (floor 0)."""
+    top_d, top_l = max(dense.values(), default=0.0), max(lexical.values(), default=0.0)
+
+    def share(value: float | None, top: float) -> float:
+        return max(value, 0.0) / top if value is not None and top > 0 else 0.0
+
+    a = SEMANTIC_WEIGHT
+    keys = dense.keys() | lexical.keys()
+    return {x: a * share(dense.get(x), top_d) + (1 - a) * share(lexical.get(x), top_l) for x in keys}
+
+
+def _passage_context(
+    store: Store, vector: np.ndarray, query: str, depth: int, as_of: datetime | None, min_similarity: float
+) -> dict[str, float]:
+    """Raw input id → the fused score of the best passage that holds it."""
+    passages = {}
+    dense: dict[str, float] = {}
+    lexical: dict[str, float] = {}
+    for into, hits in (
+        (dense, store.vector_search("passages", vector, depth)),
+        (lexical, store.text_search("passages", query, depth)),
+    ):
+        for row, score in hits:
+            if into is dense and score < min_similarity:
+                continue
+            p = store.passage_from_row(row)
+            if as_of is not None and p.last_at > as_of:
+                continue  # it holds inputs said after `as_of`: not a passage yet then
+            passages[p.id] = p
+            into[p.id] = score
+    context: dict[str, float] = {}
+    for pid, score in _fuse(dense, lexical).items():
+        for raw_id in passages[pid].raw_ids:
+            context[raw_id] = max(context.get(raw_id, 0.0), score)
+    return context
+
+
+def _read_inputs(
+    store: Store, keys: list[Key], rows: dict[Key, dict[str, Any]], found: dict[Key, MemoryItem | RawInput]
+) -> None:
+    """Raw inputs as objects: from the rows a search returned, or read from the store when only
+    their passage found them (and kept only if recall searches inputs like them)."""
+    for key in keys:
+        if key in rows:
+            found[key] = store.raw_from_row(rows[key])
+    missing = [key[1] for key in keys if key not in rows]
+    for raw in store.get_raw(missing).values():
+        if raw.role in RAW_SEARCHED["roles"] and raw.status in RAW_SEARCHED["statuses"]:
+            found[("raw", raw.id)] = raw
+
+
 def _hit(
-    store: Store, key: tuple[str, str], row: dict, score: float, as_of: datetime | None, seen: set[str]
+    store: Store, found: MemoryItem | RawInput, score: float, as_of: datetime | None, seen: set[str]
 ) -> Hit | None:
-    source, _ = key
-    if source == "raw":
-        raw = store.raw_from_row(row)
+    if isinstance(found, RawInput):
+        raw = found
         if as_of is not None and raw.said_at > as_of:
             return None
         return Hit("raw", raw.id, raw.text, raw.said_at, score, [raw.id], raw_ids=[raw.id])
-    item = store.item_from_row(row)
+    item = found
     chain = store.chain(item.id) if (item.supersedes or item.superseded_by) else [item]
     root = chain[0].id
     if root in seen:  # a superseded state never shows up as a separate, stale hit

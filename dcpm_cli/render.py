@@ -320,3 +320,178 @@ def doctor(r: dict[str, Any]) -> None:
     out.print(f"embedder  {r['embedder']}", markup=False)
     status = "ok" if r["llm_ok"] else f"unavailable: {r['llm_problem']}"
     out.print(f"llm       {r['llm']}: {status}", markup=False)
+
+
+# -- System 2: dream, calibrate, schemas -----------------------------------------------------
+
+
+def dream_dict(outcome: Any) -> dict[str, Any]:
+    """A dream run (or plan) as JSON-ready data."""
+    data: dict[str, Any] = {"run": asdict(outcome.run)}
+    data["run"]["settings"] = json.loads(outcome.run.settings) if outcome.run.settings else {}
+    data["calibration"] = asdict(outcome.calibration) if outcome.calibration else None
+    data["notes"] = list(outcome.notes)
+    if outcome.check is not None:
+        data["graph_problems"] = outcome.check.problems()
+    if outcome.triage is not None:
+        data["clusters"] = [_cluster_dict(c) for c in outcome.triage.clusters]
+        data["skipped_clusters"] = [c.signature for c in outcome.triage.declined]
+    if outcome.run.status == "dry_run":
+        data["planned_calls"] = list(outcome.planned)
+        data["prompts"] = outcome.prompts
+    if outcome.sweep is not None:
+        data["collisions"] = [asdict(c) for c in outcome.sweep.collisions]
+        data["collision_groups"] = outcome.sweep.groups
+    return data
+
+
+def _cluster_dict(c: Any) -> dict[str, Any]:
+    return {
+        "index": c.index + 1,
+        "signature": c.signature,
+        "facts": [{"id": f.id, "text": f.text, "topic": f.topic, "when": _day(f.event_at)} for f in c.facts],
+        "nearest_nodes": [
+            {"id": n.id, "kind": n.kind, "text": n.text, "similarity": round(s, 3)} for n, s in c.nearest
+        ],
+        "nodes_touching": c.evidence_nodes,
+    }
+
+
+def dream_outcome(outcome: Any, *, as_json: bool) -> None:
+    if as_json:
+        print_json(dream_dict(outcome))
+        return
+    run = outcome.run
+    if run.status == "lite":
+        out.print(run.note, markup=False)
+        return
+    if run.status == "dry_run":
+        _dream_plan(outcome)
+        return
+    applied = f"{run.actions_applied} actions applied, {run.actions_rejected} rejected"
+    parts = [
+        f"dream {run.status} in {run.seconds:.1f} s",
+        f"{run.facts} facts → {run.clusters} clusters ({run.clusters_done} induced"
+        + (f", {run.clusters_skipped} skipped" if run.clusters_skipped else "")
+        + (f", {run.clusters_failed} failed" if run.clusters_failed else "")
+        + ")",
+        f"{run.nodes_created} nodes created, {run.evidence_added} evidence links, "
+        f"{run.edges_added} other links",
+        applied,
+    ]
+    if run.core_schemas:
+        parts.append(
+            f"{run.behaviours} behaviours, {run.collisions} collisions, {run.core_created} core schemas"
+        )
+    parts.append(f"{run.llm_calls} LLM calls, {run.prompt_tokens + run.completion_tokens} tokens")
+    out.print("; ".join(parts), markup=False)
+    for r in run.rejections[:5]:
+        note(f"rejected: {r}")
+    if len(run.rejections) > 5 or run.actions_rejected > len(run.rejections[:5]):
+        note(f"({run.actions_rejected} rejected in all; `dcpm dream` keeps them in the run log)")
+    for n in outcome.notes:
+        note(n)
+
+
+def _dream_plan(outcome: Any) -> None:
+    from rich.text import Text
+    from rich.tree import Tree
+
+    cal = outcome.calibration
+    tri = outcome.triage
+    out.print(Text("dry run: nothing written, no LLM called", "bold"))
+    if cal is not None:
+        out.print(
+            Text(
+                f"eps {cal.eps1}/{cal.eps2}, θ_beh {cal.theta_beh}, θ_sem {cal.theta_sem} "
+                f"({cal.embedder}, {cal.method})",
+                "dim",
+            )
+        )
+    if tri is not None:
+        out.print(
+            f"{tri.facts} facts to consolidate → {len(tri.clusters)} clusters, {tri.noise} unclustered"
+            + (f", {len(tri.declined)} skipped (declined before)" if tri.declined else ""),
+            markup=False,
+        )
+        for c in tri.clusters:
+            tree = Tree(Text(f"cluster {c.index + 1} · {len(c.facts)} facts · {c.signature}", "bold"))
+            for i, f in enumerate(c.facts, 1):
+                tree.add(Text(f"F{i} {f.id} [{_day(f.event_at)}, {f.topic or '-'}] {f.text}"))
+            for n, sim in c.nearest:
+                tree.add(Text(f"near {n.kind} {n.id} ({sim:.2f}): {n.text}", "magenta"))
+            for node_id, facts in c.evidence_nodes.items():
+                tree.add(Text(f"already evidence of {node_id}: {', '.join(facts)}", "magenta"))
+            _print_tree(tree)
+    out.print(Text(f"LLM calls it would make ({len(outcome.planned)}):", "bold"))
+    for p in outcome.planned:
+        out.print(f"  {p}", markup=False)
+    for n in outcome.notes:
+        note(n)
+
+
+def calibration(report: Any, *, as_json: bool) -> None:
+    cal = report.calibration
+    if as_json:
+        print_json({"calibration": asdict(cal), "stats": report.stats})
+        return
+    out.print(
+        f"{cal.embedder}: eps1 {cal.eps1}, eps2 {cal.eps2}, θ_beh {cal.theta_beh}, θ_sem {cal.theta_sem} "
+        f"({cal.method}); stored, later dreams use these",
+        markup=False,
+    )
+    for k, v in report.stats.items():
+        out.print(f"  {k.replace('_', ' ')}: {v}", markup=False)
+
+
+def schemas(overview: dict[str, Any], *, as_json: bool) -> None:
+    if as_json:
+        print_json(overview)
+        return
+    from rich.text import Text
+    from rich.tree import Tree
+
+    nodes = overview["nodes"]
+    if not nodes:
+        out.print("no schemas yet: `dcpm dream` builds them from your facts", markup=False)
+        return
+    titles = {"schema": "schemas", "intention": "intentions", "core_schema": "core schemas"}
+    counts = overview["counts"]
+    root = Tree(Text(", ".join(f"{counts[k]} {titles.get(k, k)}" for k in titles if k in counts), "bold"))
+    for kind, title in titles.items():
+        of_kind = [n for n in nodes if n["kind"] == kind]
+        if not of_kind:
+            continue
+        branch = root.add(Text(title, "bold"))
+        if kind == "core_schema":
+            for n in of_kind:
+                core = branch.add(Text(f"{n['text']}  ({n['id']}, {n['domain'] or '-'})", "magenta"))
+                for m in n["members"]:
+                    info = overview["member_text"].get(m, {})
+                    core.add(Text(f"{info.get('domain') or '-'}: {info.get('text', '(missing)')}  ({m})"))
+            continue
+        domains: dict[str, Any] = {}
+        for n in of_kind:
+            d = n["domain"] or "-"
+            if d not in domains:
+                domains[d] = branch.add(Text(d, "cyan"))
+            domains[d].add(Text(f"{n['text']}  ({n['id']}, {n['evidence']} facts)"))
+    _print_tree(root)
+    for link in overview["links"][:20]:
+        out.print(Text(f"{link['src']} {link['relation']} {link['dst']}", "dim"))
+
+
+def _print_tree(tree: Any) -> None:
+    """A Rich tree on a terminal; piped, the same as indented lines, never cropped."""
+    if out.is_terminal:
+        out.print(tree)
+        return
+
+    def walk(node: Any, depth: int) -> None:
+        label = node.label.plain if hasattr(node.label, "plain") else str(node.label)
+        sys.stdout.write("  " * depth + label + "\n")
+        for child in node.children:
+            walk(child, depth + 1)
+
+    walk(tree, 0)
+    sys.stdout.flush()

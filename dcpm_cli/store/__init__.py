@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import os
 from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime, timedelta
@@ -16,11 +17,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from dcpm_cli.errors import EmbedderMismatch, LockBusy, StoreError, StoreMissing
-from dcpm_cli.models import PENDING, Event, MemoryItem, RawInput
+from dcpm_cli.models import PENDING, Event, MemoryItem, Passage, RawInput
 from dcpm_cli.store import schemas as S
 from dcpm_cli.store.graph import GraphVerbs
+from dcpm_cli.store.passages import PassageVerbs
 from dcpm_cli.store.sql import in_list as _in
 from dcpm_cli.store.sql import quote as _q
+from dcpm_cli.store.vectors import Term, VectorSearch
 
 if TYPE_CHECKING:
     import numpy as np
@@ -41,7 +44,7 @@ def _utc(value: datetime | None) -> datetime | None:
     return value if value.tzinfo else value.replace(tzinfo=UTC)
 
 
-class Store(GraphVerbs):
+class Store(GraphVerbs, PassageVerbs):
     """A dcpm store at a LanceDB URI (a local directory, or object storage)."""
 
     def __init__(self, uri: str, embedder: Embedder, *, create: bool = True) -> None:
@@ -61,11 +64,12 @@ class Store(GraphVerbs):
         except (OSError, ValueError) as e:
             raise StoreError(f"cannot open store {uri}: {e}", "check --store / DCPM_HOME") from e
         self._tables: dict[str, Any] = {}
-        with self.lock():
-            self._check_embedder()
-            from dcpm_cli.store.migrations import apply_migrations
+        if not self._up_to_date():  # so a reader never waits for a writer's lock
+            with self.lock():
+                self._check_embedder()
+                from dcpm_cli.store.migrations import apply_migrations
 
-            apply_migrations(self)
+                apply_migrations(self)
 
     # -- infrastructure -------------------------------------------------------------------
 
@@ -114,6 +118,17 @@ class Store(GraphVerbs):
             pa.table({"name": [name], "applied_at": [datetime.now(UTC)]}, schema=schema)
         )
 
+    def _up_to_date(self) -> bool:
+        """The embedder recorded (and the configured one) and every migration applied: nothing
+        to write, so no lock to take."""
+        from dcpm_cli.store.migrations import MIGRATIONS
+
+        meta = self.meta() if self.has_table(S.META) else {}
+        if not meta:
+            return False
+        self._refuse_other_embedder(meta)
+        return {name for name, _ in MIGRATIONS} <= self.applied_migrations()
+
     def _check_embedder(self) -> None:
         import pyarrow as pa
 
@@ -126,6 +141,9 @@ class Store(GraphVerbs):
             ]
             self.table(S.META).add(pa.Table.from_pylist(rows, schema=S.initial(self.dim)[S.META]))
             return
+        self._refuse_other_embedder(meta)
+
+    def _refuse_other_embedder(self, meta: dict[str, str]) -> None:
         if meta.get("embedder") != self.embedder_id or meta.get("dim") != str(self.dim):
             raise EmbedderMismatch(
                 f"this store's vectors were made by {meta.get('embedder')} ({meta.get('dim')} dims); "
@@ -189,6 +207,7 @@ class Store(GraphVerbs):
     def add_raw(self, raws: Sequence[RawInput], vectors: np.ndarray) -> None:
         if raws:
             self.table(S.RAW).add(self._table_of(raws, S.RAW, vectors))
+            self.index_passages({r.session for r in raws if r.role == "user"})
 
     def get_raw(self, ids: Sequence[str]) -> dict[str, RawInput]:
         if not ids:
@@ -217,6 +236,11 @@ class Store(GraphVerbs):
         if attempts is not None:
             values["attempts"] = attempts
         self.table(S.RAW).update(where=f"id = {_q(raw_id)}", values=values)
+
+    def note_raw_error(self, raw_ids: Sequence[str], error: str) -> None:
+        """Record why these inputs still wait, status unchanged (one commit per 500 ids)."""
+        for i in range(0, len(raw_ids), 500):
+            self.table(S.RAW).update(where=_in("id", raw_ids[i : i + 500]), values={"error": error})
 
     # -- memory items ---------------------------------------------------------------------
 
@@ -258,16 +282,11 @@ class Store(GraphVerbs):
         kinds: Sequence[str] | None = None,
     ) -> list[tuple[MemoryItem, float]]:
         """The k items most similar to `vector`, with cosine similarity."""
-        clauses = []
+        terms: list[Term] = [("kind", tuple(kinds))] if kinds else []
         if current_only:
-            clauses.append("superseded_by IS NULL")
-        if kinds:
-            clauses.append(_in("kind", kinds))
-        q = self.table(S.ITEMS).search(vector).metric("cosine").limit(k)
-        if clauses:
-            q = q.where(" AND ".join(clauses), prefilter=True)
-        rows = q.select([*_ITEM_COLUMNS, "_distance"]).to_arrow().to_pylist()
-        return [(self._from_row(MemoryItem, r), 1.0 - float(r["_distance"])) for r in rows]
+            terms.append(("superseded_by", None))
+        rows = self._vectors.search(S.ITEMS, self.table(S.ITEMS), vector, k, _ITEM_COLUMNS, terms)
+        return [(self._from_row(MemoryItem, r), score) for r, score in rows]
 
     def set_superseded_by(self, old_id: str, new_id: str) -> None:
         self.table(S.ITEMS).update(where=f"id = {_q(old_id)}", values={"superseded_by": new_id})
@@ -318,13 +337,23 @@ class Store(GraphVerbs):
         self, collection: str, vector: np.ndarray, k: int, **filters: Sequence[str] | None
     ) -> list[tuple[dict[str, Any], float]]:
         """Rows of "items" or "raw" most similar to `vector`, with cosine similarity.
-        Filters: kinds= (items), statuses= and roles= (raw)."""
-        table, where = _COLLECTIONS[collection], _filters(filters)
-        q = self.table(table).search(vector).metric("cosine").limit(k)
-        if where:
-            q = q.where(where, prefilter=True)
-        rows = q.select([*_COLUMNS[table], "_distance"]).to_arrow().to_pylist()
-        return [(r, 1.0 - float(r.pop("_distance"))) for r in rows]
+        Filters: kinds= (items), statuses= and roles= (raw). Exact, not approximate: see
+        store/vectors.py for how it stays fast."""
+        table = _COLLECTIONS[collection]
+        terms: list[Term] = [(_FILTER_COLUMNS[name], tuple(v)) for name, v in filters.items() if v]
+        return self._vectors.search(table, self.table(table), vector, k, _COLUMNS[table], terms)
+
+    @functools.cached_property
+    def _vectors(self) -> VectorSearch:
+        return VectorSearch(self.db)
+
+    def maintain(self) -> dict[str, list[str]]:
+        """Keep reads fast as the store grows: compact tables that many small commits have
+        fragmented, fold new rows into their indices, index `id` columns. Returns what was done
+        per table; cheap when nothing is due. Run after writes (`Writer.add`, `dcpm dream`)."""
+        from dcpm_cli.store.upkeep import maintain
+
+        return maintain(self)
 
     def text_search(
         self, collection: str, query: str, k: int, **filters: Sequence[str] | None
@@ -392,9 +421,11 @@ class Store(GraphVerbs):
         return [self._from_row(Event, r) for r in rows]
 
 
+_FILTER_COLUMNS = {"kinds": "kind", "statuses": "status", "roles": "role"}
+
+
 def _filters(filters: dict[str, Sequence[str] | None]) -> str | None:
-    columns = {"kinds": "kind", "statuses": "status", "roles": "role"}
-    clauses = [_in(columns[name], values) for name, values in filters.items() if values]
+    clauses = [_in(_FILTER_COLUMNS[name], values) for name, values in filters.items() if values]
     return " AND ".join(clauses) or None
 
 
@@ -406,7 +437,8 @@ def _value(v: Any) -> Any:
 
 _RAW_COLUMNS = [f.name for f in dataclasses.fields(RawInput) if f.name != "position"]
 _ITEM_COLUMNS = [f.name for f in dataclasses.fields(MemoryItem)]
-_COLUMNS = {S.RAW: _RAW_COLUMNS, S.ITEMS: _ITEM_COLUMNS}
-_COLLECTIONS = {"raw": S.RAW, "items": S.ITEMS, "nodes": S.NODES}
+_PASSAGE_COLUMNS = [f.name for f in dataclasses.fields(Passage)]
+_COLUMNS = {S.RAW: _RAW_COLUMNS, S.ITEMS: _ITEM_COLUMNS, S.PASSAGES: _PASSAGE_COLUMNS}
+_COLLECTIONS = {"raw": S.RAW, "items": S.ITEMS, "nodes": S.NODES, "passages": S.PASSAGES}
 
 __all__ = ["PENDING", "Store"]

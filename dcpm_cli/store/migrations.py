@@ -29,6 +29,25 @@ def m001_initial_tables(store: Store) -> None:
         store.create_table_if_missing(name, schema)
 
 
+@migration
+def m002_dream_runs(store: Store) -> None:
+    """The dream run log and per-embedder System 2 calibrations."""
+    from dcpm_cli.store import schemas
+
+    for name, schema in schemas.dream_tables().items():
+        store.create_table_if_missing(name, schema)
+
+
+@migration
+def m003_passages(store: Store) -> None:
+    """Passages (neighbouring user inputs of a session, searched together), built for the
+    inputs already stored. Idempotent: the index is recomputed from the raw inputs."""
+    from dcpm_cli.store import schemas
+
+    store.create_table_if_missing(schemas.PASSAGES, schemas.passages(store.dim))
+    store.index_passages()
+
+
 def apply_migrations(store: Store) -> list[str]:
     """Run every step not yet recorded; return the names applied now."""
     done = store.applied_migrations()

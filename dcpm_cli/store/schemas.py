@@ -93,3 +93,81 @@ def initial(dim: int) -> dict[str, pa.Schema]:
             ]
         ),
     }
+
+
+# -- added by migration m002 ------------------------------------------------------------------
+
+DREAM_RUNS = "dream_runs"
+CALIBRATIONS = "dream_calibrations"
+
+
+def dream_tables() -> dict[str, pa.Schema]:
+    """The run log of `dcpm dream` and the per-embedder System 2 calibrations."""
+    i32 = pa.int32()
+    return {
+        DREAM_RUNS: pa.schema(
+            [
+                ("id", pa.string()),
+                ("started_at", TS),
+                ("ended_at", TS),
+                ("status", pa.string()),
+                ("mode", pa.string()),
+                ("core_schemas", pa.bool_()),
+                ("extracted", i32),
+                ("facts", i32),
+                ("clusters", i32),
+                ("clusters_done", i32),
+                ("clusters_skipped", i32),
+                ("clusters_failed", i32),
+                ("nodes_created", i32),
+                ("evidence_added", i32),
+                ("edges_added", i32),
+                ("behaviours", i32),
+                ("collisions", i32),
+                ("core_created", i32),
+                ("actions_applied", i32),
+                ("actions_rejected", i32),
+                ("llm_calls", i32),
+                ("prompt_tokens", pa.int64()),
+                ("completion_tokens", pa.int64()),
+                ("seconds", pa.float64()),
+                ("rejections", pa.list_(pa.string())),
+                ("declined", pa.list_(pa.string())),
+                ("note", pa.string()),
+                ("settings", pa.string()),
+            ]
+        ),
+        CALIBRATIONS: pa.schema(
+            [
+                ("embedder", pa.string()),
+                ("eps1", pa.float64()),
+                ("eps2", pa.float64()),
+                ("theta_beh", pa.float64()),
+                ("theta_sem", pa.float64()),
+                ("method", pa.string()),
+                ("detail", pa.string()),
+                ("created_at", TS),
+            ]
+        ),
+    }
+
+
+# -- added by migration m003 ------------------------------------------------------------------
+
+PASSAGES = "passages"
+
+
+def passages(dim: int) -> pa.Schema:
+    """Windows of neighbouring user inputs in one session: the read path's context-level keys
+    (text for BM25; vector = the normalised mean of the inputs' vectors)."""
+    return pa.schema(
+        [
+            ("id", pa.string()),
+            ("session", pa.string()),
+            ("text", pa.string()),
+            ("raw_ids", pa.list_(pa.string())),
+            ("first_at", TS),
+            ("last_at", TS),
+            ("vector", _vector(dim)),
+        ]
+    )

@@ -1,0 +1,490 @@
+"""One `dcpm dream`: the lock, the budgets, the phases in order, and the run log.
+
+- The dream lock (`store.dream_lock()`) is held for the whole run and never waited for: a
+  second dream fails at once with LockBusy (exit 5). Writes take the store's short write
+  lock per cluster, so `dcpm add` keeps working during a dream.
+- The run log row is written when the run starts (status `running`), after every cluster,
+  and at the end; a row left `running` while no dream holds the lock was interrupted.
+- A budget (--max-calls / --max-seconds) ends the run with status `budget`; an unreachable
+  LLM with `llm_unavailable`. Both keep everything committed so far, and the next run
+  resumes: facts that became evidence are out of triage, the rest are clustered again.
+
+Options, each with an environment variable and a `[dream]` key in config.toml (precedence:
+flag > DCPM_* variable > config file > default):
+
+    mode           DCPM_DREAM_MODE          full | no-collision | lite          (full)
+    core_schemas   DCPM_CORE_SCHEMAS        Phase 3, opt-in                     (false)
+    no_supersedes  DCPM_NO_SUPERSEDES       ablation: ignore revision chains    (false)
+    catch_up       DCPM_DREAM_CATCH_UP      extract pending inputs first        (true)
+    max_calls      DCPM_DREAM_MAX_CALLS     LLM calls per run                   (none)
+    max_seconds    DCPM_DREAM_MAX_SECONDS   wall time per run                   (none)
+    eps1, eps2     DCPM_DREAM_EPS1/EPS2     DBSCAN radii        (per embedder, see calibrate)
+    min_samples    DCPM_DREAM_MIN_SAMPLES                                       (3)
+    max_cluster    DCPM_DREAM_MAX_CLUSTER   over-sized above this many facts    (40)
+    theta_beh/sem  DCPM_DREAM_THETA_BEH/SEM collision thresholds (per embedder)
+    max_group      DCPM_DREAM_MAX_GROUP     schemas per core schema             (6)
+    dedupe_cos     DCPM_DREAM_DEDUPE_COS    a new node this close is the same   (0.92)
+    context_k      DCPM_DREAM_CONTEXT_K     nearest nodes shown per cluster     (5)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field, fields
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from dcpm_cli.dream import induce
+from dcpm_cli.dream.budget import Budget, BudgetReached
+from dcpm_cli.dream.calibrate import CalibrationReport, calibrate, thresholds_for
+from dcpm_cli.dream.integrity import GraphCheck, check_graph, repair_graph
+from dcpm_cli.dream.sweep import SweepResult, sweep
+from dcpm_cli.dream.triage import GraphIndex, Triage, add_context, triage
+from dcpm_cli.errors import InputError, LLMBadReply, LLMError, LLMUnavailable
+from dcpm_cli.models import Calibration, DreamRun, short_hash, utcnow
+
+if TYPE_CHECKING:
+    from dcpm_cli.embed import Embedder
+    from dcpm_cli.llm import LLM
+    from dcpm_cli.store import Store
+    from dcpm_cli.writer import Writer
+
+MODES = ("full", "no-collision", "lite")
+MAX_LOGGED_REJECTIONS = 100
+SAVE_EVERY = 10  # clusters between run-log updates (each update is one more Lance commit)
+
+Log = Callable[[str], None]
+Progress = Callable[[int, int], None]
+
+
+@dataclass(frozen=True)
+class DreamOptions:
+    mode: str = "full"
+    core_schemas: bool = False
+    no_supersedes: bool = False
+    catch_up: bool = True
+    dry_run: bool = False
+    max_calls: int | None = None
+    max_seconds: float | None = None
+    eps1: float | None = None
+    eps2: float | None = None
+    min_samples: int = 3
+    max_cluster: int = 40
+    theta_beh: float | None = None
+    theta_sem: float | None = None
+    max_group: int = 6
+    dedupe_cos: float = 0.92
+    context_k: int = 5
+    retries: int = 2
+
+    @staticmethod
+    def env_name(name: str) -> str:
+        if name in ("core_schemas", "no_supersedes"):
+            return "DCPM_" + name.upper()
+        return "DCPM_DREAM_" + name.upper()
+
+    @classmethod
+    def resolve(cls, **flags: Any) -> DreamOptions:
+        """Flags (None = not given) over DCPM_* variables, the config file's [dream] table,
+        and the defaults."""
+        from dcpm_cli.config import _read_config_file
+
+        section = _read_config_file().get("dream", {})
+        values: dict[str, Any] = {}
+        for f in fields(cls):
+            if flags.get(f.name) is not None:
+                raw = flags[f.name]
+            elif cls.env_name(f.name) in os.environ:
+                raw = os.environ[cls.env_name(f.name)]
+            elif isinstance(section, dict) and f.name in section:
+                raw = section[f.name]
+            else:
+                continue
+            values[f.name] = _coerce(f, raw, cls.env_name(f.name))
+        opts = cls(**values)
+        if opts.mode not in MODES:
+            raise InputError(f"unknown dream mode {opts.mode!r}", "use one of: " + ", ".join(MODES))
+        return opts
+
+    @property
+    def sweeps(self) -> bool:
+        """Phase 3 runs only in full mode and with the explicit opt-in."""
+        return self.mode == "full" and self.core_schemas
+
+
+@dataclass
+class DreamOutcome:
+    """What `dream()` returns: the run (as logged) and what the renderer may show."""
+
+    run: DreamRun
+    calibration: Calibration | None = None
+    triage: Triage | None = None
+    graph: GraphIndex | None = None
+    check: GraphCheck | None = None  # what the integrity check found (and repaired)
+    sweep: SweepResult | None = None
+    planned: list[str] = field(default_factory=list)  # dry run: the LLM calls it would make
+    prompts: list[list[dict[str, str]]] = field(default_factory=list)  # dry run
+    notes: list[str] = field(default_factory=list)
+
+
+def dream(
+    store: Store,
+    embedder: Embedder,
+    llm: LLM | None,
+    opts: DreamOptions,
+    *,
+    progress: Progress | None = None,
+    log: Log | None = None,
+    writer: Writer | None = None,
+) -> DreamOutcome:
+    """Run System 2 once (or plan it, with `dry_run`). `llm` may be None for a dry run.
+    With a `writer`, inputs still pending extraction are extracted first (DESIGN §2: "a later
+    `dcpm process` or the next dream extracts it"), within the same budget."""
+    say = log or (lambda _: None)
+    run = DreamRun(id=_run_id(), mode=opts.mode, core_schemas=opts.sweeps)
+    if opts.mode == "lite":
+        run.status, run.ended_at = "lite", utcnow()
+        run.note = "lite mode: System 2 is off (System 1 only), nothing consolidated"
+        return DreamOutcome(run)
+    if opts.dry_run:
+        return _plan(store, embedder, opts, run, say)
+    if llm is None:
+        raise InputError("a dream needs an LLM", "use --llm, or --dry-run to see the plan")
+    with store.dream_lock():
+        return _dream(store, embedder, llm, opts, run, progress, say, writer if opts.catch_up else None)
+
+
+def run_calibration(store: Store, embedder: Embedder) -> CalibrationReport:
+    """`dcpm dream --calibrate`: thresholds for this store's embedder from the built-in set,
+    stored in the store so every later dream uses them."""
+    report = calibrate(embedder)
+    with store.lock():
+        store.save_calibration(report.calibration)
+    return report
+
+
+def last_runs(store: Store, n: int = 5) -> list[DreamRun]:
+    """The last n runs, newest first; a run still marked running while no dream holds the
+    lock is shown as interrupted."""
+    runs = store.dream_runs(n)
+    if any(r.status == "running" for r in runs) and not store.dream_running():
+        for r in runs:
+            if r.status == "running":
+                r.status = "interrupted"
+    return runs
+
+
+# -- the run ------------------------------------------------------------------------------
+
+
+def _dream(
+    store: Store,
+    embedder: Embedder,
+    llm: LLM,
+    opts: DreamOptions,
+    run: DreamRun,
+    progress: Progress | None,
+    say: Log,
+    writer: Writer | None,
+) -> DreamOutcome:
+    out = DreamOutcome(run)
+    budget = Budget(llm, opts.max_calls, opts.max_seconds)
+    usage = dataclasses.replace(llm.usage)
+    try:
+        _prepare(store, embedder, opts, out, say)
+        if writer is not None:
+            _catch_up(writer, budget, run, say)
+        out.graph = GraphIndex.load(store)
+        out.triage = _triage(store, out.graph, opts, out.calibration)  # type: ignore[arg-type]
+        run.facts, run.clusters = out.triage.facts, len(out.triage.clusters)
+        run.clusters_skipped = len(out.triage.declined)
+        say(_phase1_line(out.triage))
+        _phase2(store, embedder, llm, opts, out, budget, progress, lambda: _usage(run, llm, usage))
+        say(
+            f"phase 2: {run.clusters_done} clusters induced, {run.nodes_created} nodes created, "
+            f"{run.evidence_added} evidence edges, {run.actions_rejected} actions rejected"
+        )
+        if opts.sweeps:
+            _phase3(store, embedder, llm, opts, out, budget, say)
+        elif opts.core_schemas:
+            out.notes.append(f"core schemas are off in {opts.mode} mode")
+        run.status = "ok"
+    except BudgetReached as e:
+        run.status, run.note = "budget", f"{e}: the rest waits for the next dream"
+    except LLMUnavailable as e:
+        run.status, run.note = "llm_unavailable", _message(e)
+    except LLMError as e:
+        run.status, run.note = "llm_error", _message(e)
+    except BaseException:
+        run.status, run.note = "interrupted", "stopped by an error or a signal"
+        raise
+    finally:
+        run.ended_at = utcnow()
+        run.seconds = (run.ended_at - run.started_at).total_seconds()
+        _usage(run, llm, usage)
+        if run.note and run.status != "interrupted":
+            say(run.note)
+        store.save_dream_run(run)
+    if hasattr(store, "maintain"):
+        store.maintain()  # compaction and indices, when many small commits made them due
+    return out
+
+
+def _prepare(store: Store, embedder: Embedder, opts: DreamOptions, out: DreamOutcome, say: Log) -> None:
+    """Repair what an interrupted run left, choose the thresholds, open the run log row."""
+    out.check = repair_graph(store)
+    if not out.check.ok:
+        out.notes.append("repaired the graph: " + "; ".join(out.check.problems()))
+        say(out.notes[-1])
+    cal, note = thresholds_for(store, embedder)
+    if note:
+        out.notes.append(note)
+        say(note)
+    out.calibration = _with_overrides(cal, opts)
+    out.run.settings = _settings_json(opts, out.calibration)
+    store.save_dream_run(out.run)
+
+
+def _phase2(
+    store: Store,
+    embedder: Embedder,
+    llm: LLM,
+    opts: DreamOptions,
+    out: DreamOutcome,
+    budget: Budget,
+    progress: Progress | None,
+    count_usage: Callable[[], None],
+) -> None:
+    """One induction call per cluster, each cluster committed as a unit."""
+    run, graph, clusters = out.run, out.graph, out.triage.clusters  # type: ignore[union-attr]
+    assert graph is not None
+    for i, cl in enumerate(clusters):
+        budget.check()
+        add_context(graph, cl, opts.context_k, 0.2)  # sees nodes made for earlier clusters
+        try:
+            actions = induce.ask(llm, cl, graph, budget.retries(opts.retries))
+        except LLMBadReply as e:
+            run.clusters_failed += 1
+            _reject(run, [f"cluster {cl.index + 1}: no valid reply ({e.message})"])
+            continue
+        result = induce.plan(store, embedder, cl, graph, actions, dedupe_cos=opts.dedupe_cos)
+        induce.commit(store, graph, result)
+        run.clusters_done += 1
+        run.actions_applied += result.applied
+        _reject(run, result.rejected)
+        run.nodes_created += result.nodes_created
+        run.evidence_added += result.evidence_added
+        run.edges_added += result.edges_added
+        if result.declined:
+            run.declined.append(cl.signature)
+        if run.clusters_done % SAVE_EVERY == 0:
+            count_usage()
+            store.save_dream_run(run)
+        if progress:
+            progress(i + 1, len(clusters))
+
+
+def _phase3(
+    store: Store,
+    embedder: Embedder,
+    llm: LLM,
+    opts: DreamOptions,
+    out: DreamOutcome,
+    budget: Budget,
+    say: Log,
+) -> None:
+    cal = out.calibration
+    assert cal is not None
+    out.sweep = result = SweepResult()
+    try:
+        sweep(
+            store,
+            embedder,
+            llm,
+            budget,
+            result,
+            theta_beh=cal.theta_beh,
+            theta_sem=cal.theta_sem,
+            max_group=opts.max_group,
+            retries=opts.retries,
+        )
+    finally:
+        _sweep_counts(out.run, result)
+    say(
+        f"phase 3: {result.behaviours} behavioural descriptions, {len(result.collisions)} collisions "
+        f"({result.redundant} redundant pairs skipped), {result.cores_created} core schemas created"
+    )
+
+
+def _plan(store: Store, embedder: Embedder, opts: DreamOptions, run: DreamRun, say: Log) -> DreamOutcome:
+    """--dry-run: Phase 1 for real, then the LLM calls that would follow; writes nothing."""
+    out = DreamOutcome(run)
+    run.status = "dry_run"
+    out.check = check_graph(store)
+    if not out.check.ok:
+        out.notes.append("a dream would first repair the graph: " + "; ".join(out.check.problems()))
+    cal = store.calibration_for(embedder.model_id)
+    if cal is None:
+        from dcpm_cli.dream.calibrate import PROFILES
+
+        cal = PROFILES.get(embedder.model_id)
+    if cal is None:
+        cal = calibrate(embedder).calibration
+        out.notes.append(f"no thresholds known for {embedder.model_id}: a dream would calibrate first")
+    out.calibration = cal = _with_overrides(cal, opts)
+    run.settings = _settings_json(opts, cal)
+    out.graph = graph = GraphIndex.load(store)
+    out.triage = tri = _triage(store, graph, opts, cal)
+    run.facts, run.clusters, run.clusters_skipped = tri.facts, len(tri.clusters), len(tri.declined)
+    say(_phase1_line(tri))
+    for cl in tri.clusters:
+        out.prompts.append(induce.prompt(cl, graph))
+        out.planned.append(
+            f"induction: cluster {cl.index + 1} ({len(cl.facts)} facts, {len(cl.nearest)} nearby nodes, "
+            f"{len(cl.evidence_nodes)} nodes already touching them)"
+        )
+    if opts.sweeps:
+        nodes, _, beh = store.node_vectors(["schema"])
+        missing = sum(1 for n, v in zip(nodes, beh, strict=True) if not n.behaviour or np.isnan(v).any())
+        out.planned.append(
+            f"abstraction: {missing} existing schemas without a behavioural description "
+            "(plus one per schema Phase 2 creates)"
+        )
+        out.planned.append("core induction: one call per new collision group (known after the abstractions)")
+    elif opts.core_schemas:
+        out.notes.append(f"core schemas are off in {opts.mode} mode")
+    if opts.max_calls is not None:
+        out.notes.append(f"--max-calls {opts.max_calls} would stop it after {opts.max_calls} LLM calls")
+    run.ended_at = utcnow()
+    return out
+
+
+def _catch_up(writer: Writer, budget: Budget, run: DreamRun, say: Log) -> None:
+    """System 1 catching up: inputs left pending (LLM down, --no-extract) are extracted,
+    oldest first, so tonight's facts are consolidated tonight. Each takes up to two calls
+    (extraction, reconciliation), which count against --max-calls."""
+    limit = None
+    if budget.max_calls is not None:
+        limit = (budget.max_calls - budget.calls) // 2
+        if limit <= 0:
+            return
+    budget.check()
+    report = writer.process_pending(limit=limit)
+    run.extracted = report.extracted
+    if report.extracted or report.failed:
+        say(f"caught up: extracted {report.extracted} pending inputs ({report.failed} failed)")
+    if report.llm_error:
+        raise LLMUnavailable(report.llm_error)
+
+
+def _triage(store: Store, graph: GraphIndex, opts: DreamOptions, cal: Calibration) -> Triage:
+    return triage(
+        store,
+        graph,
+        eps1=cal.eps1,
+        eps2=cal.eps2,
+        min_samples=opts.min_samples,
+        max_cluster=opts.max_cluster,
+        context_k=opts.context_k,
+        include_superseded=opts.no_supersedes,
+    )
+
+
+def _with_overrides(cal: Calibration, opts: DreamOptions) -> Calibration:
+    changes = {
+        name: getattr(opts, name)
+        for name in ("eps1", "eps2", "theta_beh", "theta_sem")
+        if getattr(opts, name) is not None
+    }
+    if not changes:
+        return cal
+    return dataclasses.replace(cal, method=f"{cal.method}, overridden: {', '.join(changes)}", **changes)
+
+
+def _settings_json(opts: DreamOptions, cal: Calibration) -> str:
+    return json.dumps(
+        {
+            "embedder": cal.embedder,
+            "eps1": cal.eps1,
+            "eps2": cal.eps2,
+            "theta_beh": cal.theta_beh,
+            "theta_sem": cal.theta_sem,
+            "thresholds": cal.method,
+            "min_samples": opts.min_samples,
+            "max_cluster": opts.max_cluster,
+            "max_group": opts.max_group,
+            "max_calls": opts.max_calls,
+            "max_seconds": opts.max_seconds,
+            "no_supersedes": opts.no_supersedes,
+        }
+    )
+
+
+def _phase1_line(tri: Triage) -> str:
+    skipped = f", {len(tri.declined)} skipped (declined before)" if tri.declined else ""
+    return (
+        f"phase 1: {_n(tri.facts, 'fact')} to consolidate → {_n(len(tri.clusters), 'cluster')}{skipped}, "
+        f"{tri.noise} unclustered, {tri.seconds:.2f} s"
+    )
+
+
+def _n(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
+def _reject(run: DreamRun, reasons: list[str]) -> None:
+    run.actions_rejected += len(reasons)
+    room = MAX_LOGGED_REJECTIONS - len(run.rejections)
+    run.rejections.extend(reasons[: max(room, 0)])
+
+
+def _usage(run: DreamRun, llm: LLM, start: Any) -> None:
+    run.llm_calls = llm.usage.calls - start.calls
+    run.prompt_tokens = llm.usage.prompt_tokens - start.prompt_tokens
+    run.completion_tokens = llm.usage.completion_tokens - start.completion_tokens
+
+
+def _sweep_counts(run: DreamRun, s: SweepResult) -> None:
+    run.behaviours = s.behaviours
+    run.collisions = len(s.collisions)
+    run.core_created = s.cores_created
+    run.edges_added += s.members_added
+    run.nodes_created += s.cores_created
+    _reject(run, s.failures)
+
+
+def _message(e: LLMError) -> str:
+    return e.message + (f" ({e.hint})" if e.hint else "")
+
+
+def _run_id() -> str:
+    now = utcnow()
+    return f"d_{now:%Y%m%dT%H%M%S}_{short_hash(now.isoformat(), str(os.getpid()), n=6)}"
+
+
+def _coerce(f: dataclasses.Field, raw: Any, env: str) -> Any:
+    kind = f.type if isinstance(f.type, str) else getattr(f.type, "__name__", "str")
+    try:
+        if kind.startswith("bool"):
+            if isinstance(raw, bool):
+                return raw
+            value = str(raw).strip().casefold()
+            if value in ("1", "true", "yes", "on"):
+                return True
+            if value in ("0", "false", "no", "off", ""):
+                return False
+            raise ValueError(raw)
+        if kind.startswith("int"):
+            return int(raw)
+        if kind.startswith("float"):
+            return float(raw)
+        return str(raw)
+    except (TypeError, ValueError) as e:
+        raise InputError(
+            f"dream setting {f.name!r} cannot be {raw!r}",
+            f"check --{f.name.replace('_', '-')}, {env} or [dream] in config.toml",
+        ) from e

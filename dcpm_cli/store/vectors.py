@@ -1,0 +1,316 @@
+"""Exact cosine search over a table's vectors: LanceDB's own scan for the first search of a
+table in a process, then an in-memory copy of the table searched with numpy.
+
+Why a copy: LanceDB's flat scan costs about 20× a numpy matrix–vector product over the same
+vectors (≈190 ms against 9 ms at 100k rows), and its ANN indices are approximate (IVF_HNSW_SQ:
+recall@10 ≈ 0.97) and take minutes to build. Copying a table costs about three scans, so, as in
+the ski-rental problem, a process rents before it buys: the first three searches of a table are
+LanceDB's scans, the fourth makes the copy. A one-shot `dcpm recall QUERY` never pays for a copy;
+agents, `recall --batch`, the writer's reconcile step and benchmarks search many times.
+
+Staying current: Lance never changes a stored row in place. Appends, updates, merge-inserts and
+compaction write new fragments (fragment ids are never reused) and mark the old rows deleted.
+A row cached under its address (`_rowaddr`) is therefore valid while that address is live, and
+a refresh reads only rows with a higher address than any cached one, plus the list of live
+addresses when the row count says cached rows were deleted. Each search first compares the
+table version (the same check `read_consistency_interval=0` makes on every read), so what
+another process or `Store` wrote is seen by the next search. A schema change rebuilds the copy.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import time
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, Any
+from zoneinfo import ZoneInfo
+
+from dcpm_cli.store.sql import in_list
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pyarrow as pa
+
+# (column, values): `column IN values`; values None: `column IS NULL`. Terms are AND-ed.
+Term = tuple[str, tuple[str, ...] | None]
+
+RECHECK_S = 1.0  # ask LanceDB for the table version at least this often (see TableCopy.sync)
+MTIME_MARGIN_NS = 2_000_000_000  # a directory mtime this old cannot be shared by a new commit
+COPY_ON_SEARCH = 4  # copy a table on its 4th search in a process (see the module docstring)
+
+
+def where_sql(terms: Sequence[Term]) -> str | None:
+    clauses = [f"{c} IS NULL" if v is None else in_list(c, v) for c, v in terms]
+    return " AND ".join(clauses) or None
+
+
+class VectorSearch:
+    """The vector search of one `Store`: which tables are copied, and when."""
+
+    def __init__(self, db: Any, copy_on_search: int | None = None) -> None:
+        self._db = db
+        self.copy_on_search = copy_on_search or COPY_ON_SEARCH  # earlier searches: LanceDB's
+        self._copies: dict[str, TableCopy] = {}
+        self._searches: dict[str, int] = {}
+
+    def search(
+        self, name: str, table: Any, vector: np.ndarray, k: int, columns: Sequence[str], terms: Sequence[Term]
+    ) -> list[tuple[dict[str, Any], float]]:
+        """The k rows of `table` most similar to `vector` that match `terms`, best first, as
+        (row with `columns`, cosine similarity)."""
+        n = self._searches[name] = self._searches.get(name, 0) + 1
+        if n < self.copy_on_search:
+            return lancedb_search(table, vector, k, columns, terms)
+        copy = self._copies.get(name)
+        if copy is None:
+            copy = self._copies[name] = TableCopy(self._db.open_table(name))
+        copy.sync(table)
+        return copy.search(vector, k, columns, terms)
+
+
+def lancedb_search(
+    table: Any, vector: np.ndarray, k: int, columns: Sequence[str], terms: Sequence[Term]
+) -> list[tuple[dict[str, Any], float]]:
+    """LanceDB's own exact search (a flat scan even if a vector index exists): the reference."""
+    q = table.search(vector).distance_type("cosine").bypass_vector_index().limit(k)
+    where = where_sql(terms)
+    if where:
+        q = q.where(where, prefilter=True)
+    rows = q.select([*columns, "_distance"]).to_arrow().to_pylist()
+    return [(r, 1.0 - float(r.pop("_distance"))) for r in rows]
+
+
+class TableCopy:
+    """One table in memory: its rows (all columns but the vectors) as Arrow and its vectors as
+    unit-length float32 rows, in the same order, keyed by row address."""
+
+    tail_rows = 4096  # rows added since the bulk load are kept apart up to this many (or 1/8)
+
+    def __init__(self, pinned: Any) -> None:
+        self._t = pinned  # a handle of our own, checked out at the version being read
+        self.version = -1
+        uri = str(pinned.uri)
+        self._versions_dir = None if "://" in uri else os.path.join(uri, "_versions")
+        self._seen: tuple[int, float] | None = None  # (mtime of _versions, when checked)
+        self._schema: pa.Schema | None = None
+        self._blocks: list[np.ndarray] = []
+        self._masks: dict[Term, np.ndarray] = {}
+        self._searchable: np.ndarray | None = None
+
+    # -- keeping current ------------------------------------------------------------------
+
+    def sync(self, table: Any) -> None:
+        """Refresh from `table` (a handle that follows the latest version) unless it provably
+        has not changed. Asking LanceDB for the version costs a round trip through its
+        background thread (0.1 ms idle, milliseconds on a busy machine); on a local disk,
+        every commit writes a manifest into `_versions/`, so an unchanged directory mtime means
+        no commit, provided that mtime was already old when we saw it (a later commit cannot
+        share it even on coarse-grained clocks). LanceDB is asked at least every RECHECK_S."""
+        stamp = self._mtime()
+        if stamp is not None and self._seen is not None:
+            mtime, checked = self._seen
+            if stamp == mtime and time.monotonic() - checked < RECHECK_S:
+                return
+        self.refresh(table.version)
+        if stamp is not None and time.time_ns() - stamp > MTIME_MARGIN_NS:
+            self._seen = (stamp, time.monotonic())
+        else:
+            self._seen = None
+
+    def _mtime(self) -> int | None:
+        if self._versions_dir is None:
+            return None
+        try:
+            return os.stat(self._versions_dir).st_mtime_ns
+        except OSError:
+            return None
+
+    def refresh(self, version: int) -> None:
+        """Catch up with `version` of the table (a no-op when already there)."""
+        if version == self.version:
+            return
+        self._t.checkout(version)  # every read below sees this one version
+        schema = self._t.schema
+        if schema != self._schema:
+            self._reset(schema)
+        if not len(self._addr):
+            new = self._read(None)
+        else:
+            new = self._read(f"_rowaddr > {int(self._addr.max())}")
+            held = self._t.count_rows() - new.num_rows  # rows at or below our highest address
+            if held != int(self._alive.sum()) and not self._drop_deleted(held):
+                self._reset(schema)  # rows came back (a restore): start again
+                new = self._read(None)
+        if new.num_rows:
+            self._append(new)
+        self._searchable = self._alive & self._has_vector  # a row without a vector is never a hit
+        self._masks = {}
+        self.version = version
+
+    def _reset(self, schema: pa.Schema) -> None:
+        import numpy as np
+        import pyarrow as pa
+
+        self._schema = schema
+        self._dim = schema.field("vector").type.list_size
+        self._columns = [f.name for f in schema if not pa.types.is_fixed_size_list(f.type)]
+        self._rows = pa.table({c: pa.array([], schema.field(c).type) for c in self._columns})
+        self._blocks = []
+        self._addr = np.empty(0, dtype=np.uint64)
+        self._alive = np.empty(0, dtype=bool)
+        self._has_vector = np.empty(0, dtype=bool)
+
+    def _read(self, where: str | None) -> pa.Table:
+        q = self._t.search()
+        if where:
+            q = q.where(where)
+        return q.select([*self._columns, "vector", "_rowaddr"]).limit(None).to_arrow()
+
+    def _drop_deleted(self, held: int) -> bool:
+        """Mark the rows deleted since the last refresh; False if the table holds rows at or
+        below our highest address that we do not (only a restore of an old version does that)."""
+        import numpy as np
+
+        addrs = self._t.search().where(f"_rowaddr <= {int(self._addr.max())}")
+        live = addrs.select(["_rowaddr"]).limit(None).to_arrow()["_rowaddr"].to_numpy()
+        self._alive &= np.isin(self._addr, live)
+        if int(self._alive.sum()) != held:
+            return False
+        if held < 0.75 * len(self._alive):  # e.g. after a compaction: free the space
+            keep = np.flatnonzero(self._alive)
+            self._blocks = [np.concatenate(self._blocks)[keep]] if len(keep) else []
+            self._addr, self._alive = self._addr[keep], self._alive[keep]
+            self._has_vector, self._rows = self._has_vector[keep], self._rows.take(keep)
+        return True
+
+    def _append(self, new: pa.Table) -> None:
+        import numpy as np
+        import pyarrow as pa
+
+        vecs, has_vector = _unit_rows(new["vector"], self._dim)
+        # At most two matrices: the bulk, and a tail of what refreshes added since, folded
+        # into the bulk once it is an eighth of it (amortised O(1) per row). One contiguous
+        # bulk matrix keeps the product as fast as numpy's over a single array.
+        tail = vecs if len(self._blocks) < 2 else np.concatenate([self._blocks[1], vecs])
+        if not self._blocks:
+            self._blocks = [vecs]
+        elif len(tail) > max(self.tail_rows, len(self._blocks[0]) // 8):
+            self._blocks = [np.concatenate([self._blocks[0], tail])]
+        else:
+            self._blocks = [self._blocks[0], tail]
+        self._addr = np.concatenate([self._addr, new["_rowaddr"].to_numpy()])
+        self._alive = np.concatenate([self._alive, np.ones(new.num_rows, dtype=bool)])
+        self._has_vector = np.concatenate([self._has_vector, has_vector])
+        rows = new.select(self._columns)
+        self._rows = pa.concat_tables([self._rows, rows]) if self._rows.num_rows else rows
+        if self._rows.column(0).num_chunks > 64:
+            self._rows = self._rows.combine_chunks()
+
+    # -- searching ------------------------------------------------------------------------
+
+    def search(
+        self, vector: np.ndarray, k: int, columns: Sequence[str], terms: Sequence[Term]
+    ) -> list[tuple[dict[str, Any], float]]:
+        import numpy as np
+
+        if not self._blocks or k <= 0:
+            return []
+        q = np.asarray(vector, dtype=np.float32).ravel()
+        q = q / max(float(np.linalg.norm(q)), 1e-12)
+        with one_blas_thread():
+            parts = [b @ q for b in self._blocks]
+        scores = parts[0] if len(parts) == 1 else np.concatenate(parts)
+        mask = self._searchable
+        for term in terms:
+            mask = mask & self._mask(term)
+        hits = int(mask.sum())
+        k = min(k, hits)
+        if k == 0:
+            return []
+        if hits < len(scores):
+            scores[~mask] = -np.inf
+        top = np.argpartition(-scores, k - 1)[:k] if k < len(scores) else np.arange(k)
+        top = top[np.argsort(-scores[top], kind="stable")]
+        rows = _as_dicts(self._rows.take(top), columns)
+        return [(r, float(s)) for r, s in zip(rows, scores[top], strict=True)]
+
+    def _mask(self, term: Term) -> np.ndarray:
+        """Rows matching `term`, kept until the next refresh."""
+        if term not in self._masks:
+            import pyarrow as pa
+            import pyarrow.compute as pc
+
+            column, values = term
+            col = self._rows[column]
+            hit = pc.is_null(col) if values is None else pc.is_in(col, value_set=pa.array(values, col.type))
+            self._masks[term] = hit.fill_null(False).to_numpy(zero_copy_only=False)
+        return self._masks[term]
+
+
+def one_blas_thread() -> Any:
+    """A context in which numpy's BLAS runs on one thread. A matrix–vector product is bound by
+    memory, not arithmetic, and OpenBLAS's worker threads start late on a busy machine and spin
+    after the call, taking the core the embedder and LanceDB need next (at 10k rows on two busy
+    cores: 17.6 ms with two threads, 0.6 ms with one)."""
+    return _blas().limit(limits=1, user_api="blas")
+
+
+@functools.cache
+def _blas() -> Any:
+    from threadpoolctl import ThreadpoolController  # a dependency of scikit-learn
+
+    return ThreadpoolController()
+
+
+def _as_dicts(table: pa.Table, columns: Sequence[str]) -> list[dict[str, Any]]:
+    """`table.select(columns).to_pylist()`, but with UTC timestamps made 4× faster: Arrow looks
+    the zone up for every value, and those lookups were most of a 10k-row search."""
+    import pyarrow as pa
+
+    values = []
+    for name in columns:
+        col = table[name]
+        if col.type == pa.timestamp("us", tz="UTC"):
+            values.append(
+                [
+                    None if us is None else _EPOCH + timedelta(microseconds=us)
+                    for us in col.cast(pa.int64()).to_pylist()
+                ]
+            )
+        else:
+            values.append(col.to_pylist())
+    return [dict(zip(columns, row, strict=True)) for row in zip(*values, strict=True)]
+
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=ZoneInfo("UTC"))  # the same tzinfo Arrow gives
+
+
+def _unit_rows(column: pa.ChunkedArray, dim: int) -> tuple[np.ndarray, np.ndarray]:
+    """A vector column as one (rows, dim) array of unit-length float32 rows (zeros where null),
+    and which rows had a vector."""
+    import numpy as np
+
+    arr = column.combine_chunks()  # the one copy: Arrow's chunks into a contiguous buffer
+    has_vector = np.asarray(arr.is_valid())
+    if has_vector.all():
+        vecs = arr.flatten().to_numpy().reshape(-1, dim)
+    else:
+        vecs = np.zeros((len(arr), dim), dtype=np.float32)
+        vecs[has_vector] = arr.drop_null().flatten().to_numpy().reshape(-1, dim)
+    norms = np.sqrt(np.einsum("ij,ij->i", vecs, vecs))
+    if not np.allclose(norms[has_vector], 1.0, atol=1e-4):  # dcpm's embedders normalise already
+        vecs = vecs / np.maximum(norms, 1e-12)[:, None]
+    return vecs.astype(np.float32, copy=False), has_vector
+
+
+__all__ = [
+    "COPY_ON_SEARCH",
+    "TableCopy",
+    "Term",
+    "VectorSearch",
+    "lancedb_search",
+    "one_blas_thread",
+    "where_sql",
+]
