@@ -335,6 +335,6 @@ def store_stats(store: Store) -> dict[str, Any]:
             "max_length": max(lengths, default=0),
         },
         "nodes": store.count_by_kind("nodes"),
-        "dream_runs": store.last_dream_runs(3) if hasattr(store, "last_dream_runs") else [],
+        "dream_runs": store.last_dream_runs(3),
         "disk_bytes": store.disk_bytes(),
     }

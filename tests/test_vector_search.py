@@ -185,6 +185,15 @@ def test_the_copy_returns_the_rows_lancedb_returns(
         assert when.tzinfo == scan.nearest_items(q, 1)[0][0].event_at.tzinfo
 
 
+def test_callers_cannot_change_the_copy(corpus_store: tuple[Store, Corpus], queries: np.ndarray) -> None:
+    store = on_path(corpus_store[0], "copy")
+    first = store.vector_search("items", queries[0], 3)[0][0]
+    kept = dict(first, raw_ids=list(first["raw_ids"]))
+    first["raw_ids"].append("r_someone_elses")
+    first["text"] = "changed by a caller"
+    assert store.vector_search("items", queries[0], 3)[0][0] == kept
+
+
 def test_results_hold_when_the_copy_takes_over(
     corpus_store: tuple[Store, Corpus], queries: np.ndarray
 ) -> None:

@@ -229,8 +229,7 @@ def _dream(
         if run.note and run.status != "interrupted":
             say(run.note)
         store.save_dream_run(run)
-    if hasattr(store, "maintain"):
-        store.maintain()  # compaction and indices, when many small commits made them due
+    store.maintain()  # compaction and indices, when many small commits made them due
     return out
 
 
