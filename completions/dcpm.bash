@@ -1,3 +1,4 @@
+
 _dcpm_completion() {
     local IFS=$'
 '
@@ -8,3 +9,4 @@ _dcpm_completion() {
 }
 
 complete -o default -F _dcpm_completion dcpm
+

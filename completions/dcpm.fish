@@ -1,10 +1,1 @@
-_dcpm_completion() {
-    local IFS=$'
-'
-    COMPREPLY=( $( env COMP_WORDS="${COMP_WORDS[*]}" \
-                   COMP_CWORD=$COMP_CWORD \
-                   _DCPM_COMPLETE=complete_bash $1 ) )
-    return 0
-}
-
-complete -o default -F _dcpm_completion dcpm
+complete --command dcpm --no-files --arguments "(env _DCPM_COMPLETE=complete_fish _TYPER_COMPLETE_FISH_ACTION=get-args _TYPER_COMPLETE_ARGS=(commandline -cp) dcpm)" --condition "env _DCPM_COMPLETE=complete_fish _TYPER_COMPLETE_FISH_ACTION=is-args _TYPER_COMPLETE_ARGS=(commandline -cp) dcpm"

@@ -1,10 +1,9 @@
+
+#compdef dcpm
+
 _dcpm_completion() {
-    local IFS=$'
-'
-    COMPREPLY=( $( env COMP_WORDS="${COMP_WORDS[*]}" \
-                   COMP_CWORD=$COMP_CWORD \
-                   _DCPM_COMPLETE=complete_bash $1 ) )
-    return 0
+  eval $(env _TYPER_COMPLETE_ARGS="${words[1,$CURRENT]}" _DCPM_COMPLETE=complete_zsh dcpm)
 }
 
-complete -o default -F _dcpm_completion dcpm
+compdef _dcpm_completion dcpm
+

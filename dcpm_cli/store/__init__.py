@@ -297,26 +297,23 @@ class Store(GraphVerbs, PassageVerbs):
         if not items:
             return []
         node = items[item_id]
-        back: list[MemoryItem] = []
         seen = {node.id}
-        cur = node
-        while cur.supersedes and cur.supersedes not in seen:
-            prev = self.get_items([cur.supersedes]).get(cur.supersedes)
-            if prev is None:
-                break
-            back.append(prev)
-            seen.add(prev.id)
-            cur = prev
-        forward: list[MemoryItem] = []
-        cur = node
-        while cur.superseded_by and cur.superseded_by not in seen:
-            nxt = self.get_items([cur.superseded_by]).get(cur.superseded_by)
+        back = self._walk(node, "supersedes", seen)
+        forward = self._walk(node, "superseded_by", seen)
+        return [*reversed(back), node, *forward]
+
+    def _walk(self, start: MemoryItem, pointer: str, seen: set[str]) -> list[MemoryItem]:
+        """Follow one pointer of the chain from `start` (a cycle, or a missing item, ends it)."""
+        out: list[MemoryItem] = []
+        cur = start
+        while (nxt_id := getattr(cur, pointer)) and nxt_id not in seen:
+            nxt = self.get_items([nxt_id]).get(nxt_id)
             if nxt is None:
                 break
-            forward.append(nxt)
+            out.append(nxt)
             seen.add(nxt.id)
             cur = nxt
-        return [*reversed(back), node, *forward]
+        return out
 
     def all_items(self, where: str | None = None) -> list[MemoryItem]:
         return [self._from_row(MemoryItem, r) for r in self._rows(S.ITEMS, where, _ITEM_COLUMNS)]
