@@ -89,6 +89,7 @@ class Writer:
             self._extract_all(todo, report, progress)
         # This run's inputs only: a concurrent `dcpm add` has pending inputs of its own.
         report.pending = len(todo) - report.extracted - report.failed
+        self.store.maintain()  # compaction and indices when due; a few ms when nothing is
         return report
 
     def process_pending(self, *, limit: int | None = None, progress: Progress | None = None) -> AddReport:
@@ -97,6 +98,7 @@ class Writer:
         todo = self.store.raw_by_status([PENDING, FAILED], limit)
         self._extract_all(todo, report, progress)
         report.pending = self.store.count_by_kind("raw").get(PENDING, 0)
+        self.store.maintain()
         return report
 
     def _extract_all(self, todo: list[RawInput], report: AddReport, progress: Progress | None) -> None:
@@ -304,8 +306,7 @@ class Writer:
 
     def _fresh_head(self, item_id: str) -> MemoryItem | None:
         """The current end of the chain through `item_id` (another writer may have moved it)."""
-        chain = self.store.chain(item_id)
-        return chain[-1] if chain else None
+        return self.store.head(item_id)
 
 
 @dataclass

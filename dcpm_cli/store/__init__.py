@@ -225,9 +225,20 @@ class Store(GraphVerbs, PassageVerbs):
         """The n inputs said just before `before` in the same session: extraction's context."""
         if n <= 0:
             return []
-        stamp = before.astimezone(UTC).isoformat(sep=" ")[:26]
-        where = f"session = {_q(session)} AND said_at < timestamp {_q(stamp)}"
-        rows = self._rows(S.RAW, where, _RAW_COLUMNS)
+
+        def stamp(t: datetime) -> str:
+            return _q(t.astimezone(UTC).isoformat(sep=" ")[:26])
+
+        base = f"session = {_q(session)} AND said_at < timestamp {stamp(before)}"
+        # Most context is minutes old: read a day back first, widen only when that is short
+        # (reading a 10k-turn session whole for six turns made `dcpm process` quadratic).
+        for days in (1, 30, None):
+            since = (
+                "" if days is None else f" AND said_at >= timestamp {stamp(before - timedelta(days=days))}"
+            )
+            rows = self._rows(S.RAW, base + since, _RAW_COLUMNS)
+            if len(rows) >= n:
+                break
         rows.sort(key=lambda r: (r["said_at"], r["created_at"]))
         return [self._from_row(RawInput, r) for r in rows[-n:]]
 
@@ -301,6 +312,13 @@ class Store(GraphVerbs, PassageVerbs):
         back = self._walk(node, "supersedes", seen)
         forward = self._walk(node, "superseded_by", seen)
         return [*reversed(back), node, *forward]
+
+    def head(self, item_id: str) -> MemoryItem | None:
+        """The newest state of the chain through `item_id`."""
+        item = self.get_items([item_id]).get(item_id)
+        if item is None:
+            return None
+        return ([item, *self._walk(item, "superseded_by", {item.id})])[-1]
 
     def _walk(self, start: MemoryItem, pointer: str, seen: set[str]) -> list[MemoryItem]:
         """Follow one pointer of the chain from `start` (a cycle, or a missing item, ends it)."""

@@ -14,6 +14,7 @@ from scans into index probes (at 100k items: a lookup by id 35 → 5 ms, an inse
 
 from __future__ import annotations
 
+from datetime import timedelta
 from math import isqrt
 from typing import TYPE_CHECKING
 
@@ -77,7 +78,9 @@ def maintain(store: Store) -> dict[str, list[str]]:
                     if step.startswith("index "):
                         t.create_index(step.removeprefix("index "), config=BTree(), replace=True)
                     else:
-                        t.optimize()
+                        # dcpm keeps its own history (event log, chains): Lance's old table
+                        # versions only slow every commit down, so keep an hour of them.
+                        t.optimize(cleanup_older_than=timedelta(hours=1))
     except LockBusy:
         return {}  # a writer holds the store; the next write's upkeep does it
     return plan
