@@ -450,11 +450,12 @@ def fill_store(store: Store, pool: Pool, n_items: int, seed: int, chunk: int = 5
         items.append(item)
         rows.append(rng.choice(pool.by_slot.get(slot) or range(len(pool.vectors))))
     vectors = _noisy(nrng, pool.vectors[rows])
-    for a in range(0, n_items, chunk):
-        store.add_items(items[a : a + chunk], vectors[a : a + chunk])
-        store.log_events(events[a : a + chunk])
-    for a in range(0, n_raw, chunk):
-        store.add_raw(raws[a : a + chunk], vectors[raw_rows[a : a + chunk]])
+    with store.lock():
+        for a in range(0, n_items, chunk):
+            store.add_items(items[a : a + chunk], vectors[a : a + chunk])
+            store.log_events(events[a : a + chunk])
+        for a in range(0, n_raw, chunk):
+            store.add_raw(raws[a : a + chunk], vectors[raw_rows[a : a + chunk]])
 
 
 @dataclass
