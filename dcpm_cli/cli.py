@@ -385,7 +385,11 @@ def _llm_outcome(report: Any) -> None:
         )
         raise typer.Exit(EXIT_LLM)
     if report.failed:
-        render.note(f"{report.failed} input(s) failed extraction; `dcpm process` retries them.")
+        why = next((o.error for o in report.outcomes if o.error), "")
+        render.note(
+            f"{report.failed} input(s) failed extraction ({why}); they are stored, and "
+            "`dcpm process` retries them."
+        )
         raise typer.Exit(EXIT_LLM)
 
 

@@ -59,18 +59,22 @@ def structured(llm: LLM, messages: list[dict[str, str]], model: type[M], *, retr
     for _ in range(retries + 1):
         reply = llm.chat(convo, schema=schema)
         try:
-            return model.model_validate_json(reply.content)
+            # strict=False: a raw newline inside a JSON string is a small model's habit, not
+            # a reason to throw the reply away.
+            return model.model_validate(json.loads(reply.content, strict=False))
+        except json.JSONDecodeError as e:
+            last_error = f"not JSON ({e.msg} at character {e.pos})"
         except ValidationError as e:
             last_error = _short_validation_error(e)
-            convo = [
-                *messages,
-                {"role": "assistant", "content": reply.content[:4000]},
-                {
-                    "role": "user",
-                    "content": f"That reply was invalid: {last_error}. Reply again with "
-                    "JSON that follows the schema exactly.",
-                },
-            ]
+        convo = [
+            *messages,
+            {"role": "assistant", "content": reply.content[:4000]},
+            {
+                "role": "user",
+                "content": f"That reply was invalid: {last_error}. Reply again with "
+                "JSON that follows the schema exactly.",
+            },
+        ]
     raise LLMBadReply(
         f"{llm.name} gave no valid reply after {retries + 1} attempts ({last_error})",
         "a larger model may follow the schema better (--llm / DCPM_LLM)",

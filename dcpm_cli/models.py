@@ -14,7 +14,9 @@ NodeKind = Literal["schema", "intention", "core_schema"]
 NODE_KINDS: tuple[str, ...] = ("schema", "intention", "core_schema")
 
 # Raw input extraction status.
-PENDING, DONE, FAILED, RAW_ONLY, CONTEXT = "pending", "done", "failed", "raw_only", "context"
+PENDING, DONE, FAILED, CONTEXT = "pending", "done", "failed", "context"
+# Extracted, but nothing memorable came out: the input itself stays searchable as memory.
+NO_ITEMS = "no_items"
 
 
 def utcnow() -> datetime:

@@ -27,7 +27,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from dcpm_cli.errors import InputError
-from dcpm_cli.models import FAILED, ITEM_KINDS, PENDING, Event, Hit, MemoryItem, RawInput, Recall
+from dcpm_cli.models import FAILED, ITEM_KINDS, NO_ITEMS, PENDING, Event, Hit, MemoryItem, RawInput, Recall
 
 if TYPE_CHECKING:
     import numpy as np
@@ -39,7 +39,8 @@ if TYPE_CHECKING:
 # another embedder needs its own floor (setting `recall_min_similarity`).
 MIN_SIMILARITY = 0.2
 SEMANTIC_WEIGHT = 0.75  # α: the share of meaning (cosine) against shared words (BM25)
-RAW_SEARCHED = {"statuses": [PENDING, FAILED], "roles": ["user"]}  # inputs not extracted yet
+# Inputs not extracted yet, or from which no item came: their words are the memory.
+RAW_SEARCHED = {"statuses": [PENDING, FAILED, NO_ITEMS], "roles": ["user"]}
 
 K = TypeVar("K")
 Key = tuple[str, str]  # ("items" | "raw", id)

@@ -21,6 +21,7 @@ from dcpm_cli.models import (
     CONTEXT,
     DONE,
     FAILED,
+    NO_ITEMS,
     PENDING,
     AddReport,
     Event,
@@ -156,7 +157,11 @@ class Writer:
                 seen.add(item.content_hash)
                 kept.append(item)
         if not kept:
-            self.store.set_raw_status(raw.id, DONE, "", raw.attempts + 1)
+            # Nothing new: covered by existing items (DONE), or nothing extracted at all, in
+            # which case the words themselves remain what recall finds (NO_ITEMS).
+            status = DONE if items else NO_ITEMS
+            self.store.set_raw_status(raw.id, status, "", raw.attempts + 1)
+            outcome.status = status
             return outcome
 
         vectors = self.embedder.embed([i.text for i in kept])

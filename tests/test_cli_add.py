@@ -149,7 +149,10 @@ def test_failed_extraction_exits_3_and_process_retries_it(cli, llm) -> None:
     added = cli("add", "I started bouldering.")
 
     assert added.exit_code == 3
-    assert "1 input(s) failed extraction; `dcpm process` retries them." in " ".join(added.stderr.split())
+    message = " ".join(added.stderr.split())
+    assert "1 input(s) failed extraction (" in message
+    assert "not JSON" in message, "the user sees why it failed"
+    assert "`dcpm process` retries them." in message
     llm.enqueue(extraction(item("Has started bouldering", attribute="exercise routine")))
     processed = cli("process")
     assert processed.exit_code == 0

@@ -163,3 +163,10 @@ def test_stats_counts_chains_and_pending(cli, fitness):
     assert data["raw_inputs"] == 6
     text = cli("stats").stdout
     assert "max 5" in text and "pending" in text
+
+
+def test_an_input_with_nothing_extracted_stays_findable(cli, llm):
+    llm.enqueue(extraction())  # the model found nothing memorable in it
+    cli("add", "--at", "2026-03-03", "My name is Nora and I work as a nurse in Leeds")
+    data = json.loads(cli("recall", "where do I work", "--json").stdout)
+    assert data["hits"] and "nurse in Leeds" in data["hits"][0]["text"]

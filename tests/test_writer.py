@@ -507,3 +507,16 @@ def test_a_failed_input_keeps_its_reason_when_the_llm_goes_down_before_its_retry
     got = store.get_raw([early.id, late.id])
     assert (got[early.id].status, got[early.id].error) == (PENDING, "the scripted LLM has no reply left")
     assert (got[late.id].status, got[late.id].error) == (FAILED, "gibberish")
+
+
+def test_small_model_quirks_are_tolerated_not_fatal() -> None:
+    from dcpm_cli.llm import ScriptedLLM, structured
+    from dcpm_cli.prompts.extraction import Extraction
+
+    # A raw newline inside a string, salience out of range, padded text: one call, no retry.
+    quirky = '{"items": [{"kind": "fact", "text": "  Runs\nalone  ", "topic": "fitness", "salience": 3}]}'
+    llm = ScriptedLLM().enqueue(quirky)
+    got = structured(llm, [{"role": "user", "content": "x"}], Extraction)
+    assert len(llm.calls) == 1
+    assert got.items[0].salience == 1.0
+    assert got.items[0].text == "Runs\nalone"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from dcpm_cli.models import RawInput
 
@@ -32,12 +32,21 @@ references ("it", "that class")."""
 
 
 class ExtractedItem(BaseModel):
+    model_config = ConfigDict(str_strip_whitespace=True)
+
     kind: Literal["fact", "identity", "summary"]
     text: str = Field(min_length=3, max_length=600)
     topic: str = Field(min_length=1, max_length=40)
     subject: str = Field(default="user", max_length=80)
     attribute: str = Field(default="", max_length=80)
-    salience: float = Field(ge=0.0, le=1.0)
+    salience: float
+
+    @field_validator("salience")
+    @classmethod
+    def _clamp(cls, v: float) -> float:
+        # Grammar-constrained decoding cannot bound numbers: clamp rather than refuse the reply.
+        return min(max(v, 0.0), 1.0)
+
     when: str | None = None
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from dcpm_cli.models import MemoryItem
 
@@ -23,6 +23,8 @@ Return JSON {"decisions": [{"item": <number>, "op": ..., "target": <id or null>,
 
 
 class Decision(BaseModel):
+    model_config = ConfigDict(str_strip_whitespace=True)
+
     item: int = Field(ge=0)
     op: Literal["ADD", "SUPERSEDE", "UPDATE", "DUPLICATE"]
     target: str | None = None
