@@ -180,6 +180,9 @@ class MiniLM:
         self._values = [ort.OrtValue.ortvalue_from_numpy(np.ascontiguousarray(weights[n])) for n in names]
         opts = ort.SessionOptions()
         opts.log_severity_level = 3
+        # Spinning worker threads steal the CPU from whatever runs next (BM25, numpy): measured
+        # here, a one-query embed 10 → 6.5 ms and 256 texts 790 → 420 ms without it.
+        opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
         if threads:
             opts.intra_op_num_threads = threads
         opts.add_external_initializers(names, self._values)
