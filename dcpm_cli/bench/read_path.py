@@ -32,7 +32,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -40,29 +39,16 @@ from typing import Any
 
 import numpy as np
 
-from dcpm_cli.bench.system1 import SLOTS, distinct_sentences, sentence
+from dcpm_cli.bench.system1 import SLOTS, TimedEmbedder, distinct_sentences, sentence
 from dcpm_cli.embed import Embedder, get_embedder
-from dcpm_cli.models import DONE, FAILED, ITEM_KINDS, PENDING, MemoryItem, RawInput, short_hash
-from dcpm_cli.recall import recall
+from dcpm_cli.models import DONE, ITEM_KINDS, PENDING, MemoryItem, RawInput, short_hash
+from dcpm_cli.recall import RAW_SEARCHED, recall
 from dcpm_cli.store import Store
 from dcpm_cli.store.vectors import TableCopy, one_blas_thread
 
 DEPTH = 40  # recall()'s vector-search depth at k=10: max(4k, 20)
 PATHS = ("dcpm", "LanceDB scan")
-RAW_FILTER = {"statuses": [PENDING, FAILED], "roles": ["user"]}  # recall()'s raw filter
-
-
-class TimedEmbedder:
-    def __init__(self, inner: Embedder) -> None:
-        self.inner, self.model_id, self.dim = inner, inner.model_id, inner.dim
-        self.seconds = 0.0
-
-    def embed(self, texts: Sequence[str]) -> np.ndarray:
-        t0 = time.perf_counter()
-        try:
-            return self.inner.embed(texts)
-        finally:
-            self.seconds += time.perf_counter() - t0
+RAW_FILTER = RAW_SEARCHED  # recall()'s raw filter
 
 
 class TimedStore(Store):
@@ -166,7 +152,9 @@ def build_store(
         item_current=np.array([i.superseded_by is None for i in items]),
         raw_ids=[r.id for r in raws],
         raw_vectors=raw_vectors,
-        raw_searchable=np.array([r.status in (PENDING, FAILED) and r.role == "user" for r in raws]),
+        raw_searchable=np.array(
+            [r.status in RAW_SEARCHED["statuses"] and r.role in RAW_SEARCHED["roles"] for r in raws]
+        ),
     )
 
 
