@@ -73,12 +73,31 @@ def _read_config_file() -> dict[str, Any]:
         raise InputError(f"cannot read {path}: {e}", "fix or remove the config file") from e
 
 
+def parse_value(raw: Any, kind: str) -> Any:
+    """A setting's value from a flag, env var or config file, as its type `kind` (bool, int,
+    float, or str); ValueError when it cannot be one ("false" is False, not truthy)."""
+    if kind.startswith("bool"):
+        if isinstance(raw, bool):
+            return raw
+        value = str(raw).strip().casefold()
+        if value in ("1", "true", "yes", "on"):
+            return True
+        if value in ("0", "false", "no", "off", ""):
+            return False
+        raise ValueError(raw)
+    if kind.startswith("int"):
+        return int(raw)
+    if kind.startswith("float"):
+        return float(raw)
+    return str(raw)
+
+
 def _coerce(f: dataclasses.Field, raw: Any) -> Any:
-    kind = type(f.default)
+    kind = type(f.default).__name__
     try:
-        return kind(raw)
+        return parse_value(raw, kind)
     except (TypeError, ValueError) as e:
         raise InputError(
-            f"setting {f.name!r} must be a {kind.__name__}, got {raw!r}",
+            f"setting {f.name!r} must be a {kind}, got {raw!r}",
             f"check --{f.name.replace('_', '-')}, {Settings.env_name(f.name)} or config.toml",
         ) from e

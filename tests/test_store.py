@@ -202,3 +202,14 @@ def test_history_is_bounded_to_the_same_session_and_earlier_times(
     history = store.recent_raw("a", before, 3)
 
     assert [r.text for r in history] == expected
+
+
+def test_settings_values_parse_by_type_and_false_is_false() -> None:
+    from dcpm_cli.config import parse_value
+
+    assert parse_value("false", "bool") is False
+    assert parse_value("On", "bool") is True
+    assert parse_value("7", "int") == 7
+    assert parse_value("0.25", "float") == 0.25
+    with pytest.raises(ValueError):
+        parse_value("maybe", "bool")

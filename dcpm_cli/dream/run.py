@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from dcpm_cli.config import parse_value
 from dcpm_cli.dream import induce
 from dcpm_cli.dream.budget import Budget, BudgetReached
 from dcpm_cli.dream.calibrate import CalibrationReport, calibrate, thresholds_for
@@ -468,20 +469,7 @@ def _run_id() -> str:
 def _coerce(f: dataclasses.Field, raw: Any, env: str) -> Any:
     kind = f.type if isinstance(f.type, str) else getattr(f.type, "__name__", "str")
     try:
-        if kind.startswith("bool"):
-            if isinstance(raw, bool):
-                return raw
-            value = str(raw).strip().casefold()
-            if value in ("1", "true", "yes", "on"):
-                return True
-            if value in ("0", "false", "no", "off", ""):
-                return False
-            raise ValueError(raw)
-        if kind.startswith("int"):
-            return int(raw)
-        if kind.startswith("float"):
-            return float(raw)
-        return str(raw)
+        return parse_value(raw, kind)
     except (TypeError, ValueError) as e:
         raise InputError(
             f"dream setting {f.name!r} cannot be {raw!r}",
