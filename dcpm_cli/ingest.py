@@ -56,38 +56,50 @@ def _heading_date(title: str) -> datetime | None:
     if m:
         return parse_time(m.group(0).replace(" ", "T"))
     cleaned = re.sub(r"^(mon|tue|wed|thu|fri|sat|sun)[a-z]*,?\s+", "", title.strip(), flags=re.I)
-    for fmt in _DATE_FORMATS:
-        try:
-            d = datetime.strptime(cleaned, fmt)
-        except ValueError:
-            continue
-        return datetime(d.year, d.month, d.day, 12, tzinfo=UTC)
+    words = cleaned.split()
+    for head in dict.fromkeys([cleaned, " ".join(words[:3])]):  # a date, or a date and a title
+        for fmt in _DATE_FORMATS:
+            try:
+                d = datetime.strptime(head, fmt)
+            except ValueError:
+                continue
+            return datetime(d.year, d.month, d.day, 12, tzinfo=UTC)
     return None
 
 
 def parse_markdown(text: str, *, session: str, source: str, at: datetime | None) -> list[RawInput]:
-    """One input per dated heading; undated headings stay inside the entry they follow."""
+    """One input per dated heading, the heading line included; undated headings stay inside
+    the entry they follow. Every character lands in some input: text before the first dated
+    heading is an input of its own dated like the first entry (or `at`), unless it is only
+    headings (a title), which then open the first entry."""
     entries: list[tuple[datetime | None, list[str]]] = [(None, [])]
     for line in text.splitlines():
         m = _HEADING.match(line)
         when = _heading_date(m.group(2)) if m else None
         if when is not None:
             entries.append((when, []))
-        elif not (m and entries[-1][0] is None and not any(x.strip() for x in entries[-1][1])):
-            entries[-1][1].append(line)  # a title before any entry is not content
+        entries[-1][1].append(line)
+    preamble = entries.pop(0)[1]
+    if entries and all(_HEADING.match(x) or not x.strip() for x in preamble):
+        entries[0] = (entries[0][0], [*preamble, *entries[0][1]])  # a title opens the first entry
+    elif any(x.strip() for x in preamble):
+        entries.insert(0, (None, preamble))
+    first_date = next((when for when, _ in entries if when is not None), None)
     out = []
     for i, (when, lines) in enumerate(entries):
         body = "\n".join(lines).strip()
-        if body:
-            out.append(
-                RawInput(
-                    text=body,
-                    session=session,
-                    source=source,
-                    said_at=when or at or utcnow(),
-                    position="" if when or at else f"{source}#{i}",
-                )
+        if not body:
+            continue
+        said = when or at or first_date
+        out.append(
+            RawInput(
+                text=body,
+                session=session,
+                source=source,
+                said_at=said or utcnow(),
+                position="" if said else f"{source}#{i}",
             )
+        )
     return out
 
 
