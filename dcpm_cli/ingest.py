@@ -21,21 +21,37 @@ class Format(StrEnum):
     markdown = "markdown"
 
 
+# Times dcpm accepts: far enough from datetime's limits (years 1 and 9999) that no later step
+# (a day's window back, a time zone) can overflow.
+EARLIEST = datetime(1000, 1, 1, tzinfo=UTC)
+LATEST = datetime(9000, 1, 1, tzinfo=UTC)
+
+
 def parse_time(value: str | float | int, what: str = "time") -> datetime:
     """ISO date or datetime (naive = UTC; a bare date = noon UTC), or Unix seconds."""
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        return datetime.fromtimestamp(float(value), UTC)
-    if isinstance(value, str):
-        s = value.strip()
-        try:
+    when = _read_time(value)
+    if when is None:
+        hint = "use an ISO date like 2026-03-01 or 2026-03-01T18:30"
+        raise InputError(f"cannot read {what} {value!r}", hint)
+    if not EARLIEST <= when < LATEST:
+        raise InputError(f"{what} {value!r} is out of range", "give a time between the years 1000 and 9000")
+    return when
+
+
+def _read_time(value: object) -> datetime | None:
+    try:
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            return datetime.fromtimestamp(float(value), UTC)  # NaN, inf, 1e20: ValueError etc.
+        if isinstance(value, str):
+            s = value.strip()
             if re.fullmatch(r"\d{4}-\d{2}-\d{2}", s):
                 d = date.fromisoformat(s)
                 return datetime(d.year, d.month, d.day, 12, tzinfo=UTC)
             dt = datetime.fromisoformat(s.replace("Z", "+00:00"))
-            return dt if dt.tzinfo else dt.replace(tzinfo=UTC)
-        except ValueError:
-            pass
-    raise InputError(f"cannot read {what} {value!r}", "use an ISO date like 2026-03-01 or 2026-03-01T18:30")
+            return (dt if dt.tzinfo else dt.replace(tzinfo=UTC)).astimezone(UTC)
+    except (ValueError, OverflowError, OSError):
+        return None
+    return None
 
 
 _HEADING = re.compile(r"^(#{1,3})\s+(.*?)\s*#*\s*$")
@@ -160,6 +176,9 @@ def parse(
     """Inputs from one text in the given (or detected) format."""
     if not text.strip():
         raise InputError("nothing to add: the input is empty")
+    if "\x00" in text:
+        line = text.count("\n", 0, text.index("\x00")) + 1
+        raise InputError(f"{source} holds a NUL byte (line {line}): it looks binary, not text")
     if fmt is Format.auto:
         fmt = (
             Format.jsonl
