@@ -71,7 +71,7 @@ class MiniLMEmbedder:
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         for start in range(0, len(order), self.batch_size):
             idx = order[start : start + self.batch_size]
-            enc = self._tok.encode_batch([texts[i] or " " for i in idx])
+            enc = self._tok.encode_batch([_head(texts[i]) or " " for i in idx])
             ids = np.array([e.ids for e in enc], dtype=np.int64)
             mask = np.array([e.attention_mask for e in enc], dtype=np.int64)
             hidden = self._hidden(ids, mask)
@@ -102,6 +102,15 @@ class MiniLMInt8(MiniLMEmbedder):
 
         feed = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
         return self._session.run(None, feed)[0]
+
+
+def _head(text: str) -> str:
+    """The part of `text` the model can see: its first MAX_TOKENS words (each word is at least one
+    token, so the tokens kept are the same), at most 100 characters a token (WordPiece's longest
+    word). Tokenizing a 10 MB input whole, to keep 256 tokens, took 54 s and 1.3 GB."""
+    from dcpm_cli.minilm import MAX_TOKENS
+
+    return " ".join(text.split(None, MAX_TOKENS)[:MAX_TOKENS])[: MAX_TOKENS * 100]
 
 
 def _tokenizer(path, max_tokens: int):

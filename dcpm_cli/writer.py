@@ -1,7 +1,9 @@
 """System 1, the synchronous writer: persist → extract → reconcile → upsert + chain.
 
-1. Raw persist: every input is on disk (embedded, searchable) before any LLM is called.
-2. Extraction: one structured call per user input, with a short window of earlier turns.
+1. Raw persist: every input is on disk (embedded, searchable) before any LLM is called; if the
+   embedder fails, the words are stored without a vector, filled in by the next write.
+2. Extraction: one structured call per user input (per bounded piece of a long one), with a
+   short window of earlier turns.
 3. Reconciliation: each item meets its top-k current neighbours; one batched call picks
    ADD / SUPERSEDE / UPDATE; exact duplicates are dropped before any call.
 4. Upsert and chain: SUPERSEDE links `supersedes` / `superseded_by` and never deletes;
@@ -15,7 +17,8 @@ from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime
 from typing import TYPE_CHECKING
 
-from dcpm_cli.errors import LLMError, LLMUnavailable
+from dcpm_cli import chunking
+from dcpm_cli.errors import DcpmError, LLMError, LLMUnavailable
 from dcpm_cli.llm import structured
 from dcpm_cli.models import (
     CONTEXT,
@@ -51,26 +54,44 @@ class Writer:
     embedder: Embedder
     llm: LLM | None
     settings: Settings
+    embed_problem: str = ""  # why the last persist stored inputs without vectors
 
     # -- step 1 ---------------------------------------------------------------------------
 
     def persist(self, raws: Sequence[RawInput]) -> tuple[list[RawInput], int]:
-        """Store the inputs not stored before; return them and how many were already there."""
+        """Store the inputs not stored before; return them and how many were already there.
+        Nothing the embedder does can stop the words reaching the disk."""
         unique: dict[str, RawInput] = {}
         for r in raws:
             if r.role != "user":
                 r.status = CONTEXT  # assistant/system turns: stored raw, context for extraction
             unique.setdefault(r.content_hash, r)
         fresh = self._unknown(list(unique.values()))
-        vectors = self.embedder.embed([r.text for r in fresh]) if fresh else None
+        self.embed_problem = ""
+        vectors = None
+        if fresh:
+            try:
+                self.fill_vectors()  # inputs an embedder failure left without one
+                vectors = self.embedder.embed([r.text for r in fresh])
+            except (DcpmError, RuntimeError, OSError, ValueError, MemoryError) as e:
+                self.embed_problem = f"the embedder failed: {getattr(e, 'message', None) or e}"
         with self.store.lock():
             # Re-check under the lock: a concurrent `dcpm add` may have stored the same input.
             known = self.store.known_raw_hashes([r.content_hash for r in fresh])
             keep = [i for i, r in enumerate(fresh) if r.content_hash not in known]
             new = [fresh[i] for i in keep]
-            if new and vectors is not None:
-                self.store.add_raw(new, vectors[keep])
+            if new:
+                self.store.add_raw(new, None if vectors is None else vectors[keep], self.embed_problem)
         return new, len(raws) - len(new)
+
+    def fill_vectors(self) -> int:
+        """Embed the inputs stored without a vector (the embedder had failed); how many."""
+        missing = self.store.raw_without_vectors()
+        if missing:
+            vectors = self.embedder.embed([r.text for r in missing])
+            with self.store.lock():
+                self.store.set_raw_vectors(missing, vectors)
+        return len(missing)
 
     def _unknown(self, raws: list[RawInput]) -> list[RawInput]:
         known = self.store.known_raw_hashes([r.content_hash for r in raws])
@@ -93,7 +114,9 @@ class Writer:
         report.stored = len(new)
         report.raw_ids = [r.id for r in new]
         todo = [r for r in new if r.status == PENDING]
-        if extract and todo:
+        if self.embed_problem:  # reconciling needs vectors too: everything waits for the embedder
+            report.llm_error = self.embed_problem
+        elif extract and todo:
             self._extract_all(todo, report, progress)
         # This run's inputs only: a concurrent `dcpm add` has pending inputs of its own.
         report.pending = len(todo) - report.extracted - report.failed
@@ -103,6 +126,12 @@ class Writer:
     def process_pending(self, *, limit: int | None = None, progress: Progress | None = None) -> AddReport:
         """Extract every pending (or failed) input, oldest first."""
         report = AddReport()
+        try:
+            self.fill_vectors()
+        except (DcpmError, RuntimeError, OSError, ValueError, MemoryError) as e:
+            report.llm_error = f"the embedder failed: {getattr(e, 'message', None) or e}"
+            report.pending = self.store.count_by_kind("raw").get(PENDING, 0)
+            return report
         todo = self.store.raw_by_status([PENDING, FAILED], limit)
         self._extract_all(todo, report, progress)
         report.pending = self.store.count_by_kind("raw").get(PENDING, 0)
@@ -144,13 +173,16 @@ class Writer:
     def process_one(self, raw: RawInput) -> InputOutcome:
         assert self.llm is not None
         history = self.store.recent_raw(raw.session, raw.said_at, self.settings.history_window)
-        got = structured(
-            self.llm,
-            extraction.messages(raw, history),
-            extraction.Extraction,
-            retries=self.settings.llm_retries,
-        )
-        items = [self._item(raw, i, x) for i, x in enumerate(got.items)]
+        found: list[extraction.ExtractedItem] = []
+        for piece in chunking.pieces(raw.text) or [raw.text]:  # a long input: a call per piece
+            got = structured(
+                self.llm,
+                extraction.messages(raw if piece == raw.text else replace(raw, text=piece), history),
+                extraction.Extraction,
+                retries=self.settings.llm_retries,
+            )
+            found.extend(got.items)
+        items = [self._item(raw, i, x) for i, x in enumerate(found)]
         outcome = InputOutcome(raw.id, DONE)
 
         # Exact duplicates of current beliefs (or of each other) are dropped without a call.

@@ -206,10 +206,28 @@ class Store(GraphVerbs, PassageVerbs):
             known.update(r["content_hash"] for r in rows)
         return known
 
-    def add_raw(self, raws: Sequence[RawInput], vectors: np.ndarray) -> None:
+    def add_raw(self, raws: Sequence[RawInput], vectors: np.ndarray | None, why: str = "") -> None:
+        """Append inputs; with no vectors (the embedder failed: `why`) they are marked, and
+        `set_raw_vectors` completes them later."""
         if raws:
-            self.table(S.RAW).add(self._table_of(raws, S.RAW, vectors))
+            error = [f"{NO_VECTOR}: {why}" if vectors is None else r.error for r in raws]
+            self.table(S.RAW).add(self._table_of(raws, S.RAW, vectors, error=error))
             self.index_passages({r.session for r in raws if r.role == "user"})
+
+    def raw_without_vectors(self) -> list[RawInput]:
+        """Inputs stored while the embedder was failing (found by their mark: cheap, unlike a
+        scan of the vector column)."""
+        return [self._from_row(RawInput, r) for r in self._rows(S.RAW, _NO_VECTOR_YET, _RAW_COLUMNS)]
+
+    def set_raw_vectors(self, raws: Sequence[RawInput], vectors: np.ndarray) -> None:
+        """Give inputs stored without a vector theirs, and rebuild their passages."""
+        for r, v in zip(raws, vectors, strict=True):
+            values = {"vector": [float(x) for x in v], "error": ""}
+            self.table(S.RAW).update(where=f"id = {_q(r.id)} AND {_NO_VECTOR_YET}", values=values)
+        ids = [r.id for r in raws]
+        for i in range(0, len(ids), 500):
+            self.table(S.PASSAGES).delete(f"array_has_any(raw_ids, [{', '.join(map(_q, ids[i : i + 500]))}])")
+        self.index_passages({r.session for r in raws if r.role == "user"})
 
     def get_raw(self, ids: Sequence[str]) -> dict[str, RawInput]:
         if not ids:
@@ -443,6 +461,8 @@ def _since(before: datetime, days: int, stamp: Any) -> str:
         return ""
 
 
+NO_VECTOR = "no vector yet"  # the mark of an input stored while the embedder was failing
+_NO_VECTOR_YET = f"error LIKE '{NO_VECTOR}%'"
 _WHERE = "check --store / DCPM_STORE / DCPM_HOME"
 
 

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from dcpm_cli.models import Passage, short_hash
 from dcpm_cli.store import schemas as S
 from dcpm_cli.store.sql import in_list as _in
+from dcpm_cli.store.vectors import _unit_rows
 
 if TYPE_CHECKING:
     import numpy as np
@@ -104,8 +105,7 @@ class PassageVerbs:
             q = self.table(S.RAW).search().where(_in("id", ids[i : i + 500])).select(["id", "text", "vector"])
             data: pa.Table = q.limit(None).to_arrow()
             texts.update(zip(data.column("id").to_pylist(), data.column("text").to_pylist(), strict=True))
-            flat = np.asarray(data.column("vector").combine_chunks().flatten(), dtype=np.float32)
-            blocks.append(flat.reshape(-1, self.dim))
+            blocks.append(_unit_rows(data.column("vector"), self.dim)[0])  # zeros: no vector yet
         matrix = np.concatenate(blocks) if blocks else np.zeros((0, self.dim), dtype=np.float32)
         return texts, {rid: n for n, rid in enumerate(texts)}, matrix
 
