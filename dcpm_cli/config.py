@@ -69,7 +69,7 @@ def _read_config_file() -> dict[str, Any]:
         return {}
     try:
         return tomllib.loads(path.read_text(encoding="utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError, OSError) as e:  # OSError: e.g. a directory
         raise InputError(f"cannot read {path}: {e}", "fix or remove the config file") from e
 
 

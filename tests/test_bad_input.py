@@ -152,6 +152,13 @@ CASES: list[tuple[str, Callable[[Path, Path], list[str]], str | bytes | None, in
         "config.toml",
     ),
     (
+        "a config.toml that is a directory",
+        lambda t, h: [(h / "config.toml").mkdir() or "stats"],
+        None,
+        2,
+        "config.toml",
+    ),
+    (
         "an unknown embedder",
         lambda t, h: ["--embedder", "bert-9000", "add", "x"],
         None,
