@@ -47,6 +47,14 @@ if TYPE_CHECKING:
 
 Progress = Callable[[int, int], None]
 
+# What a failing embedder raises: a down Ollama (DcpmError), onnxruntime (RuntimeError), a
+# model file gone (OSError), a bad reply (ValueError), an input too large (MemoryError).
+EMBEDDER_FAILURES = (DcpmError, RuntimeError, OSError, ValueError, MemoryError)
+
+
+def _embedder_failed(e: BaseException) -> str:
+    return f"the embedder failed: {getattr(e, 'message', None) or e}"
+
 
 @dataclass
 class Writer:
@@ -73,8 +81,8 @@ class Writer:
             try:
                 self.fill_vectors()  # inputs an embedder failure left without one
                 vectors = self.embedder.embed([r.text for r in fresh])
-            except (DcpmError, RuntimeError, OSError, ValueError, MemoryError) as e:
-                self.embed_problem = f"the embedder failed: {getattr(e, 'message', None) or e}"
+            except EMBEDDER_FAILURES as e:
+                self.embed_problem = _embedder_failed(e)
         with self.store.lock():
             # Re-check under the lock: a concurrent `dcpm add` may have stored the same input.
             known = self.store.known_raw_hashes([r.content_hash for r in fresh])
@@ -128,8 +136,8 @@ class Writer:
         report = AddReport()
         try:
             self.fill_vectors()
-        except (DcpmError, RuntimeError, OSError, ValueError, MemoryError) as e:
-            report.llm_error = f"the embedder failed: {getattr(e, 'message', None) or e}"
+        except EMBEDDER_FAILURES as e:
+            report.llm_error = _embedder_failed(e)
             report.pending = self.store.count_by_kind("raw").get(PENDING, 0)
             return report
         todo = self.store.raw_by_status([PENDING, FAILED], limit)
