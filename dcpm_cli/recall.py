@@ -218,7 +218,7 @@ def _hit(
     if state is None:
         return None
     return Hit(
-        kind=state.kind, id=state.id, text=state.text, when=state.event_at, score=score,
+        kind=state.kind, id=state.id, text=_text_at(store, state, as_of), when=state.event_at, score=score,
         matched=[item.id], chain=chain, raw_ids=state.raw_ids, topic=state.topic,
     )  # fmt: skip
 
@@ -229,6 +229,23 @@ def _state_at(chain: list[MemoryItem], as_of: datetime | None) -> MemoryItem | N
         return chain[-1]
     valid = [c for c in chain if c.event_at <= as_of]
     return valid[-1] if valid else None
+
+
+def _text_at(store: Store, state: MemoryItem, as_of: datetime | None) -> str:
+    """The state's text as it read at `as_of`: an UPDATE said later (by the time of the input
+    it came from) had not happened yet, and the event log keeps the text before it."""
+    if as_of is None or state.updated_at <= state.created_at:
+        return state.text  # never updated
+    updates = [e for e in store.events_for(state.id) if e.op == "UPDATE" and e.item_id == state.id]
+    sources = store.get_raw(sorted({e.raw_id for e in updates if e.raw_id}))
+    later = [
+        (sources[e.raw_id].said_at if e.raw_id in sources else e.at, e.at, e)
+        for e in updates
+        if (sources[e.raw_id].said_at if e.raw_id in sources else e.at) > as_of
+    ]
+    if not later:
+        return state.text
+    return min(later, key=lambda x: (x[0], x[1]))[2].previous_text
 
 
 def _attach_nodes(store: Store, hits: list[Hit]) -> None:
