@@ -276,6 +276,7 @@ def recall(
         else:
             floor = _session(ctx).settings.recall_min_similarity
             result = run_recall(store, embedder, q, k=k, kinds=kinds, as_of=when, min_similarity=floor)
+            render.warnings(result.warnings)
         if batch is not None or fmt is OutputFormat.json:
             render.print_json(render.recall_dict(result))
         elif fmt is OutputFormat.prompt:

@@ -221,6 +221,7 @@ class Recall:
     hits: list[Hit]
     as_of: datetime | None = None
     nodes: list[Node] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)  # e.g. full-text search failed
 
 
 @dataclass

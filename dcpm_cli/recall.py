@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from dcpm_cli.errors import InputError
+from dcpm_cli.errors import InputError, TextSearchFailed
 from dcpm_cli.models import FAILED, ITEM_KINDS, NO_ITEMS, PENDING, Event, Hit, MemoryItem, RawInput, Recall
 
 if TYPE_CHECKING:
@@ -64,8 +64,9 @@ def recall(
     item_kinds = [x for x in (kinds or ITEM_KINDS) if x in ITEM_KINDS]
     want_raw = not kinds or "raw" in kinds
 
-    rows, own = _search(store, vector, query, depth, item_kinds, want_raw, min_similarity)
-    context = _passage_context(store, vector, query, depth, as_of, min_similarity)
+    warnings: list[str] = []
+    rows, own = _search(store, vector, query, depth, item_kinds, want_raw, min_similarity, warnings)
+    context = _passage_context(store, vector, query, depth, as_of, min_similarity, warnings)
     found: dict[Key, MemoryItem | RawInput] = {}
     scores: dict[Key, float] = {}
     for key, row in rows.items():
@@ -84,7 +85,18 @@ def recall(
     out = _best_hits(store, scores, rows, found, k, as_of)
     _attach_nodes(store, out)
     nodes = {n.id: n for h in out for n in h.nodes}
-    return Recall(query=query, hits=out, as_of=as_of, nodes=list(nodes.values()))
+    return Recall(query=query, hits=out, as_of=as_of, nodes=list(nodes.values()), warnings=warnings)
+
+
+def _text_search(
+    store: Store, warnings: list[str], collection: str, query: str, k: int, **filters: Any
+) -> list[tuple[dict[str, Any], float]]:
+    """BM25 hits, or none with a warning: a failure must not pass for "no word matched"."""
+    try:
+        return store.text_search(collection, query, k, **filters)
+    except TextSearchFailed as e:
+        warnings.append(f"{e.message}: these results come from vector search only ({e.hint})")
+        return []
 
 
 def _search(
@@ -95,6 +107,7 @@ def _search(
     item_kinds: list[str],
     want_raw: bool,
     min_similarity: float,
+    warnings: list[str],
 ) -> tuple[dict[Key, dict[str, Any]], dict[Key, float]]:
     """Rows found by vector or BM25 search over items and raw inputs, and their fused scores."""
     rows: dict[Key, dict[str, Any]] = {}
@@ -111,11 +124,11 @@ def _search(
 
     if item_kinds:
         take("items", store.vector_search("items", vector, depth, kinds=item_kinds), dense)
-        take("items", store.text_search("items", query, depth, kinds=item_kinds), lexical)
+        take("items", _text_search(store, warnings, "items", query, depth, kinds=item_kinds), lexical)
     if want_raw:
         # Inputs not extracted yet are memory too: dcpm is useful before any LLM has run.
         take("raw", store.vector_search("raw", vector, depth, **RAW_SEARCHED), dense)
-        take("raw", store.text_search("raw", query, depth, **RAW_SEARCHED), lexical)
+        take("raw", _text_search(store, warnings, "raw", query, depth, **RAW_SEARCHED), lexical)
     return rows, _fuse(dense, lexical)
 
 
@@ -161,7 +174,13 @@ def _fuse(dense: dict[K, float], lexical: dict[K, float]) -> dict[K, float]:
 
 
 def _passage_context(
-    store: Store, vector: np.ndarray, query: str, depth: int, as_of: datetime | None, min_similarity: float
+    store: Store,
+    vector: np.ndarray,
+    query: str,
+    depth: int,
+    as_of: datetime | None,
+    min_similarity: float,
+    warnings: list[str],
 ) -> dict[str, float]:
     """Raw input id → the fused score of the best passage that holds it."""
     passages = {}
@@ -169,7 +188,7 @@ def _passage_context(
     lexical: dict[str, float] = {}
     for into, hits in (
         (dense, store.vector_search("passages", vector, depth)),
-        (lexical, store.text_search("passages", query, depth)),
+        (lexical, _text_search(store, warnings, "passages", query, depth)),
     ):
         for row, score in hits:
             if into is dense and score < min_similarity:

@@ -45,6 +45,12 @@ def note(message: str) -> None:
     err.print(message, markup=False)
 
 
+def warnings(lines: list[str]) -> None:
+    """Something went wrong but the command still did its job: said on stderr, once each."""
+    for line in dict.fromkeys(lines):
+        err.print(f"warning: {line}", markup=False)
+
+
 @contextlib.contextmanager
 def progress(label: str, enabled: bool) -> Iterator[Callable[[int, int], None] | None]:
     """A progress bar on a terminal (stderr), nothing otherwise."""

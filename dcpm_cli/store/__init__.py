@@ -17,7 +17,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from dcpm_cli.errors import EmbedderMismatch, LockBusy, StoreError, StoreMissing
+from dcpm_cli.errors import EmbedderMismatch, LockBusy, StoreError, StoreMissing, TextSearchFailed
 from dcpm_cli.models import PENDING, Event, MemoryItem, Passage, RawInput
 from dcpm_cli.store import schemas as S
 from dcpm_cli.store.claims import ClaimVerbs
@@ -505,17 +505,40 @@ class Store(GraphVerbs, PassageVerbs, JournalVerbs, ClaimVerbs):
     def text_search(
         self, collection: str, query: str, k: int, **filters: Sequence[str] | None
     ) -> list[tuple[dict[str, Any], float]]:
-        """Rows of "items" or "raw" ranked by BM25 over their text (unindexed rows scanned too)."""
+        """Rows of "items" or "raw" ranked by BM25 over their text (unindexed rows scanned too).
+        A query of only stop words or operators finds nothing; a failure (a damaged index)
+        raises TextSearchFailed, so the caller can say that results came from vectors only."""
         table, where = _COLLECTIONS[collection], _filters(filters)
-        self.ensure_text_index(table)
-        q = self.table(table).search(query, query_type="fts").limit(k)
-        if where:
-            q = q.where(where, prefilter=True)
         try:
+            self.ensure_text_index(table)
+            q = self.table(table).search(query, query_type="fts").limit(k)
+            if where:
+                q = q.where(where, prefilter=True)
             rows = q.select([*_COLUMNS[table], "_score"]).to_arrow().to_pylist()
-        except (ValueError, RuntimeError, OSError):
-            return []  # e.g. a query of only stop words or operators
+        except (ValueError, RuntimeError, OSError) as e:
+            why = (str(e).strip().splitlines() or [type(e).__name__])[0][:200]
+            raise TextSearchFailed(
+                f"full-text search of {collection} failed ({why})", "dcpm check --repair rebuilds the index"
+            ) from e
         return [(r, float(r.pop("_score"))) for r in rows]
+
+    def text_index_problems(self) -> dict[str, str]:
+        """collection → why its full-text search fails (a query that must run, on each)."""
+        out = {}
+        for collection in ("raw", "items", "passages"):
+            try:
+                self.text_search(collection, "dcpm", 1)
+            except TextSearchFailed as e:
+                out[collection] = e.message
+        return out
+
+    def rebuild_text_index(self, collection: str) -> None:
+        from lancedb.index import FTS
+
+        with self.lock():
+            self.table(_COLLECTIONS[collection]).create_index(
+                "text", config=FTS(with_position=False), replace=True
+            )
 
     def ensure_text_index(self, table: str) -> None:
         t = self.table(table)
