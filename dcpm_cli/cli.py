@@ -26,8 +26,11 @@ class _Group(TyperGroup):
     """Expected failures become a message, a hint and a stable exit code, caught only here."""
 
     def invoke(self, ctx: Any) -> Any:
+        from dcpm_cli.private import owner_only
+
         try:
-            return super().invoke(ctx)
+            with owner_only():  # what dcpm writes is for its user alone
+                return super().invoke(ctx)
         except DcpmError as e:
             from dcpm_cli import render
 
@@ -184,21 +187,24 @@ def add(
 ) -> None:
     """Remember something: raw input is stored first, then facts are extracted and reconciled."""
     from dcpm_cli import ingest, render
+    from dcpm_cli.private import StdinKeeper
 
     s = _session(ctx)
-    content, source = _read_input(text, file)
-    when = ingest.parse_time(at, "--at") if at else None
-    sess = session if session is not None else (file.stem if file else "")
-    if fmt is Format.auto and file is not None:
-        fmt = ingest.default_format_for(file)
+    kept = StdinKeeper()  # stdin cannot be read twice: kept on disk until it is stored
     try:
+        content, source = _read_input(text, file, kept)
+        when = ingest.parse_time(at, "--at") if at else None
+        sess = session if session is not None else (file.stem if file else "")
+        if fmt is Format.auto and file is not None:
+            fmt = ingest.default_format_for(file)
         raws = ingest.parse(content, fmt, session=sess, source=source, at=when, role=role)
-    except Exception:
-        if text == "-":  # stdin cannot be read twice: keep what was piped in
-            _keep_rejected(content)
+        with render.progress("extracting", enabled=len(raws) > 1) as bar:
+            writer = s.writer(llm=not no_extract)
+            report = writer.add(raws, extract=not no_extract, progress=bar, on_stored=kept.stored)
+    except BaseException:
+        if kept.where():
+            render.note(kept.where())
         raise
-    with render.progress("extracting", enabled=len(raws) > 1) as bar:
-        report = s.writer(llm=not no_extract).add(raws, extract=not no_extract, progress=bar)
     render.add_report(report, as_json=as_json)
     _llm_outcome(report)
 
@@ -394,8 +400,9 @@ def _llm_outcome(report: Any) -> None:
         raise typer.Exit(EXIT_LLM)
 
 
-def _read_input(text: str | None, file: Path | None) -> tuple[str, str]:
+def _read_input(text: str | None, file: Path | None, kept: Any) -> tuple[str, str]:
     from dcpm_cli import ingest
+    from dcpm_cli.config import dcpm_home
     from dcpm_cli.errors import InputError
 
     if file is not None and text is not None:
@@ -406,30 +413,14 @@ def _read_input(text: str | None, file: Path | None) -> tuple[str, str]:
         if sys.stdin is None or sys.stdin.isatty():
             raise InputError("'-' reads stdin, but nothing is piped in", "cat notes.txt | dcpm add -")
         data = sys.stdin.buffer.read()
+        kept.keep(data, dcpm_home() / "rejected")
         try:
             return data.decode("utf-8"), "stdin"
         except UnicodeDecodeError as e:
-            _keep_rejected(data.decode("utf-8", errors="replace"))
             raise InputError("stdin is not UTF-8 text") from e
     if text is None:
         raise InputError("nothing to add", 'dcpm add "text", dcpm add - (stdin) or dcpm add --file PATH')
     return text, "cli"
-
-
-def _keep_rejected(content: str) -> None:
-    from datetime import UTC, datetime
-
-    if not content.strip():
-        return
-
-    from dcpm_cli import render
-    from dcpm_cli.config import dcpm_home
-
-    folder = dcpm_home() / "rejected"
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"stdin-{datetime.now(UTC):%Y%m%dT%H%M%S%f}.txt"
-    path.write_text(content, encoding="utf-8")
-    render.note(f"what was piped in is kept at {path}")
 
 
 def main() -> None:

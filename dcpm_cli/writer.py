@@ -100,11 +100,18 @@ class Writer:
     # -- the whole pipeline ---------------------------------------------------------------
 
     def add(
-        self, raws: Sequence[RawInput], *, extract: bool = True, progress: Progress | None = None
+        self,
+        raws: Sequence[RawInput],
+        *,
+        extract: bool = True,
+        progress: Progress | None = None,
+        on_stored: Callable[[], None] | None = None,
     ) -> AddReport:
         report = AddReport()
         report.repaired = self.finish_interrupted()
         new, report.already_stored = self.persist(raws)
+        if on_stored:
+            on_stored()  # every input is on disk: what fails from here on loses nothing
         report.stored = len(new)
         report.raw_ids = [r.id for r in new]
         todo = [r for r in new if r.status == PENDING]

@@ -60,7 +60,7 @@ class Store(GraphVerbs, PassageVerbs, JournalVerbs, ClaimVerbs):
         if self.local_path is not None:
             if not create and not self.local_path.exists():
                 raise StoreMissing(f"nothing stored yet at {uri}", 'add something: dcpm add "..."')
-            self.local_path.mkdir(parents=True, exist_ok=True)
+            _usable_dir(self.local_path, uri, write=create)
         try:
             # Interval 0: every read sees commits made by other processes (cron + a shell pipe).
             self.db = lancedb.connect(str(self.local_path or uri), read_consistency_interval=timedelta(0))
@@ -104,6 +104,8 @@ class Store(GraphVerbs, PassageVerbs, JournalVerbs, ClaimVerbs):
                     held.depth = 0
         except Timeout as e:
             raise LockBusy("another dcpm process is writing to this store", "try again later") from e
+        except PermissionError as e:
+            raise StoreError(f"cannot write to the store at {self.uri}: permission denied", _WHERE) from e
 
     @contextlib.contextmanager
     def _remote_lease(self) -> Iterator[None]:
@@ -297,9 +299,7 @@ class Store(GraphVerbs, PassageVerbs, JournalVerbs, ClaimVerbs):
         # Most context is minutes old: read a day back first, widen only when that is short
         # (reading a 10k-turn session whole for six turns made `dcpm process` quadratic).
         for days in (1, 30, None):
-            since = (
-                "" if days is None else f" AND said_at >= timestamp {stamp(before - timedelta(days=days))}"
-            )
+            since = "" if days is None else _since(before, days, stamp)
             rows = self._rows(S.RAW, base + since, _RAW_COLUMNS)
             if len(rows) >= n:
                 break
@@ -589,6 +589,30 @@ class Store(GraphVerbs, PassageVerbs, JournalVerbs, ClaimVerbs):
         rows = self._rows(S.EVENTS, where)
         rows.sort(key=lambda r: r["at"])
         return [self._from_row(Event, r) for r in rows]
+
+
+def _since(before: datetime, days: int, stamp: Any) -> str:
+    try:
+        return f" AND said_at >= timestamp {stamp(before - timedelta(days=days))}"
+    except OverflowError:  # an input stored near year 1 by an older dcpm: no lower bound
+        return ""
+
+
+_WHERE = "check --store / DCPM_STORE / DCPM_HOME"
+
+
+def _usable_dir(path: Path, uri: str, *, write: bool) -> None:
+    """The store's directory, created 0700 when missing; a clear error when it cannot be used."""
+    from dcpm_cli.private import private_dir
+
+    if path.exists() and not path.is_dir():
+        raise StoreError(f"the store {uri} is a file, not a directory", _WHERE)
+    try:
+        private_dir(path)
+    except OSError as e:
+        raise StoreError(f"cannot create the store at {uri}: {e.strerror or e}", _WHERE) from e
+    if write and not os.access(path, os.W_OK | os.X_OK):
+        raise StoreError(f"cannot write to the store at {uri}: permission denied", _WHERE)
 
 
 _FILTER_COLUMNS = {"kinds": "kind", "statuses": "status", "roles": "role"}
