@@ -11,8 +11,8 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
-from datetime import UTC, date, datetime
+from dataclasses import dataclass, field, replace
+from datetime import UTC, date, datetime, timedelta
 from typing import TYPE_CHECKING
 
 from dcpm_cli.errors import LLMError, LLMUnavailable
@@ -43,6 +43,14 @@ if TYPE_CHECKING:
     from dcpm_cli.store import Store
 
 Progress = Callable[[int, int], None]
+# Called with the name of each step of a multi-step write as it is reached ("reconciled",
+# "items", "updates", "links"): the seam fault tests use to cut a write short.
+Checkpoint = Callable[[str], None]
+FINISHED = (DONE, NO_ITEMS)  # an input in one of these needs no more extraction
+
+
+def _no_checkpoint(step: str) -> None:
+    return None
 
 
 @dataclass
@@ -51,6 +59,19 @@ class Writer:
     embedder: Embedder
     llm: LLM | None
     settings: Settings
+    checkpoint: Checkpoint = _no_checkpoint
+    owner: str = field(default_factory=lambda: _new_owner())
+    repaired: str = ""  # what finishing an interrupted write did at the start of this command
+
+    def finish_interrupted(self) -> str:
+        """Finish what a write cut short left (chain back-pointers, passages): run at the
+        start of every write command; one directory listing when nothing was cut short."""
+        if not self.store.unfinished_writes():
+            return ""
+        with self.store.lock():
+            done = self.store.recover()
+        self.repaired = done.summary() if done else ""
+        return self.repaired
 
     # -- step 1 ---------------------------------------------------------------------------
 
@@ -82,6 +103,7 @@ class Writer:
         self, raws: Sequence[RawInput], *, extract: bool = True, progress: Progress | None = None
     ) -> AddReport:
         report = AddReport()
+        report.repaired = self.finish_interrupted()
         new, report.already_stored = self.persist(raws)
         report.stored = len(new)
         report.raw_ids = [r.id for r in new]
@@ -103,6 +125,7 @@ class Writer:
         """Extract every pending (or failed) input, oldest first; `stop` (a dream's budget) is
         asked before each input, and the rest stay pending once it says so."""
         report = AddReport()
+        report.repaired = self.finish_interrupted()
         todo = self.store.raw_by_status([PENDING, FAILED], limit)
         self._extract_all(todo, report, progress, stop)
         report.pending = self.store.count_by_kind("raw").get(PENDING, 0)
@@ -118,32 +141,66 @@ class Writer:
     ) -> None:
         todo = sorted(todo, key=lambda r: (r.said_at, r.created_at))
         llm = self.llm
-        for n, raw in enumerate(todo, 1):
+        for n, listed in enumerate(todo, 1):
             if llm is None or (stop is not None and stop()):
                 break
+            raw = self.claim(listed)
+            if raw is None:  # finished, or being extracted, by another process
+                if progress:
+                    progress(n, len(todo))
+                continue
             before = replace(llm.usage)
             try:
                 outcome = self.process_one(raw)
             except LLMUnavailable as e:
                 # Stop here: the rest stay pending rather than each waiting for a dead server.
-                self.store.set_raw_status(raw.id, PENDING, e.message, raw.attempts + 1)
+                self._set_status(raw.id, PENDING, e.message, raw.attempts + 1)
                 waiting = [r.id for r in todo[n:] if r.status == PENDING]  # a failed one keeps its why
                 self.store.note_raw_error(waiting, f"not tried yet: {e.message}")
                 report.llm_error = e.message + (f" ({e.hint})" if e.hint else "")
                 break
             except LLMError as e:
-                self.store.set_raw_status(raw.id, FAILED, e.message, raw.attempts + 1)
+                self._set_status(raw.id, FAILED, e.message, raw.attempts + 1)
                 report.failed += 1
                 report.absorb(InputOutcome(raw.id, FAILED, error=e.message))
             else:
                 report.extracted += 1
                 report.absorb(outcome)
             finally:
+                self.release(raw)
                 report.llm_calls += llm.usage.calls - before.calls
                 report.prompt_tokens += llm.usage.prompt_tokens - before.prompt_tokens
                 report.completion_tokens += llm.usage.completion_tokens - before.completion_tokens
             if progress:
                 progress(n, len(todo))
+
+    # -- claims: one process extracts an input at a time -----------------------------------
+
+    def claim(self, raw: RawInput) -> RawInput | None:
+        """Claim `raw` for extraction by this writer, under the write lock: its fresh row when
+        it still waits and no live process holds it, else None. Call `release` after."""
+        with self.store.lock():
+            fresh = self.store.get_raw([raw.id]).get(raw.id)
+            if fresh is None or fresh.status not in (PENDING, FAILED):
+                return None
+            if not self.store.claim([raw.id], self.owner, self.lease()):
+                return None
+        return fresh
+
+    def release(self, raw: RawInput) -> None:
+        with self.store.lock():
+            self.store.release([raw.id], self.owner)
+
+    def lease(self) -> timedelta:
+        """How long a claim holds: every call of one input (extraction and reconcile, each
+        with its retries) timing out, and a margin."""
+        calls = 2 * (self.settings.llm_retries + 1)
+        return timedelta(seconds=calls * self.settings.llm_timeout + 60)
+
+    def _set_status(self, raw_id: str, status: str, error: str, attempts: int) -> None:
+        """A failure's status, unless another process has finished the input meanwhile."""
+        with self.store.lock():
+            self.store.set_raw_status(raw_id, status, error, attempts, unless=FINISHED)
 
     # -- steps 2–4 for one input ----------------------------------------------------------
 
@@ -179,12 +236,16 @@ class Writer:
 
         vectors = self.embedder.embed([i.text for i in kept])
         plan = self._reconcile(kept, vectors)
+        self.checkpoint("reconciled")
         with self.store.lock():
             current = self.store.get_raw([raw.id]).get(raw.id)
             if current is not None and current.status == DONE:
                 return InputOutcome(raw.id, DONE, new_input=False)  # another process did it
-            self._apply(raw, kept, vectors, plan, outcome)
-            self.store.set_raw_status(raw.id, DONE, "", raw.attempts + 1)
+            # A marker while the steps below are written: a crash between them leaves it, and
+            # the next write command (or `dcpm check --repair`) relinks what it cut.
+            with self.store.unfinished("upsert", raw_id=raw.id):
+                self._apply(raw, kept, vectors, plan, outcome)
+                self.store.set_raw_status(raw.id, DONE, "", raw.attempts + 1)
         return outcome
 
     def _item(self, raw: RawInput, index: int, x: extraction.ExtractedItem) -> MemoryItem:
@@ -279,6 +340,7 @@ class Writer:
         updates: dict[str, MemoryItem] = {}
         events: list[Event] = []
         heads: dict[str, str] = {}  # old id → the newest item of its chain so far
+        self._fresh_ids(raw, kept)
         for i, (item, p) in enumerate(zip(kept, plan, strict=True)):
             if p.reason:
                 out.rejected.append(p.reason)
@@ -290,8 +352,9 @@ class Writer:
                 if t is None or not t.is_current:
                     p = _Plan("ADD")
                 else:
-                    events.append(Event("UPDATE", t.id, raw.id, item.id, t.text, p.text))
-                    t.text, t.updated_at = p.text, utcnow()
+                    text = _merged(t.text, p, item)
+                    events.append(Event("UPDATE", t.id, raw.id, item.id, t.text, text))
+                    t.text, t.updated_at = text, utcnow()
                     t.raw_ids = [*t.raw_ids, raw.id] if raw.id not in t.raw_ids else t.raw_ids
                     updates[t.id] = t
                     out.updated.append(t.id)
@@ -309,15 +372,27 @@ class Writer:
             new_rows.append(i)
             out.added.append(item.id)
         self.store.add_items(new_items, vectors[new_rows])
+        self.checkpoint("items")
         if updates:
             changed = list(updates.values())
             self.store.log_events([e for e in events if e.op == "UPDATE"])  # before the overwrite
             self.store.replace_items(changed, self.embedder.embed([t.text for t in changed]))
+        self.checkpoint("updates")
         # Back-pointers after updates: an updated row is written whole, and the same input may
         # also supersede it.
         for old_id, new_id in links:
             self.store.set_superseded_by(old_id, new_id)
+        self.checkpoint("links")
         self.store.log_events([e for e in events if e.op != "UPDATE"])
+
+    def _fresh_ids(self, raw: RawInput, kept: list[MemoryItem]) -> None:
+        """An id already taken by a different item (an earlier extraction of this input that
+        said something else) is never reused: the new item gets an id of its own content."""
+        taken = self.store.get_items([i.id for i in kept])
+        for item in kept:
+            other = taken.get(item.id)
+            if other is not None and other.content_hash != item.content_hash:
+                item.id = "m_" + short_hash(raw.id, item.content_hash)
 
     def _fresh(self, item: MemoryItem) -> MemoryItem | None:
         return self.store.get_items([item.id]).get(item.id)
@@ -333,6 +408,24 @@ class _Plan:
     target: MemoryItem | None = None
     text: str = ""
     reason: str = ""
+
+
+def _merged(fresh: str, p: _Plan, item: MemoryItem) -> str:
+    """The text an UPDATE writes, from the row as it is now (read under the lock): the
+    reconcile call's merge when the row is what that call saw, else the fresh text with the
+    new item's text added (another writer, or an earlier UPDATE of this input, changed it)."""
+    seen = p.target.text if p.target is not None else fresh
+    if fresh == seen or normalise(fresh) in normalise(p.text):
+        return p.text
+    if normalise(item.text) in normalise(fresh):
+        return fresh
+    return f"{fresh.rstrip().rstrip(';.')}; {item.text}"
+
+
+def _new_owner() -> str:
+    from dcpm_cli.store.claims import new_owner
+
+    return new_owner()
 
 
 def _parse_when(value: str | None) -> datetime | None:
