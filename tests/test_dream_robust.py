@@ -200,3 +200,29 @@ def test_max_seconds_bounds_the_catch_up_extraction(store, embedder, settings: S
     assert out.run.status == "budget" and "--max-seconds 0.5" in out.run.note
     assert len(llm.calls) <= 3  # the call under way may finish; none starts after the budget
     assert store.count_by_kind("raw").get(PENDING, 0) >= 5
+
+
+def chains_ok(report) -> bool:
+    # Only the chains: these fixture facts were stored without raw inputs (provenance).
+    return next(f for f in report.findings if f.name == "chains").ok
+
+
+def test_a_dream_starts_with_check_and_repair(store, embedder) -> None:
+    from dcpm_cli.check import check
+
+    items = add_facts(store, embedder, fact_items())
+    (old,) = [i for i in items if i.text.startswith("Repainted the hallway")]
+    # What a kill between writing a revision and its back-pointer leaves: a broken chain.
+    newer = MemoryItem(
+        id="m_newer_hallway", kind="fact", text="Repainted the hallway a warm yellow", topic="home"
+    )
+    newer.supersedes = old.id
+    add_facts(store, embedder, [newer])
+    assert not chains_ok(check(store))
+
+    out = dream_once(store, embedder, ScriptedLLM().enqueue(*night_one()))
+
+    assert out.run.status == "ok"
+    assert any(n.startswith("repaired the store: restored 1 chain back-pointer") for n in out.notes)
+    assert chains_ok(check(store))
+    assert store.get_items([old.id])[old.id].superseded_by == newer.id

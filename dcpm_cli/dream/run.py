@@ -49,7 +49,7 @@ from dcpm_cli.config import parse_value
 from dcpm_cli.dream import induce
 from dcpm_cli.dream.budget import Budget, BudgetReached
 from dcpm_cli.dream.calibrate import CalibrationReport, calibrate, thresholds_for
-from dcpm_cli.dream.integrity import GraphCheck, check_graph, repair_graph
+from dcpm_cli.dream.integrity import GraphCheck, check_graph
 from dcpm_cli.dream.sweep import SweepResult, sweep
 from dcpm_cli.dream.triage import GraphIndex, Triage, add_context, triage
 from dcpm_cli.errors import InputError, LLMBadReply, LLMError, LLMUnavailable
@@ -133,7 +133,7 @@ class DreamOutcome:
     calibration: Calibration | None = None
     triage: Triage | None = None
     graph: GraphIndex | None = None
-    check: GraphCheck | None = None  # what the integrity check found (and repaired)
+    check: GraphCheck | None = None  # dry run: what the graph check found (a dream repairs it first)
     sweep: SweepResult | None = None
     planned: list[str] = field(default_factory=list)  # dry run: the LLM calls it would make
     prompts: list[list[dict[str, str]]] = field(default_factory=list)  # dry run
@@ -244,10 +244,17 @@ def _dream(
 
 
 def _prepare(store: Store, embedder: Embedder, opts: DreamOptions, out: DreamOutcome, say: Log) -> None:
-    """Repair what an interrupted run left, choose the thresholds, open the run log row."""
-    out.check = repair_graph(store)
-    if not out.check.ok:
-        out.notes.append("repaired the graph: " + "; ".join(out.check.problems()))
+    """Verify and repair the store as `dcpm check --repair` does (what a killed dream, or a
+    killed `dcpm add`, left), choose the thresholds, open the run log row."""
+    from dcpm_cli.check import check
+
+    report = check(store, repair=True)
+    if report.repairs:
+        out.notes.append("repaired the store: " + "; ".join(report.repairs))
+        say(out.notes[-1])
+    broken = [f"{f.name}: {f.detail}" for f in report.findings if not f.ok]
+    if broken:  # nothing a repair can do without guessing; the dream goes on around it
+        out.notes.append("`dcpm check` still finds: " + "; ".join(broken))
         say(out.notes[-1])
     if opts.retry_declined:
         with store.lock():
@@ -344,6 +351,8 @@ def _plan(store: Store, embedder: Embedder, opts: DreamOptions, run: DreamRun, s
     out.check = check_graph(store)
     if not out.check.ok:
         out.notes.append("a dream would first repair the graph: " + "; ".join(out.check.problems()))
+    if store.unfinished_writes():
+        out.notes.append("a dream would first finish a write that was cut short (see `dcpm check`)")
     cal = store.calibration_for(embedder.model_id)
     if cal is None:
         from dcpm_cli.dream.calibrate import PROFILES
