@@ -2,7 +2,8 @@
 
 Exit codes of `dcpm dream`: 0 done (also when a --max-calls/--max-seconds budget ended it
 early: the rest waits for the next run, and in lite mode); 3 the LLM was unavailable or
-failed, everything committed before is kept and the next run resumes; 4 store error;
+failed, or every reply it gave was invalid (status `failed`): everything committed before is
+kept and the next run resumes; 4 store error;
 5 another dream is running on this store (the second one exits at once, it never waits).
 """
 
@@ -122,6 +123,15 @@ def dream(
             rich_help_panel=TUNING,
         ),
     ] = None,
+    retry_declined: Annotated[
+        bool | None,
+        typer.Option(
+            "--retry-declined",
+            envvar="DCPM_DREAM_RETRY_DECLINED",
+            help="Ask again the clusters the model declined before (forgets every decline).",
+            show_default=False,
+        ),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the run as JSON.")] = False,
 ) -> None:
     """Consolidate facts into schemas and intentions (System 2); run it nightly from cron."""
@@ -146,6 +156,7 @@ def dream(
         max_cluster=max_cluster,
         theta_beh=theta_beh,
         theta_sem=theta_sem,
+        retry_declined=retry_declined,
         retries=s.settings.llm_retries,
     )
     store = s.store_or_none()
@@ -157,7 +168,7 @@ def dream(
     with render.progress("dreaming", enabled=not opts.dry_run) as bar:
         outcome = run_dream(store, s.get_embedder(), llm, opts, progress=bar, log=render.note, writer=writer)
     render.dream_outcome(outcome, as_json=as_json)
-    if outcome.run.status in ("llm_unavailable", "llm_error"):
+    if outcome.run.status in ("llm_unavailable", "llm_error", "failed"):
         raise typer.Exit(EXIT_LLM)
 
 

@@ -228,8 +228,9 @@ class Recall:
 class DreamRun:
     """One `dcpm dream` run, as kept in the store's run log (and returned by `dream()`).
 
-    status: running (or killed while running) | ok | budget (a --max-calls/--max-seconds
-    budget stopped it; the rest waits for the next run) | llm_unavailable | dry_run | lite."""
+    status: running (or killed while running) | ok | failed (every LLM reply was invalid) |
+    budget (a --max-calls/--max-seconds budget stopped it; the rest waits for the next run) |
+    llm_unavailable | dry_run | lite."""
 
     id: str
     started_at: datetime = field(default_factory=utcnow)

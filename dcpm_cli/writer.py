@@ -122,21 +122,34 @@ class Writer:
         self.store.maintain()  # compaction and indices when due; a few ms when nothing is
         return report
 
-    def process_pending(self, *, limit: int | None = None, progress: Progress | None = None) -> AddReport:
-        """Extract every pending (or failed) input, oldest first."""
+    def process_pending(
+        self,
+        *,
+        limit: int | None = None,
+        progress: Progress | None = None,
+        stop: Callable[[], bool] | None = None,
+    ) -> AddReport:
+        """Extract every pending (or failed) input, oldest first; `stop` (a dream's budget) is
+        asked before each input, and the rest stay pending once it says so."""
         report = AddReport()
         report.repaired = self.finish_interrupted()
         todo = self.store.raw_by_status([PENDING, FAILED], limit)
-        self._extract_all(todo, report, progress)
+        self._extract_all(todo, report, progress, stop)
         report.pending = self.store.count_by_kind("raw").get(PENDING, 0)
         self.store.maintain()
         return report
 
-    def _extract_all(self, todo: list[RawInput], report: AddReport, progress: Progress | None) -> None:
+    def _extract_all(
+        self,
+        todo: list[RawInput],
+        report: AddReport,
+        progress: Progress | None,
+        stop: Callable[[], bool] | None = None,
+    ) -> None:
         todo = sorted(todo, key=lambda r: (r.said_at, r.created_at))
         llm = self.llm
         for n, listed in enumerate(todo, 1):
-            if llm is None:
+            if llm is None or (stop is not None and stop()):
                 break
             raw = self.claim(listed)
             if raw is None:  # finished, or being extracted, by another process

@@ -70,8 +70,14 @@ class Outcome:
 
     @property
     def declined(self) -> bool:
-        """The model saw the cluster and nothing valid came of it."""
-        return self.applied == 0
+        """The model said, validly, that there is nothing to do: `{"actions": []}`. Only this
+        is remembered (the same facts are not asked again)."""
+        return self.actions == 0
+
+    @property
+    def failed(self) -> bool:
+        """The reply had actions and none was valid: a failure, asked again next run."""
+        return self.actions > 0 and self.applied == 0
 
 
 def ask(llm: LLM, cl: Cluster, graph: GraphIndex, retries: int) -> list[induction.Action]:

@@ -250,6 +250,20 @@ class GraphVerbs:
             out.update(r["declined"] or [])
         return out
 
+    def forget_declined(self) -> int:
+        """Clear the declines of every logged run (`dcpm dream --retry-declined`); returns how
+        many signatures were forgotten. The caller holds the write lock."""
+        runs = [r for r in self.dream_runs(None) if r.declined]
+        forgotten = len({s for r in runs for s in r.declined})
+        for r in runs:
+            r.declined = []
+        if runs:
+            merge = self.table(S.DREAM_RUNS).merge_insert("id")
+            merge.when_matched_update_all().when_not_matched_insert_all().execute(
+                self._table_of(runs, S.DREAM_RUNS)
+            )
+        return forgotten
+
     # -- calibrations ---------------------------------------------------------------------
 
     def save_calibration(self, cal: Calibration) -> None:
