@@ -436,4 +436,5 @@ def main() -> None:
 
 
 from dcpm_cli import cli_bench  # noqa: E402,F401  (registers bench)
+from dcpm_cli import cli_control as _cli_control  # noqa: E402,F401  (registers forget, export, import, reembed, backup, config)
 from dcpm_cli import cli_dream as _cli_dream  # noqa: E402,F401  (registers dream, schemas)

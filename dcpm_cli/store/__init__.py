@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from dcpm_cli.errors import EmbedderMismatch, LockBusy, StoreError, StoreMissing
 from dcpm_cli.models import PENDING, Event, MemoryItem, Passage, RawInput
 from dcpm_cli.store import schemas as S
+from dcpm_cli.store.erase import EraseVerbs
 from dcpm_cli.store.graph import GraphVerbs
 from dcpm_cli.store.passages import PassageVerbs
 from dcpm_cli.store.sql import in_list as _in
@@ -44,7 +45,7 @@ def _utc(value: datetime | None) -> datetime | None:
     return value if value.tzinfo else value.replace(tzinfo=UTC)
 
 
-class Store(GraphVerbs, PassageVerbs):
+class Store(GraphVerbs, PassageVerbs, EraseVerbs):
     """A dcpm store at a LanceDB URI (a local directory, or object storage)."""
 
     def __init__(self, uri: str, embedder: Embedder, *, create: bool = True) -> None:
