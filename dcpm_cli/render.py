@@ -509,9 +509,8 @@ def forget_plan(plan: Any, *, as_json: bool, done: Any = None) -> None:
         print_json(data)
         return
     head = "forgotten" if done is not None else "would forget"
-    out.print(
-        f"{head}: {len(plan.raw_ids)} raw input(s), {len(plan.item_ids)} item(s), {len(plan.node_ids)} node(s)"
-    )
+    counts = f"{len(plan.raw_ids)} raw input(s), {len(plan.item_ids)} item(s), {len(plan.node_ids)} node(s)"
+    out.print(f"{head}: {counts}")
     for ident in plan.removed:
         out.print(f"  - {ident}  {_clip(plan.texts.get(ident, ''))}", markup=False)
     for ident, keep in plan.trimmed.items():
