@@ -7,6 +7,7 @@ without --yes); 4 store error; 5 another dcpm process holds the store.
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -60,3 +61,49 @@ def forget(
             raise typer.Exit(1)
     report = apply_forget(store, plan)
     render.forget_plan(plan, as_json=as_json, done=report)
+
+
+@app.command("export")
+def export_(
+    ctx: typer.Context,
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="Write to FILE (default: stdout).")] = None,
+    with_vectors: Annotated[
+        bool, typer.Option("--with-vectors", help="Include the vectors (else import re-embeds).")
+    ] = False,
+) -> None:
+    """The whole memory as JSONL: a header, then one typed record a line; streamed."""
+    from dcpm_cli import render
+    from dcpm_cli.portability import export_lines
+
+    store = _session(ctx).store(create=False)
+    if out is None:
+        for line in export_lines(store, with_vectors=with_vectors):
+            sys.stdout.write(line + "\n")
+        return
+    tmp = out.with_name(out.name + ".partial")
+    with render.progress("exporting", enabled=True) as bar, tmp.open("w", encoding="utf-8") as f:
+        for line in export_lines(store, with_vectors=with_vectors, progress=bar):
+            f.write(line + "\n")
+    tmp.replace(out)  # a complete file or none
+    render.note(f"exported to {out}")
+
+
+@app.command("import")
+def import_(
+    ctx: typer.Context,
+    file: Annotated[Path, typer.Argument(help="A `dcpm export` file ('-' reads stdin).", show_default=False)],
+    as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
+) -> None:
+    """Add an export to this store (empty or not); importing twice changes nothing."""
+    from dcpm_cli import render
+    from dcpm_cli.errors import InputError
+    from dcpm_cli.portability import import_lines
+
+    s = _session(ctx)
+    try:
+        source = sys.stdin if str(file) == "-" else file.open(encoding="utf-8")
+    except OSError as e:
+        raise InputError(f"cannot read {file}: {e.strerror}") from e
+    with source, render.progress("importing", enabled=True) as bar:
+        report = import_lines(s.store(), s.get_embedder(), source, progress=bar)
+    render.summary(report.to_dict(), as_json=as_json, title=f"imported {file}")

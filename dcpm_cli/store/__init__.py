@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from dcpm_cli.errors import EmbedderMismatch, LockBusy, StoreError, StoreMissing
 from dcpm_cli.models import PENDING, Event, MemoryItem, Passage, RawInput
 from dcpm_cli.store import schemas as S
+from dcpm_cli.store.dump import DumpVerbs
 from dcpm_cli.store.erase import EraseVerbs
 from dcpm_cli.store.graph import GraphVerbs
 from dcpm_cli.store.passages import PassageVerbs
@@ -45,7 +46,7 @@ def _utc(value: datetime | None) -> datetime | None:
     return value if value.tzinfo else value.replace(tzinfo=UTC)
 
 
-class Store(GraphVerbs, PassageVerbs, EraseVerbs):
+class Store(GraphVerbs, PassageVerbs, EraseVerbs, DumpVerbs):
     """A dcpm store at a LanceDB URI (a local directory, or object storage)."""
 
     def __init__(self, uri: str, embedder: Embedder, *, create: bool = True) -> None:
