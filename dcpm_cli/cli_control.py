@@ -107,3 +107,42 @@ def import_(
     with source, render.progress("importing", enabled=True) as bar:
         report = import_lines(s.store(), s.get_embedder(), source, progress=bar)
     render.summary(report.to_dict(), as_json=as_json, title=f"imported {file}")
+
+
+@app.command()
+def backup(
+    ctx: typer.Context,
+    folder: Annotated[Path, typer.Argument(metavar="DIR", help="Where to keep backups.", show_default=False)],
+    as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
+) -> None:
+    """A consistent snapshot of the store in DIR/dcpm-<time> (safe during a cron dream)."""
+    from dcpm_cli import render
+    from dcpm_cli.backup import backup as run_backup
+
+    report = run_backup(_session(ctx).store(create=False), folder)
+    render.summary(report.to_dict(), as_json=as_json, title="backed up")
+
+
+@app.command()
+def reembed(
+    ctx: typer.Context,
+    embedder: Annotated[
+        str,
+        typer.Option("--embedder", help="The new embedder (as for `dcpm --embedder`).", show_default=False),
+    ],
+    as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
+) -> None:
+    """Embed the whole store again with another model; switches only when complete."""
+    from dcpm_cli import render
+    from dcpm_cli.embed import get_embedder
+    from dcpm_cli.reembed import reembed as run_reembed
+
+    s = _session(ctx)
+    store, target = s.store(create=False), get_embedder(embedder)
+    with render.progress("re-embedding", enabled=True) as bar:
+        report = run_reembed(store, target, progress=bar)
+    render.summary(report.to_dict(), as_json=as_json, title=f"re-embedded by {report.new_embedder}")
+    render.note(
+        f"use it with --embedder {embedder}, DCPM_EMBEDDER={embedder} "
+        f'or embedder = "{embedder}" in config.toml'
+    )
