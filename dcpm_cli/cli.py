@@ -149,8 +149,11 @@ def root(
         typer.echo(f"dcpm {__version__}")
         raise typer.Exit()
     preset = ctx.obj if isinstance(ctx.obj, dict) else {}
+    # Only what was typed is a flag: config.py resolves the environment (and says so).
+    given = {"store": store, "embedder": embedder, "llm": llm, "llm_timeout": llm_timeout}
+    typed = {k for k in given if getattr(ctx.get_parameter_source(k), "name", "") == "COMMANDLINE"}
     ctx.obj = Session(
-        flags={"store": store, "embedder": embedder, "llm": llm, "llm_timeout": llm_timeout},
+        flags={k: v for k, v in given.items() if k in typed},
         llm=preset.get("llm"),
         embedder=preset.get("embedder"),
     )

@@ -146,3 +146,24 @@ def reembed(
         f"use it with --embedder {embedder}, DCPM_EMBEDDER={embedder} "
         f'or embedder = "{embedder}" in config.toml'
     )
+
+
+config_app = typer.Typer(
+    help="Settings: what each one is set to, and where that came from.", no_args_is_help=True
+)
+app.add_typer(config_app, name="config")
+
+
+@config_app.command("show")
+def config_show(
+    ctx: typer.Context,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Every setting as resolved (flag > environment > config.toml > default), with its source."""
+    from dataclasses import asdict
+
+    from dcpm_cli import render
+    from dcpm_cli.config import explain
+
+    rows = [asdict(r) | {"name": r.key} for r in explain(**_session(ctx).flags)]
+    render.settings_table(rows, as_json=as_json)

@@ -36,9 +36,11 @@ def print_json(obj: Any) -> None:
 
 
 def error(message: str, hint: str | None = None) -> None:
-    err.print(f"[bold red]error:[/] {message}", markup=True, highlight=False)
+    from rich.markup import escape  # "[dream]" in a message is text, not a style
+
+    err.print(f"[bold red]error:[/] {escape(message)}", markup=True, highlight=False)
     if hint:
-        err.print(f"[dim]hint:[/] {hint}", markup=True)
+        err.print(f"[dim]hint:[/] {escape(hint)}", markup=True)
 
 
 def note(message: str) -> None:
@@ -558,7 +560,7 @@ def settings_table(rows: list[dict[str, Any]], *, as_json: bool) -> None:
 
     table = Table(box=None, pad_edge=False)
     for col in ("setting", "value", "source", "environment"):
-        table.add_column(col)
+        table.add_column(col, overflow="fold")
     for r in rows:
         table.add_row(r["name"], "" if r["value"] is None else str(r["value"]), r["source"], r["env"])
     out.print(table)
