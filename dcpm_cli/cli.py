@@ -152,8 +152,11 @@ def root(
         typer.echo(f"dcpm {__version__}")
         raise typer.Exit()
     preset = ctx.obj if isinstance(ctx.obj, dict) else {}
+    # Only what was typed is a flag: config.py resolves the environment (and says so).
+    given = {"store": store, "embedder": embedder, "llm": llm, "llm_timeout": llm_timeout}
+    typed = {k for k in given if getattr(ctx.get_parameter_source(k), "name", "") == "COMMANDLINE"}
     ctx.obj = Session(
-        flags={"store": store, "embedder": embedder, "llm": llm, "llm_timeout": llm_timeout},
+        flags={k: v for k, v in given.items() if k in typed},
         llm=preset.get("llm"),
         embedder=preset.get("embedder"),
     )
@@ -429,4 +432,5 @@ def main() -> None:
 
 from dcpm_cli import cli_bench  # noqa: E402,F401  (registers bench)
 from dcpm_cli import cli_check as _cli_check  # noqa: E402,F401  (registers check)
+from dcpm_cli import cli_control as _cli_control  # noqa: E402,F401  (registers forget, export, import, reembed, backup, config)
 from dcpm_cli import cli_dream as _cli_dream  # noqa: E402,F401  (registers dream, schemas)

@@ -36,9 +36,11 @@ def print_json(obj: Any) -> None:
 
 
 def error(message: str, hint: str | None = None) -> None:
-    err.print(f"[bold red]error:[/] {message}", markup=True, highlight=False)
+    from rich.markup import escape  # "[dream]" in a message is text, not a style
+
+    err.print(f"[bold red]error:[/] {escape(message)}", markup=True, highlight=False)
     if hint:
-        err.print(f"[dim]hint:[/] {hint}", markup=True)
+        err.print(f"[dim]hint:[/] {escape(hint)}", markup=True)
 
 
 def note(message: str) -> None:
@@ -524,3 +526,70 @@ def _print_tree(tree: Any) -> None:
 
     walk(tree, 0)
     sys.stdout.flush()
+
+
+# -- your memory, your control: forget, export/import, reembed, backup, config (#9) ----------
+
+
+def forget_plan(plan: Any, *, as_json: bool, done: Any = None) -> None:
+    """What a forget removes (or removed), the cascade spelled out."""
+    if as_json:
+        data = {k: v for k, v in asdict(plan).items() if k != "texts"}
+        if done is not None:
+            data.update(event=done.event_id, events_scrubbed=done.events_scrubbed, forgotten=True)
+        print_json(data)
+        return
+    head = "forgotten" if done is not None else "would forget"
+    counts = f"{len(plan.raw_ids)} raw input(s), {len(plan.item_ids)} item(s), {len(plan.node_ids)} node(s)"
+    out.print(f"{head}: {counts}")
+    for ident in plan.removed:
+        out.print(f"  - {ident}  {_clip(plan.texts.get(ident, ''))}", markup=False)
+    for ident, keep in plan.trimmed.items():
+        out.print(f"  item {ident} keeps its other source(s): {', '.join(keep)}", markup=False)
+    for ident, (before, after) in plan.relinks.items():
+        out.print(f"  chain relinked: {before or '∅'} → {ident} → {after or '∅'}", markup=False)
+    if plan.edge_ids:
+        out.print(f"  {len(plan.edge_ids)} graph edge(s) removed")
+    for ident, why in plan.marked.items():
+        out.print(f"  node {ident} kept: {why}", markup=False)
+    if plan.passages:
+        out.print(
+            f"  {len(plan.passages)} passage(s) rebuilt without it, in session(s) {', '.join(plan.sessions)}",
+            markup=False,
+        )
+    if done is None:
+        out.print("  the event log will keep the ids and the time, never the text; old versions are purged")
+    else:
+        out.print(
+            f"  logged as {done.event_id}; {done.events_scrubbed} older event(s) blanked; old versions purged"
+        )
+
+
+def _clip(text: str, n: int = 70) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
+def summary(data: dict[str, Any], *, as_json: bool, title: str) -> None:
+    """A flat report (export, import, reembed, backup) as `key: value` lines or JSON."""
+    if as_json:
+        print_json(data)
+        return
+    out.print(title, markup=False)
+    for key, value in data.items():
+        out.print(f"  {key}: {value}", markup=False)
+
+
+def settings_table(rows: list[dict[str, Any]], *, as_json: bool) -> None:
+    """Every resolved setting with where it came from."""
+    if as_json:
+        print_json(rows)
+        return
+    from rich.table import Table
+
+    table = Table(box=None, pad_edge=False)
+    for col in ("setting", "value", "source", "environment"):
+        table.add_column(col, overflow="fold")
+    for r in rows:
+        table.add_row(r["name"], "" if r["value"] is None else str(r["value"]), r["source"], r["env"])
+    out.print(table)

@@ -21,6 +21,8 @@ from dcpm_cli.errors import EmbedderMismatch, LockBusy, StoreError, StoreMissing
 from dcpm_cli.models import PENDING, Event, MemoryItem, Passage, RawInput
 from dcpm_cli.store import schemas as S
 from dcpm_cli.store.claims import ClaimVerbs
+from dcpm_cli.store.dump import DumpVerbs
+from dcpm_cli.store.erase import EraseVerbs
 from dcpm_cli.store.graph import GraphVerbs
 from dcpm_cli.store.journal import JournalVerbs
 from dcpm_cli.store.passages import PassageVerbs
@@ -47,7 +49,7 @@ def _utc(value: datetime | None) -> datetime | None:
     return value if value.tzinfo else value.replace(tzinfo=UTC)
 
 
-class Store(GraphVerbs, PassageVerbs, JournalVerbs, ClaimVerbs):
+class Store(GraphVerbs, PassageVerbs, JournalVerbs, ClaimVerbs, EraseVerbs, DumpVerbs):
     """A dcpm store at a LanceDB URI (a local directory, or object storage)."""
 
     def __init__(self, uri: str, embedder: Embedder, *, create: bool = True) -> None:
