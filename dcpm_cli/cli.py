@@ -437,3 +437,4 @@ def main() -> None:
 
 from dcpm_cli import cli_bench  # noqa: E402,F401  (registers bench)
 from dcpm_cli import cli_dream as _cli_dream  # noqa: E402,F401  (registers dream, schemas)
+from dcpm_cli import cli_mcp as _cli_mcp  # noqa: E402,F401  (registers mcp)
