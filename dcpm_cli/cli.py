@@ -165,7 +165,9 @@ def add(
     file: Annotated[Path | None, typer.Option("--file", "-f", help="Read inputs from a file.")] = None,
     fmt: Annotated[
         Format,
-        typer.Option("--format", help="Input format (auto detects JSONL and dated Markdown)."),
+        typer.Option(
+            "--format", help="Input format (auto detects JSONL, dated Markdown, ChatGPT/Claude exports)."
+        ),
     ] = Format.auto,
     session: Annotated[
         str | None,
@@ -183,9 +185,17 @@ def add(
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
 ) -> None:
     """Remember something: raw input is stored first, then facts are extracted and reconciled."""
-    from dcpm_cli import ingest, render
+    from dcpm_cli import ingest, ingest_exports, render
 
     s = _session(ctx)
+    if file is not None and text is None and (export := ingest_exports.detect(file, fmt.value)):
+        with render.progress("conversations", enabled=True) as bar:
+            report = ingest_exports.import_file(
+                file, export, s.writer(llm=not no_extract), extract=not no_extract, progress=bar
+            )
+        render.add_report(report, as_json=as_json)
+        _llm_outcome(report)
+        return
     content, source = _read_input(text, file)
     when = ingest.parse_time(at, "--at") if at else None
     sess = session if session is not None else (file.stem if file else "")

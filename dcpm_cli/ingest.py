@@ -8,6 +8,7 @@ from datetime import UTC, date, datetime
 from enum import StrEnum
 from pathlib import Path
 
+from dcpm_cli import ingest_exports
 from dcpm_cli.errors import InputError
 from dcpm_cli.models import RawInput, utcnow
 
@@ -19,6 +20,9 @@ class Format(StrEnum):
     text = "text"
     jsonl = "jsonl"
     markdown = "markdown"
+    chatgpt = "chatgpt"  # the ChatGPT data export (conversations.json); see ingest_exports.py
+    claude = "claude"  # the Claude data export (conversations.json)
+    notes = "notes"  # a folder of Markdown daily notes (--file DIR)
 
 
 def parse_time(value: str | float | int, what: str = "time") -> datetime:
@@ -148,6 +152,12 @@ def parse(
     """Inputs from one text in the given (or detected) format."""
     if not text.strip():
         raise InputError("nothing to add: the input is empty")
+    if fmt is Format.auto and (export := ingest_exports.detect_text(text)):
+        fmt = Format(export)
+    if fmt in (Format.chatgpt, Format.claude):
+        return ingest_exports.parse_export(text, fmt.value, source=source)
+    if fmt is Format.notes:
+        raise InputError("--format notes reads a folder: dcpm add --file DIR --format notes")
     if fmt is Format.auto:
         fmt = (
             Format.jsonl
