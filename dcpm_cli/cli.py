@@ -171,7 +171,9 @@ def add(
     file: Annotated[Path | None, typer.Option("--file", "-f", help="Read inputs from a file.")] = None,
     fmt: Annotated[
         Format,
-        typer.Option("--format", help="Input format (auto detects JSONL and dated Markdown)."),
+        typer.Option(
+            "--format", help="Input format (auto detects JSONL, dated Markdown, ChatGPT/Claude exports)."
+        ),
     ] = Format.auto,
     session: Annotated[
         str | None,
@@ -189,10 +191,18 @@ def add(
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
 ) -> None:
     """Remember something: raw input is stored first, then facts are extracted and reconciled."""
-    from dcpm_cli import ingest, render
+    from dcpm_cli import ingest, ingest_exports, render
     from dcpm_cli.private import StdinKeeper
 
     s = _session(ctx)
+    if file is not None and text is None and (export := ingest_exports.detect(file, fmt.value)):
+        with render.progress("conversations", enabled=True) as bar:
+            report = ingest_exports.import_file(
+                file, export, s.writer(llm=not no_extract), extract=not no_extract, progress=bar
+            )
+        render.add_report(report, as_json=as_json)
+        _llm_outcome(report)
+        return
     kept = StdinKeeper()  # stdin cannot be read twice: kept on disk until it is stored
     try:
         content, source = _read_input(text, file, kept)
@@ -434,3 +444,4 @@ from dcpm_cli import cli_bench  # noqa: E402,F401  (registers bench)
 from dcpm_cli import cli_check as _cli_check  # noqa: E402,F401  (registers check)
 from dcpm_cli import cli_control as _cli_control  # noqa: E402,F401  (registers forget, export, import, reembed, backup, config)
 from dcpm_cli import cli_dream as _cli_dream  # noqa: E402,F401  (registers dream, schemas)
+from dcpm_cli import cli_mcp as _cli_mcp  # noqa: E402,F401  (registers mcp)

@@ -122,6 +122,16 @@ class Writer:
         self.store.maintain()  # compaction and indices when due; a few ms when nothing is
         return report
 
+    def extract(self, raws: Sequence[RawInput]) -> AddReport:
+        """Extract these stored inputs, the ones still pending (the MCP server's background
+        worker: it stored them itself a moment before)."""
+        report = AddReport()
+        todo = [r for r in raws if r.status == PENDING]
+        self._extract_all(todo, report, None)
+        report.pending = len(todo) - report.extracted - report.failed
+        self.store.maintain()
+        return report
+
     def process_pending(
         self,
         *,
