@@ -179,6 +179,7 @@ class AddReport:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     llm_error: str = ""
+    interrupted: bool = False  # Ctrl-C: what is above was done; the rest stays pending
     raw_ids: list[str] = field(default_factory=list)
     outcomes: list[InputOutcome] = field(default_factory=list)
 

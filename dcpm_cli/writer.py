@@ -90,7 +90,8 @@ class Writer:
             self._extract_all(todo, report, progress)
         # This run's inputs only: a concurrent `dcpm add` has pending inputs of its own.
         report.pending = len(todo) - report.extracted - report.failed
-        self.store.maintain()  # compaction and indices when due; a few ms when nothing is
+        if not report.interrupted:
+            self.store.maintain()  # compaction and indices when due; a few ms when nothing is
         return report
 
     def process_pending(self, *, limit: int | None = None, progress: Progress | None = None) -> AddReport:
@@ -99,7 +100,8 @@ class Writer:
         todo = self.store.raw_by_status([PENDING, FAILED], limit)
         self._extract_all(todo, report, progress)
         report.pending = self.store.count_by_kind("raw").get(PENDING, 0)
-        self.store.maintain()
+        if not report.interrupted:
+            self.store.maintain()
         return report
 
     def _extract_all(self, todo: list[RawInput], report: AddReport, progress: Progress | None) -> None:
@@ -111,6 +113,11 @@ class Writer:
             before = replace(llm.usage)
             try:
                 outcome = self.process_one(raw)
+            except KeyboardInterrupt:
+                # Ctrl-C: stop between writes and report what was done; this input and the
+                # rest stay pending for `dcpm process`.
+                report.interrupted = True
+                break
             except LLMUnavailable as e:
                 # Stop here: the rest stay pending rather than each waiting for a dead server.
                 self.store.set_raw_status(raw.id, PENDING, e.message, raw.attempts + 1)
