@@ -51,9 +51,17 @@ class LLM(Protocol):
         ...
 
 
-def structured(llm: LLM, messages: list[dict[str, str]], model: type[M], *, retries: int = 2) -> M:
-    """Ask for a reply validated as `model`; on an invalid reply, say why and ask again."""
-    schema = model.model_json_schema()
+def structured(
+    llm: LLM,
+    messages: list[dict[str, str]],
+    model: type[M],
+    *,
+    retries: int = 2,
+    schema: dict[str, Any] | None = None,
+) -> M:
+    """Ask for a reply validated as `model` (sent as `schema`, by default the model's own JSON
+    schema); on an invalid reply, say why and ask again."""
+    schema = schema or model.model_json_schema()
     convo = list(messages)
     last_error = ""
     for _ in range(retries + 1):
