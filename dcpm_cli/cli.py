@@ -398,6 +398,9 @@ def doctor(
 def _llm_outcome(report: Any) -> None:
     from dcpm_cli import render
 
+    if report.interrupted:
+        render.note(f"interrupted: {report.pending} input(s) still pending; `dcpm process` goes on")
+        raise typer.Exit(130)
     if report.llm_error:
         render.note(
             f"extraction pending for {report.pending} input(s): {report.llm_error}. "

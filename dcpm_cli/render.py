@@ -81,6 +81,7 @@ def add_report(report: Any, *, as_json: bool, verb: str = "stored") -> None:
     if as_json:
         data = report.to_dict()
         data.pop("outcomes", None)
+        data["rejected"] = [r for o in report.outcomes for r in o.rejected]  # LLM decisions refused
         print_json(data)
         return
     parts = [f"{verb} {report.stored} input{'s' if report.stored != 1 else ''}"] if verb == "stored" else []
@@ -266,6 +267,7 @@ def detail(d: dict[str, Any]) -> None:
             out.print(Text(f"from {r.id} ({_day(r.said_at)}, {r.role}): {r.text}"))
         for e in d["events"]:
             extra = f"; before: {e.previous_text}" if e.previous_text else ""
+            extra += f"; {e.detail}" if e.detail else ""
             out.print(
                 Text(
                     f"{_day(e.at)} {e.op} {e.item_id}{' ← ' + e.target_id if e.target_id else ''}{extra}",
