@@ -220,6 +220,7 @@ class Recall:
     hits: list[Hit]
     as_of: datetime | None = None
     nodes: list[Node] = field(default_factory=list)
+    stale_nodes: set[str] = field(default_factory=set)  # every piece of evidence since superseded
 
 
 @dataclass

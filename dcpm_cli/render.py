@@ -101,7 +101,12 @@ def _day(d: Any) -> str:
     return f"{d:%Y-%m-%d}" if d else "----------"
 
 
-def hit_dict(hit: Any, *, arc: bool = True) -> dict[str, Any]:
+def node_dict(node: Any, stale: set[str]) -> dict[str, Any]:
+    d = {"id": node.id, "kind": node.kind, "text": node.text, "domain": node.domain}
+    return {**d, "stale": node.id in stale}
+
+
+def hit_dict(hit: Any, *, arc: bool = True, stale: set[str] | None = None) -> dict[str, Any]:
     """The JSON shape of one recall hit (documented in the README)."""
     d: dict[str, Any] = {
         "id": hit.id,
@@ -118,7 +123,7 @@ def hit_dict(hit: Any, *, arc: bool = True) -> dict[str, Any]:
         ]
         if arc
         else [],
-        "nodes": [{"id": n.id, "kind": n.kind, "text": n.text, "domain": n.domain} for n in hit.nodes],
+        "nodes": [node_dict(n, stale or set()) for n in hit.nodes],
     }
     return d
 
@@ -127,8 +132,8 @@ def recall_dict(result: Any) -> dict[str, Any]:
     return {
         "query": result.query,
         "as_of": result.as_of.isoformat() if result.as_of else None,
-        "hits": [hit_dict(h) for h in result.hits],
-        "nodes": [{"id": n.id, "kind": n.kind, "text": n.text, "domain": n.domain} for n in result.nodes],
+        "hits": [hit_dict(h, stale=result.stale_nodes) for h in result.hits],
+        "nodes": [node_dict(n, result.stale_nodes) for n in result.nodes],
     }
 
 
@@ -154,7 +159,10 @@ def recall_table(result: Any, *, arc: bool) -> None:
                 style = "bold" if c.id == hit.id else "dim"
                 out.print(Text(f"    {mark} {_day(c.event_at)}  {c.text}  {c.id}", style=style))
         for node in hit.nodes:
-            out.print(Text(f"      {node.kind}: {node.text}  {node.id}", style="magenta"))
+            if node.id in result.stale_nodes:  # its evidence has all been superseded
+                out.print(Text(f"      {node.kind} (stale): {node.text}  {node.id}", style="dim"))
+            else:
+                out.print(Text(f"      {node.kind}: {node.text}  {node.id}", style="magenta"))
 
 
 def recall_prompt(result: Any) -> None:
@@ -171,7 +179,8 @@ def recall_prompt(result: Any) -> None:
         arc = "; ".join(f"{c.event_at:%Y-%m-%d}: {c.text}" for c in earlier)
         lines.append(f"- ({label}, {hit.when:%Y-%m-%d}) {text}" + (f" [earlier: {arc}]" if arc else ""))
     for node in result.nodes:
-        lines.append(f"- ({node.kind.replace('_', ' ')}) {node.text}")
+        stale = ", stale: its evidence has since changed" if node.id in result.stale_nodes else ""
+        lines.append(f"- ({node.kind.replace('_', ' ')}{stale}) {node.text}")
     sys.stdout.write("\n".join(lines) + "\n")
 
 

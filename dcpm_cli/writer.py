@@ -166,6 +166,8 @@ class Writer:
 
         vectors = self.embedder.embed([i.text for i in kept])
         plan = self._reconcile(kept, vectors)
+        if self.settings.no_supersedes:  # the paper's ablation: no chains, a change of mind is new
+            plan = [_Plan("ADD") if p.op == "SUPERSEDE" else p for p in plan]
         with self.store.lock():
             current = self.store.get_raw([raw.id]).get(raw.id)
             if current is not None and current.status == DONE:
