@@ -167,9 +167,13 @@ def recall_table(result: Any, *, arc: bool) -> None:
 
 def recall_prompt(result: Any) -> None:
     """A compact context block to pipe into an LLM."""
+    sys.stdout.write(recall_prompt_text(result))
+
+
+def recall_prompt_text(result: Any) -> str:
+    """What `recall --format prompt` prints (the QA bench gives the same text to its reader)."""
     if not result.hits:
-        sys.stdout.write(f"No stored memory matches: {result.query}\n")
-        return
+        return f"No stored memory matches: {result.query}\n"
     when = f" as of {result.as_of:%Y-%m-%d}" if result.as_of else ""
     lines = [f"Relevant memory about the user{when} (current beliefs; earlier states in brackets):"]
     for hit in result.hits:
@@ -181,7 +185,7 @@ def recall_prompt(result: Any) -> None:
     for node in result.nodes:
         stale = ", stale: its evidence has since changed" if node.id in result.stale_nodes else ""
         lines.append(f"- ({node.kind.replace('_', ' ')}{stale}) {node.text}")
-    sys.stdout.write("\n".join(lines) + "\n")
+    return "\n".join(lines) + "\n"
 
 
 def arc_dict(arc: list[Any]) -> dict[str, Any]:
