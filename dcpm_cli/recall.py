@@ -264,17 +264,18 @@ def _attach_nodes(store: Store, hits: list[Hit], *, chains: bool = True) -> set[
         if node_id in nodes:
             for hit in node_hits:
                 hit.nodes.append(nodes[node_id])
-    return _stale_nodes(store, list(by_node), cores) if chains else set()
+    return stale_nodes(store, list(by_node), cores) if chains else set()
 
 
-def _stale_nodes(store: Store, node_ids: list[str], cores: dict[str, list[str]]) -> set[str]:
+def stale_nodes(store: Store, node_ids: list[str], cores: dict[str, list[str]]) -> set[str]:
+    """Of these schemas/intentions and these cores (→ all their members), the stale ones."""
     evidence = store.evidence_for(node_ids)
     superseded = store.superseded_ids(sorted({f for fs in evidence.values() for f in fs}))
     stale = {n for n, fs in evidence.items() if fs and all(f in superseded for f in fs)}
     # A member not reached from the hits may be stale too: ask for those a core needs.
     others = sorted({m for ms in cores.values() for m in ms} - set(node_ids))
     if others:
-        stale |= _stale_nodes(store, others, {})
+        stale |= stale_nodes(store, others, {})
     stale |= {core for core, members in cores.items() if members and all(m in stale for m in members)}
     return stale
 

@@ -478,7 +478,8 @@ def schemas(overview: dict[str, Any], *, as_json: bool) -> None:
         branch = root.add(Text(title, "bold"))
         if kind == "core_schema":
             for n in of_kind:
-                core = branch.add(Text(f"{n['text']}  ({n['id']}, {n['domain'] or '-'})", "magenta"))
+                stale = ", stale" if n.get("stale") else ""
+                core = branch.add(Text(f"{n['text']}  ({n['id']}, {n['domain'] or '-'}{stale})", "magenta"))
                 for m in n["members"]:
                     info = overview["member_text"].get(m, {})
                     core.add(Text(f"{info.get('domain') or '-'}: {info.get('text', '(missing)')}  ({m})"))
@@ -488,7 +489,8 @@ def schemas(overview: dict[str, Any], *, as_json: bool) -> None:
             d = n["domain"] or "-"
             if d not in domains:
                 domains[d] = branch.add(Text(d, "cyan"))
-            domains[d].add(Text(f"{n['text']}  ({n['id']}, {n['evidence']} facts)"))
+            stale = ", stale" if n.get("stale") else ""
+            domains[d].add(Text(f"{n['text']}  ({n['id']}, {n['evidence']} facts{stale})"))
     _print_tree(root)
     for link in overview["links"][:20]:
         out.print(Text(f"{link['src']} {link['relation']} {link['dst']}", "dim"))

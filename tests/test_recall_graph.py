@@ -128,6 +128,11 @@ def test_a_node_whose_evidence_was_all_superseded_is_stale(cli, writer, llm, sto
     assert stale[runner.id] is True and stale[core.id] is False
     table = cli("recall", "swims before breakfast", "-k", "1").stdout
     assert f"schema (stale): {RUNNER}" in table
+    overview = json.loads(cli("schemas", "--json").stdout)
+    assert [n["text"] for n in overview["nodes"] if n["stale"]] == [RUNNER]
+    shown = cli("schemas").stdout
+    (line,) = [x for x in shown.splitlines() if runner.id in x and "member" not in x and ":" not in x]
+    assert line.endswith("facts, stale)") and "stale" not in shown.replace(line, "")
 
     # Once every member is stale, so is the core schema above them.
     late = [f for f in facts if f.id in ids_of(facts, "deadlines")]
