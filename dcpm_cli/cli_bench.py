@@ -46,7 +46,7 @@ def longmemeval(
     ctx: typer.Context,
     file: Annotated[Path, typer.Argument(help="A LongMemEval .json or .json.gz file.", show_default=False)],
     limit: Annotated[
-        int | None, typer.Option("--limit", "-n", min=1, help="Only the first N non-abstention questions.")
+        int | None, typer.Option("--limit", "-n", min=1, help="The first N questions (QA counts abstention).")
     ] = None,
     out: Annotated[
         Path | None, typer.Option("--out", help="Write each question's ranked ids per system as JSONL.")
