@@ -49,7 +49,7 @@ def longmemeval(
         int | None, typer.Option("--limit", "-n", min=1, help="The first N questions (QA counts abstention).")
     ] = None,
     out: Annotated[
-        Path | None, typer.Option("--out", help="Write each question's ranked ids per system as JSONL.")
+        Path | None, typer.Option("--out", help="JSONL per question: ranked ids, or (QA) answer and label.")
     ] = None,
     granularity: Annotated[
         Granularity, typer.Option("--granularity", help="Rank and score sessions or user turns.")
