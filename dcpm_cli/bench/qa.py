@@ -30,16 +30,14 @@ chat model answers.
 from __future__ import annotations
 
 import dataclasses
-import json
 import shutil
-import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from dcpm_cli.bench.longmemeval import TYPES, load, parse_date
+from dcpm_cli.bench.longmemeval import TYPES, haystacks, load, parse_date
 from dcpm_cli.errors import InputError
 from dcpm_cli.llm import Usage
 from dcpm_cli.models import RawInput
@@ -232,26 +230,25 @@ def run_qa(
     bench = QABench(str(path), reader.name, judge.name, ablation or "")
     if ablation == "no-supersedes":
         settings = dataclasses.replace(settings, no_supersedes=True)
-    workdir = Path(tempfile.mkdtemp(prefix="dcpm-qa-"))
-    sink = out.open("w", encoding="utf-8") if out else None
     try:
-        for n, rec in enumerate(records, 1):
-            q = parse_qa(rec)
-            r = answer_one(q, embedder, settings, reader, judge, workdir / q.id, bench, ablation, k)
-            shutil.rmtree(workdir / q.id, ignore_errors=True)
-            bench.results.append(r)
-            if sink:
-                row = {"question_id": r.id, "question_type": r.type, "hypothesis": r.hypothesis}
-                sink.write(
-                    json.dumps({**row, "autoeval_label": {"model": judge.name, "label": r.correct}}) + "\n"
+        with haystacks(out) as (workdir, write):
+            for n, rec in enumerate(records, 1):
+                q = parse_qa(rec)
+                r = answer_one(q, embedder, settings, reader, judge, workdir / q.id, bench, ablation, k)
+                shutil.rmtree(workdir / q.id, ignore_errors=True)
+                bench.results.append(r)
+                label = {"model": judge.name, "label": r.correct}
+                write(
+                    {
+                        "question_id": r.id,
+                        "question_type": r.type,
+                        "hypothesis": r.hypothesis,
+                        "autoeval_label": label,
+                    }
                 )
-                sink.flush()
-            if progress:
-                progress(n, len(records))
+                if progress:
+                    progress(n, len(records))
     finally:
-        if sink:
-            sink.close()
-        shutil.rmtree(workdir, ignore_errors=True)
         bench.wall_seconds = time.perf_counter() - t_start
     return bench
 
