@@ -46,6 +46,7 @@ class Settings:
     top_k: int = 5  # neighbours given to reconciliation per item
     supersede_attribute_min_cos: float = 0.6  # attribute similarity that still counts as "same"
     recall_min_similarity: float = 0.2  # cosine below which a memory is not "found" (MiniLM)
+    no_supersedes: bool = False  # the paper's ablation: no revision chains written or read
 
     @classmethod
     def env_name(cls, field: str) -> str:

@@ -223,6 +223,7 @@ class Recall:
     as_of: datetime | None = None
     nodes: list[Node] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)  # e.g. full-text search failed
+    stale_nodes: set[str] = field(default_factory=set)  # every piece of evidence since superseded
 
 
 @dataclass

@@ -112,7 +112,12 @@ def _day(d: Any) -> str:
     return f"{d:%Y-%m-%d}" if d else "----------"
 
 
-def hit_dict(hit: Any, *, arc: bool = True) -> dict[str, Any]:
+def node_dict(node: Any, stale: set[str]) -> dict[str, Any]:
+    d = {"id": node.id, "kind": node.kind, "text": node.text, "domain": node.domain}
+    return {**d, "stale": node.id in stale}
+
+
+def hit_dict(hit: Any, *, arc: bool = True, stale: set[str] | None = None) -> dict[str, Any]:
     """The JSON shape of one recall hit (documented in the README)."""
     d: dict[str, Any] = {
         "id": hit.id,
@@ -129,7 +134,7 @@ def hit_dict(hit: Any, *, arc: bool = True) -> dict[str, Any]:
         ]
         if arc
         else [],
-        "nodes": [{"id": n.id, "kind": n.kind, "text": n.text, "domain": n.domain} for n in hit.nodes],
+        "nodes": [node_dict(n, stale or set()) for n in hit.nodes],
     }
     return d
 
@@ -138,8 +143,8 @@ def recall_dict(result: Any) -> dict[str, Any]:
     return {
         "query": result.query,
         "as_of": result.as_of.isoformat() if result.as_of else None,
-        "hits": [hit_dict(h) for h in result.hits],
-        "nodes": [{"id": n.id, "kind": n.kind, "text": n.text, "domain": n.domain} for n in result.nodes],
+        "hits": [hit_dict(h, stale=result.stale_nodes) for h in result.hits],
+        "nodes": [node_dict(n, result.stale_nodes) for n in result.nodes],
     }
 
 
@@ -165,14 +170,21 @@ def recall_table(result: Any, *, arc: bool) -> None:
                 style = "bold" if c.id == hit.id else "dim"
                 out.print(Text(f"    {mark} {_day(c.event_at)}  {c.text}  {c.id}", style=style))
         for node in hit.nodes:
-            out.print(Text(f"      {node.kind}: {node.text}  {node.id}", style="magenta"))
+            if node.id in result.stale_nodes:  # its evidence has all been superseded
+                out.print(Text(f"      {node.kind} (stale): {node.text}  {node.id}", style="dim"))
+            else:
+                out.print(Text(f"      {node.kind}: {node.text}  {node.id}", style="magenta"))
 
 
 def recall_prompt(result: Any) -> None:
     """A compact context block to pipe into an LLM."""
+    sys.stdout.write(recall_prompt_text(result))
+
+
+def recall_prompt_text(result: Any) -> str:
+    """What `recall --format prompt` prints (the QA bench gives the same text to its reader)."""
     if not result.hits:
-        sys.stdout.write(f"No stored memory matches: {result.query}\n")
-        return
+        return f"No stored memory matches: {result.query}\n"
     when = f" as of {result.as_of:%Y-%m-%d}" if result.as_of else ""
     lines = [f"Relevant memory about the user{when} (current beliefs; earlier states in brackets):"]
     for hit in result.hits:
@@ -182,8 +194,9 @@ def recall_prompt(result: Any) -> None:
         arc = "; ".join(f"{c.event_at:%Y-%m-%d}: {c.text}" for c in earlier)
         lines.append(f"- ({label}, {hit.when:%Y-%m-%d}) {text}" + (f" [earlier: {arc}]" if arc else ""))
     for node in result.nodes:
-        lines.append(f"- ({node.kind.replace('_', ' ')}) {node.text}")
-    sys.stdout.write("\n".join(lines) + "\n")
+        stale = ", stale: its evidence has since changed" if node.id in result.stale_nodes else ""
+        lines.append(f"- ({node.kind.replace('_', ' ')}{stale}) {node.text}")
+    return "\n".join(lines) + "\n"
 
 
 def arc_dict(arc: list[Any]) -> dict[str, Any]:
@@ -498,7 +511,8 @@ def schemas(overview: dict[str, Any], *, as_json: bool) -> None:
         branch = root.add(Text(title, "bold"))
         if kind == "core_schema":
             for n in of_kind:
-                core = branch.add(Text(f"{n['text']}  ({n['id']}, {n['domain'] or '-'})", "magenta"))
+                stale = ", stale" if n.get("stale") else ""
+                core = branch.add(Text(f"{n['text']}  ({n['id']}, {n['domain'] or '-'}{stale})", "magenta"))
                 for m in n["members"]:
                     info = overview["member_text"].get(m, {})
                     core.add(Text(f"{info.get('domain') or '-'}: {info.get('text', '(missing)')}  ({m})"))
@@ -508,7 +522,8 @@ def schemas(overview: dict[str, Any], *, as_json: bool) -> None:
             d = n["domain"] or "-"
             if d not in domains:
                 domains[d] = branch.add(Text(d, "cyan"))
-            domains[d].add(Text(f"{n['text']}  ({n['id']}, {n['evidence']} facts)"))
+            stale = ", stale" if n.get("stale") else ""
+            domains[d].add(Text(f"{n['text']}  ({n['id']}, {n['evidence']} facts{stale})"))
     _print_tree(root)
     for link in overview["links"][:20]:
         out.print(Text(f"{link['src']} {link['relation']} {link['dst']}", "dim"))

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import UTC, date, datetime, timedelta
+from datetime import timedelta
 from typing import TYPE_CHECKING
 
 from dcpm_cli.dates import resolve_when
@@ -263,6 +263,8 @@ class Writer:
         vectors = self.embedder.embed([i.text for i in kept])
         plan = self._reconcile(kept, vectors)
         self.checkpoint("reconciled")
+        if self.settings.no_supersedes:  # the paper's ablation: no chains, a change of mind is new
+            plan = [_Plan("ADD") if p.op == "SUPERSEDE" else p for p in plan]
         with self.store.lock():
             current = self.store.get_raw([raw.id]).get(raw.id)
             if current is not None and current.status == DONE:

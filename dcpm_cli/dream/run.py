@@ -283,7 +283,8 @@ def _phase3(
         _sweep_counts(out.run, result)
     say(
         f"phase 3: {result.behaviours} behavioural descriptions, {len(result.collisions)} collisions "
-        f"({result.redundant} redundant pairs skipped), {result.cores_created} core schemas created"
+        f"({result.redundant} redundant pairs skipped), {result.cores_created} core schemas created, "
+        f"{result.cores_rewritten} rewritten for new members"
     )
 
 
