@@ -55,6 +55,16 @@ app = typer.Typer(
 # Exit codes (stable, documented in the README).
 EXIT_OK, EXIT_ERROR, EXIT_INPUT, EXIT_LLM, EXIT_STORE, EXIT_BUSY = 0, 1, 2, 3, 4, 5
 
+# The paper's "without supersedes" ablation, one settings key (DCPM_NO_SUPERSEDES) for every command.
+NoSupersedes = Annotated[
+    bool,
+    typer.Option(
+        "--no-supersedes",
+        help="Ablation: no revision chains (a change of mind is stored as a new item; recall shows no arcs). "
+        "Also DCPM_NO_SUPERSEDES=1.",
+    ),
+]
+
 
 @dataclass
 class Session:
@@ -96,6 +106,12 @@ class Session:
             return self.store(create=False)
         except StoreMissing:
             return None
+
+    def ablate(self, no_supersedes: bool) -> Session:
+        """A command's --no-supersedes flag, over DCPM_NO_SUPERSEDES and the config file."""
+        if no_supersedes:
+            self.flags["no_supersedes"] = True
+        return self
 
     def get_llm(self) -> LLM:
         if self.llm is None:
@@ -152,8 +168,11 @@ def root(
         typer.echo(f"dcpm {__version__}")
         raise typer.Exit()
     preset = ctx.obj if isinstance(ctx.obj, dict) else {}
+    # Only what was typed is a flag: config.py resolves the environment (and says so).
+    given = {"store": store, "embedder": embedder, "llm": llm, "llm_timeout": llm_timeout}
+    typed = {k for k in given if getattr(ctx.get_parameter_source(k), "name", "") == "COMMANDLINE"}
     ctx.obj = Session(
-        flags={"store": store, "embedder": embedder, "llm": llm, "llm_timeout": llm_timeout},
+        flags={k: v for k, v in given.items() if k in typed},
         llm=preset.get("llm"),
         embedder=preset.get("embedder"),
     )
@@ -168,7 +187,9 @@ def add(
     file: Annotated[Path | None, typer.Option("--file", "-f", help="Read inputs from a file.")] = None,
     fmt: Annotated[
         Format,
-        typer.Option("--format", help="Input format (auto detects JSONL and dated Markdown)."),
+        typer.Option(
+            "--format", help="Input format (auto detects JSONL, dated Markdown, ChatGPT/Claude exports)."
+        ),
     ] = Format.auto,
     session: Annotated[
         str | None,
@@ -184,12 +205,21 @@ def add(
         bool, typer.Option("--no-extract", help="Store raw only; `dcpm process` extracts later.")
     ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
+    no_supersedes: NoSupersedes = False,
 ) -> None:
     """Remember something: raw input is stored first, then facts are extracted and reconciled."""
-    from dcpm_cli import ingest, render
+    from dcpm_cli import ingest, ingest_exports, render
     from dcpm_cli.private import StdinKeeper
 
-    s = _session(ctx)
+    s = _session(ctx).ablate(no_supersedes)
+    if file is not None and text is None and (export := ingest_exports.detect(file, fmt.value)):
+        with render.progress("conversations", enabled=True) as bar:
+            report = ingest_exports.import_file(
+                file, export, s.writer(llm=not no_extract), extract=not no_extract, progress=bar
+            )
+        render.add_report(report, as_json=as_json)
+        _llm_outcome(report)
+        return
     kept = StdinKeeper()  # stdin cannot be read twice: kept on disk until it is stored
     try:
         content, source = _read_input(text, file, kept)
@@ -216,11 +246,12 @@ def process(
         int | None, typer.Option("--limit", "-n", min=1, help="At most this many inputs.")
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
+    no_supersedes: NoSupersedes = False,
 ) -> None:
     """Extract every input still pending (LLM was down, --no-extract, failures), oldest first."""
     from dcpm_cli import render
 
-    s = _session(ctx)
+    s = _session(ctx).ablate(no_supersedes)
     with render.progress("extracting", enabled=True) as bar:
         report = s.writer().process_pending(limit=limit, progress=bar)
     render.add_report(report, as_json=as_json, verb="processed")
@@ -251,6 +282,7 @@ def recall(
     batch: Annotated[
         str | None, typer.Option("--batch", help="Queries from FILE or '-' (stdin), one a line; NDJSON out.")
     ] = None,
+    no_supersedes: NoSupersedes = False,
 ) -> None:
     """Find memories: current beliefs first, each with its arc; never calls an LLM."""
     from dcpm_cli import ingest, render
@@ -271,17 +303,21 @@ def recall(
         raise InputError("give a QUERY (or --batch FILE)", 'dcpm recall "what do I eat?"')
     else:
         queries = [query]
-    store = _session(ctx).store_or_none()
+    s = _session(ctx).ablate(no_supersedes)
+    store = s.store_or_none()
     if store is None and batch is None and fmt is OutputFormat.table:
         render.note('nothing stored yet; add something with: dcpm add "..."')
         return
-    embedder = _session(ctx).get_embedder()
+    embedder = s.get_embedder()
+    floor, chains = s.settings.recall_min_similarity, not s.settings.no_supersedes
     for q in queries:
         if store is None:
             result = _empty(q, when)
         else:
-            floor = _session(ctx).settings.recall_min_similarity
-            result = run_recall(store, embedder, q, k=k, kinds=kinds, as_of=when, min_similarity=floor)
+            result = run_recall(
+                store, embedder, q, k=k, kinds=kinds, as_of=when, min_similarity=floor, chains=chains
+            )
+            render.warnings(result.warnings)
         if batch is not None or fmt is OutputFormat.json:
             render.print_json(render.recall_dict(result))
         elif fmt is OutputFormat.prompt:
@@ -384,6 +420,9 @@ def doctor(
 def _llm_outcome(report: Any) -> None:
     from dcpm_cli import render
 
+    if report.interrupted:
+        render.note(f"interrupted: {report.pending} input(s) still pending; `dcpm process` goes on")
+        raise typer.Exit(130)
     if report.llm_error:
         render.note(
             f"extraction pending for {report.pending} input(s): {report.llm_error}. "
@@ -427,4 +466,7 @@ def main() -> None:
 
 
 from dcpm_cli import cli_bench  # noqa: E402,F401  (registers bench)
+from dcpm_cli import cli_check as _cli_check  # noqa: E402,F401  (registers check)
+from dcpm_cli import cli_control as _cli_control  # noqa: E402,F401  (registers forget, export, import, reembed, backup, config)
 from dcpm_cli import cli_dream as _cli_dream  # noqa: E402,F401  (registers dream, schemas)
+from dcpm_cli import cli_mcp as _cli_mcp  # noqa: E402,F401  (registers mcp)

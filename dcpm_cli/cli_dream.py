@@ -2,7 +2,8 @@
 
 Exit codes of `dcpm dream`: 0 done (also when a --max-calls/--max-seconds budget ended it
 early: the rest waits for the next run, and in lite mode); 3 the LLM was unavailable or
-failed, everything committed before is kept and the next run resumes; 4 store error;
+failed, or every reply it gave was invalid (status `failed`): everything committed before is
+kept and the next run resumes; 4 store error;
 5 another dream is running on this store (the second one exits at once, it never waits).
 """
 
@@ -74,7 +75,8 @@ def dream(
         typer.Option(
             "--no-supersedes",
             envvar="DCPM_NO_SUPERSEDES",
-            help="Ablation: ignore revision chains (superseded facts are consolidated too).",
+            help="Ablation: no revision chains (superseded facts are consolidated too; the catch-up "
+            "extraction writes no chains).",
             show_default=False,
         ),
     ] = None,
@@ -122,6 +124,15 @@ def dream(
             rich_help_panel=TUNING,
         ),
     ] = None,
+    retry_declined: Annotated[
+        bool | None,
+        typer.Option(
+            "--retry-declined",
+            envvar="DCPM_DREAM_RETRY_DECLINED",
+            help="Ask again the clusters the model declined before (forgets every decline).",
+            show_default=False,
+        ),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the run as JSON.")] = False,
 ) -> None:
     """Consolidate facts into schemas and intentions (System 2); run it nightly from cron."""
@@ -129,7 +140,7 @@ def dream(
     from dcpm_cli.dream.run import DreamOptions, run_calibration
     from dcpm_cli.dream.run import dream as run_dream
 
-    s = _session(ctx)
+    s = _session(ctx).ablate(bool(no_supersedes))
     if calibrate:
         report = run_calibration(s.store(), s.get_embedder())
         render.calibration(report, as_json=as_json)
@@ -140,12 +151,13 @@ def dream(
         max_seconds=max_seconds,
         core_schemas=core_schemas,
         mode=mode.value if mode else None,
-        no_supersedes=no_supersedes,
+        no_supersedes=s.settings.no_supersedes or no_supersedes,
         eps1=eps1,
         eps2=eps2,
         max_cluster=max_cluster,
         theta_beh=theta_beh,
         theta_sem=theta_sem,
+        retry_declined=retry_declined,
         retries=s.settings.llm_retries,
     )
     store = s.store_or_none()
@@ -157,7 +169,7 @@ def dream(
     with render.progress("dreaming", enabled=not opts.dry_run) as bar:
         outcome = run_dream(store, s.get_embedder(), llm, opts, progress=bar, log=render.note, writer=writer)
     render.dream_outcome(outcome, as_json=as_json)
-    if outcome.run.status in ("llm_unavailable", "llm_error"):
+    if outcome.run.status in ("llm_unavailable", "llm_error", "failed"):
         raise typer.Exit(EXIT_LLM)
 
 

@@ -8,6 +8,7 @@ from datetime import UTC, date, datetime
 from enum import StrEnum
 from pathlib import Path
 
+from dcpm_cli import ingest_exports
 from dcpm_cli.errors import InputError
 from dcpm_cli.models import RawInput, utcnow
 
@@ -19,6 +20,9 @@ class Format(StrEnum):
     text = "text"
     jsonl = "jsonl"
     markdown = "markdown"
+    chatgpt = "chatgpt"  # the ChatGPT data export (conversations.json); see ingest_exports.py
+    claude = "claude"  # the Claude data export (conversations.json)
+    notes = "notes"  # a folder of Markdown daily notes (--file DIR)
 
 
 # Times dcpm accepts: far enough from datetime's limits (years 1 and 9999) that no later step
@@ -179,6 +183,12 @@ def parse(
     if "\x00" in text:
         line = text.count("\n", 0, text.index("\x00")) + 1
         raise InputError(f"{source} holds a NUL byte (line {line}): it looks binary, not text")
+    if fmt is Format.auto and (export := ingest_exports.detect_text(text)):
+        fmt = Format(export)
+    if fmt in (Format.chatgpt, Format.claude):
+        return ingest_exports.parse_export(text, fmt.value, source=source)
+    if fmt is Format.notes:
+        raise InputError("--format notes reads a folder: dcpm add --file DIR --format notes")
     if fmt is Format.auto:
         fmt = (
             Format.jsonl

@@ -179,6 +179,8 @@ class AddReport:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     llm_error: str = ""
+    repaired: str = ""  # what finishing writes a crash cut short did first
+    interrupted: bool = False  # Ctrl-C: what is above was done; the rest stays pending
     raw_ids: list[str] = field(default_factory=list)
     outcomes: list[InputOutcome] = field(default_factory=list)
 
@@ -220,14 +222,17 @@ class Recall:
     hits: list[Hit]
     as_of: datetime | None = None
     nodes: list[Node] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)  # e.g. full-text search failed
+    stale_nodes: set[str] = field(default_factory=set)  # every piece of evidence since superseded
 
 
 @dataclass
 class DreamRun:
     """One `dcpm dream` run, as kept in the store's run log (and returned by `dream()`).
 
-    status: running (or killed while running) | ok | budget (a --max-calls/--max-seconds
-    budget stopped it; the rest waits for the next run) | llm_unavailable | dry_run | lite."""
+    status: running (or killed while running) | ok | failed (every LLM reply was invalid) |
+    budget (a --max-calls/--max-seconds budget stopped it; the rest waits for the next run) |
+    llm_unavailable | dry_run | lite."""
 
     id: str
     started_at: datetime = field(default_factory=utcnow)

@@ -12,12 +12,14 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
-from datetime import UTC, date, datetime
+from dataclasses import dataclass, field, replace
+from datetime import timedelta
 from typing import TYPE_CHECKING
 
 from dcpm_cli import chunking
+from dcpm_cli.dates import resolve_when
 from dcpm_cli.errors import DcpmError, LLMError, LLMUnavailable
 from dcpm_cli.llm import structured
 from dcpm_cli.models import (
@@ -46,6 +48,15 @@ if TYPE_CHECKING:
     from dcpm_cli.store import Store
 
 Progress = Callable[[int, int], None]
+# Called with the name of each step of a multi-step write as it is reached ("reconciled",
+# "items", "updates", "links"): the seam fault tests use to cut a write short.
+Checkpoint = Callable[[str], None]
+FINISHED = (DONE, NO_ITEMS)  # an input in one of these needs no more extraction
+
+
+def _no_checkpoint(step: str) -> None:
+    return None
+
 
 # What a failing embedder raises: a down Ollama (DcpmError), onnxruntime (RuntimeError), a
 # model file gone (OSError), a bad reply (ValueError), an input too large (MemoryError).
@@ -62,7 +73,20 @@ class Writer:
     embedder: Embedder
     llm: LLM | None
     settings: Settings
+    checkpoint: Checkpoint = _no_checkpoint
+    owner: str = field(default_factory=lambda: _new_owner())
+    repaired: str = ""  # what finishing an interrupted write did at the start of this command
     embed_problem: str = ""  # why the last persist stored inputs without vectors
+
+    def finish_interrupted(self) -> str:
+        """Finish what a write cut short left (chain back-pointers, passages): run at the
+        start of every write command; one directory listing when nothing was cut short."""
+        if not self.store.unfinished_writes():
+            return ""
+        with self.store.lock():
+            done = self.store.recover()
+        self.repaired = done.summary() if done else ""
+        return self.repaired
 
     # -- step 1 ---------------------------------------------------------------------------
 
@@ -116,6 +140,7 @@ class Writer:
         on_stored: Callable[[], None] | None = None,
     ) -> AddReport:
         report = AddReport()
+        report.repaired = self.finish_interrupted()
         new, report.already_stored = self.persist(raws)
         if on_stored:
             on_stored()  # every input is on disk: what fails from here on loses nothing
@@ -128,53 +153,118 @@ class Writer:
             self._extract_all(todo, report, progress)
         # This run's inputs only: a concurrent `dcpm add` has pending inputs of its own.
         report.pending = len(todo) - report.extracted - report.failed
-        self.store.maintain()  # compaction and indices when due; a few ms when nothing is
+        if not report.interrupted:
+            self.store.maintain()  # compaction and indices when due; a few ms when nothing is
         return report
 
-    def process_pending(self, *, limit: int | None = None, progress: Progress | None = None) -> AddReport:
-        """Extract every pending (or failed) input, oldest first."""
+    def extract(self, raws: Sequence[RawInput]) -> AddReport:
+        """Extract these stored inputs, the ones still pending (the MCP server's background
+        worker: it stored them itself a moment before)."""
         report = AddReport()
+        todo = [r for r in raws if r.status == PENDING]
+        self._extract_all(todo, report, None)
+        report.pending = len(todo) - report.extracted - report.failed
+        self.store.maintain()
+        return report
+
+    def process_pending(
+        self,
+        *,
+        limit: int | None = None,
+        progress: Progress | None = None,
+        stop: Callable[[], bool] | None = None,
+    ) -> AddReport:
+        """Extract every pending (or failed) input, oldest first; `stop` (a dream's budget) is
+        asked before each input, and the rest stay pending once it says so."""
+        report = AddReport()
+        report.repaired = self.finish_interrupted()
         try:
-            self.fill_vectors()
+            self.fill_vectors()  # reconciling needs them; an embedder still down stops it here
         except EMBEDDER_FAILURES as e:
             report.llm_error = _embedder_failed(e)
             report.pending = self.store.count_by_kind("raw").get(PENDING, 0)
             return report
         todo = self.store.raw_by_status([PENDING, FAILED], limit)
-        self._extract_all(todo, report, progress)
+        self._extract_all(todo, report, progress, stop)
         report.pending = self.store.count_by_kind("raw").get(PENDING, 0)
-        self.store.maintain()
+        if not report.interrupted:
+            self.store.maintain()
         return report
 
-    def _extract_all(self, todo: list[RawInput], report: AddReport, progress: Progress | None) -> None:
+    def _extract_all(
+        self,
+        todo: list[RawInput],
+        report: AddReport,
+        progress: Progress | None,
+        stop: Callable[[], bool] | None = None,
+    ) -> None:
         todo = sorted(todo, key=lambda r: (r.said_at, r.created_at))
         llm = self.llm
-        for n, raw in enumerate(todo, 1):
-            if llm is None:
+        for n, listed in enumerate(todo, 1):
+            if llm is None or (stop is not None and stop()):
                 break
+            raw = self.claim(listed)
+            if raw is None:  # finished, or being extracted, by another process
+                if progress:
+                    progress(n, len(todo))
+                continue
             before = replace(llm.usage)
             try:
                 outcome = self.process_one(raw)
+            except KeyboardInterrupt:
+                # Ctrl-C: stop between writes and report what was done; this input and the
+                # rest stay pending for `dcpm process`.
+                report.interrupted = True
+                break
             except LLMUnavailable as e:
                 # Stop here: the rest stay pending rather than each waiting for a dead server.
-                self.store.set_raw_status(raw.id, PENDING, e.message, raw.attempts + 1)
+                self._set_status(raw.id, PENDING, e.message, raw.attempts + 1)
                 waiting = [r.id for r in todo[n:] if r.status == PENDING]  # a failed one keeps its why
                 self.store.note_raw_error(waiting, f"not tried yet: {e.message}")
                 report.llm_error = e.message + (f" ({e.hint})" if e.hint else "")
                 break
             except LLMError as e:
-                self.store.set_raw_status(raw.id, FAILED, e.message, raw.attempts + 1)
+                self._set_status(raw.id, FAILED, e.message, raw.attempts + 1)
                 report.failed += 1
                 report.absorb(InputOutcome(raw.id, FAILED, error=e.message))
             else:
                 report.extracted += 1
                 report.absorb(outcome)
             finally:
+                self.release(raw)
                 report.llm_calls += llm.usage.calls - before.calls
                 report.prompt_tokens += llm.usage.prompt_tokens - before.prompt_tokens
                 report.completion_tokens += llm.usage.completion_tokens - before.completion_tokens
             if progress:
                 progress(n, len(todo))
+
+    # -- claims: one process extracts an input at a time -----------------------------------
+
+    def claim(self, raw: RawInput) -> RawInput | None:
+        """Claim `raw` for extraction by this writer, under the write lock: its fresh row when
+        it still waits and no live process holds it, else None. Call `release` after."""
+        with self.store.lock():
+            fresh = self.store.get_raw([raw.id]).get(raw.id)
+            if fresh is None or fresh.status not in (PENDING, FAILED):
+                return None
+            if not self.store.claim([raw.id], self.owner, self.lease(fresh)):
+                return None
+        return fresh
+
+    def release(self, raw: RawInput) -> None:
+        with self.store.lock():
+            self.store.release([raw.id], self.owner)
+
+    def lease(self, raw: RawInput) -> timedelta:
+        """How long a claim holds: every call of one input (extraction of each of its pieces
+        and reconcile, each with its retries) timing out, and a margin."""
+        calls = (len(chunking.pieces(raw.text)) + 1) * (self.settings.llm_retries + 1)
+        return timedelta(seconds=calls * self.settings.llm_timeout + 60)
+
+    def _set_status(self, raw_id: str, status: str, error: str, attempts: int) -> None:
+        """A failure's status, unless another process has finished the input meanwhile."""
+        with self.store.lock():
+            self.store.set_raw_status(raw_id, status, error, attempts, unless=FINISHED)
 
     # -- steps 2–4 for one input ----------------------------------------------------------
 
@@ -182,10 +272,11 @@ class Writer:
         assert self.llm is not None
         history = self.store.recent_raw(raw.session, raw.said_at, self.settings.history_window)
         found: list[extraction.ExtractedItem] = []
+        known = self._known_attributes(raw)
         for piece in chunking.pieces(raw.text) or [raw.text]:  # a long input: a call per piece
             got = structured(
                 self.llm,
-                extraction.messages(raw if piece == raw.text else replace(raw, text=piece), history),
+                extraction.messages(raw if piece == raw.text else replace(raw, text=piece), history, known),
                 extraction.Extraction,
                 retries=self.settings.llm_retries,
             )
@@ -213,13 +304,25 @@ class Writer:
 
         vectors = self.embedder.embed([i.text for i in kept])
         plan = self._reconcile(kept, vectors)
+        self.checkpoint("reconciled")
+        if self.settings.no_supersedes:  # the paper's ablation: no chains, a change of mind is new
+            plan = [_Plan("ADD") if p.op == "SUPERSEDE" else p for p in plan]
         with self.store.lock():
             current = self.store.get_raw([raw.id]).get(raw.id)
             if current is not None and current.status == DONE:
                 return InputOutcome(raw.id, DONE, new_input=False)  # another process did it
-            self._apply(raw, kept, vectors, plan, outcome)
-            self.store.set_raw_status(raw.id, DONE, "", raw.attempts + 1)
+            # A marker while the steps below are written: a crash between them leaves it, and
+            # the next write command (or `dcpm check --repair`) relinks what it cut.
+            with self.store.unfinished("upsert", raw_id=raw.id):
+                self._apply(raw, kept, vectors, plan, outcome)
+                self.store.set_raw_status(raw.id, DONE, "", raw.attempts + 1)
         return outcome
+
+    def _known_attributes(self, raw: RawInput) -> list[tuple[str, str]]:
+        """(subject, attribute) of the current items nearest to this input, most similar first."""
+        near = self.store.nearest_items(self.embedder.embed([raw.text])[0], KNOWN_ATTRIBUTES)
+        pairs = [(i.subject, i.attribute) for i, _ in near if i.attribute and i.kind != "summary"]
+        return list(dict.fromkeys(pairs))
 
     def _item(self, raw: RawInput, index: int, x: extraction.ExtractedItem) -> MemoryItem:
         now = utcnow()
@@ -231,7 +334,7 @@ class Writer:
             subject=(x.subject or "user").strip(),
             attribute=normalise(x.attribute),
             salience=float(x.salience),
-            event_at=_parse_when(x.when) or raw.said_at,
+            event_at=resolve_when(x.when, raw.said_at) or raw.said_at,
             created_at=now,
             updated_at=now,
             raw_ids=[raw.id],
@@ -250,38 +353,59 @@ class Writer:
         asked = [i for i, c in enumerate(candidates) if c]
         if not asked:
             return plans
-        sub_items = [kept[i] for i in asked]
+        items, cands = [kept[i] for i in asked], [candidates[i] for i in asked]
+        ask = reconcile.Ask(items, cands, [self._related(x, cs) for x, cs in zip(items, cands, strict=True)])
         got = structured(
             self.llm,  # type: ignore[arg-type]
-            reconcile.messages(sub_items, [candidates[i] for i in asked]),
-            reconcile.Reconciliation,
+            ask.messages(),
+            ask.model(),
             retries=self.settings.llm_retries,
+            schema=ask.schema(),
         )
-        decided: set[int] = set()
-        for d in got.decisions:
-            if d.item >= len(asked) or d.item in decided:
-                continue  # out of range or a second decision for the same item: ignored
-            decided.add(d.item)
+        for d in got.decisions:  # type: ignore[attr-defined]  # one per item, in order: the schema says so
             i = asked[d.item]
-            plans[i] = self._checked(kept[i], d, candidates[i])
+            plans[i] = self._checked(kept[i], d, candidates[i], ask.related[d.item])
         return plans
 
-    def _checked(self, item: MemoryItem, d: reconcile.Decision, cands: list[MemoryItem]) -> _Plan:
-        """Validate one decision; an invalid one falls back to ADD, with the reason kept."""
+    def _related(self, item: MemoryItem, cands: list[MemoryItem]) -> set[str]:
+        """The candidates an item may supersede or update: same subject, same attribute."""
+        return {c.id for c in cands if not self._supersede_refusal(item, c)}
+
+    def _checked(
+        self, item: MemoryItem, d: reconcile.Decision, cands: list[MemoryItem], related: set[str]
+    ) -> _Plan:
+        """Validate one decision; every refusal keeps its reason. SUPERSEDE and UPDATE need a
+        target with the item's subject and attribute; an UPDATE that changes what its target
+        said is a change of stance (SUPERSEDE: the old text stays as history); a DUPLICATE
+        that says something else is not dropped."""
         if d.op == "ADD":
             return _Plan("ADD")
-        by_id = {c.id: c for c in cands}
-        target = by_id.get(d.target or "")
+        target = {c.id: c for c in cands}.get(d.target or "")
         if target is None:
-            return _Plan("ADD", reason=f"{d.op} target {d.target!r} is not a candidate")
+            return _Plan("ADD", reason=f"{d.op} target {d.target!r} is not a candidate: added instead")
         if d.op == "DUPLICATE":
-            return _Plan("DUPLICATE", target)
+            if self._same_meaning(item, target):
+                return _Plan("DUPLICATE", target)
+            if target.id in related:
+                why = f"DUPLICATE of {target.id} says something else: superseded instead"
+                return _Plan("SUPERSEDE", target, reason=why)
+            return _Plan(
+                "ADD", reason=f"DUPLICATE of {target.id} refused: it says something else", refused=target
+            )
+        if target.id not in related:
+            why = self._supersede_refusal(item, target)
+            return _Plan("ADD", reason=f"{d.op} {target.id} refused: {why}", refused=target)
         if d.op == "UPDATE":
-            return _Plan("UPDATE", target, text=(d.text or "").strip() or f"{target.text}; {item.text}")
-        why = self._supersede_refusal(item, target)
-        if why:
-            return _Plan("ADD", reason=f"SUPERSEDE {target.id} refused: {why}")
+            merged = (d.text or "").strip() or f"{target.text}; {item.text}"
+            change = _changes_stance(item.text, target.text, merged)
+            if change:
+                return _Plan("SUPERSEDE", target, reason=f"UPDATE {target.id} made a SUPERSEDE: {change}")
+            return _Plan("UPDATE", target, text=merged)
         return _Plan("SUPERSEDE", target)
+
+    def _same_meaning(self, a: MemoryItem, b: MemoryItem) -> bool:
+        va, vb = self.embedder.embed([a.text, b.text])
+        return float(va @ vb) >= DUPLICATE_MIN_COS
 
     def _supersede_refusal(self, item: MemoryItem, old: MemoryItem) -> str:
         """Only an item about the same subject and attribute may supersede (no Graphiti-style
@@ -313,9 +437,12 @@ class Writer:
         updates: dict[str, MemoryItem] = {}
         events: list[Event] = []
         heads: dict[str, str] = {}  # old id → the newest item of its chain so far
+        self._fresh_ids(raw, kept)
         for i, (item, p) in enumerate(zip(kept, plan, strict=True)):
             if p.reason:
                 out.rejected.append(p.reason)
+                refused = (p.refused or p.target).id if (p.refused or p.target) else ""
+                events.append(Event("REJECTED", item.id, raw.id, refused, detail=p.reason))
             if p.op == "DUPLICATE":
                 out.duplicates += 1
                 continue
@@ -324,8 +451,9 @@ class Writer:
                 if t is None or not t.is_current:
                     p = _Plan("ADD")
                 else:
-                    events.append(Event("UPDATE", t.id, raw.id, item.id, t.text, p.text))
-                    t.text, t.updated_at = p.text, utcnow()
+                    text = _merged(t.text, p, item)
+                    events.append(Event("UPDATE", t.id, raw.id, item.id, t.text, text))
+                    t.text, t.updated_at = text, utcnow()
                     t.raw_ids = [*t.raw_ids, raw.id] if raw.id not in t.raw_ids else t.raw_ids
                     updates[t.id] = t
                     out.updated.append(t.id)
@@ -343,15 +471,27 @@ class Writer:
             new_rows.append(i)
             out.added.append(item.id)
         self.store.add_items(new_items, vectors[new_rows])
+        self.checkpoint("items")
         if updates:
             changed = list(updates.values())
             self.store.log_events([e for e in events if e.op == "UPDATE"])  # before the overwrite
             self.store.replace_items(changed, self.embedder.embed([t.text for t in changed]))
+        self.checkpoint("updates")
         # Back-pointers after updates: an updated row is written whole, and the same input may
         # also supersede it.
         for old_id, new_id in links:
             self.store.set_superseded_by(old_id, new_id)
+        self.checkpoint("links")
         self.store.log_events([e for e in events if e.op != "UPDATE"])
+
+    def _fresh_ids(self, raw: RawInput, kept: list[MemoryItem]) -> None:
+        """An id already taken by a different item (an earlier extraction of this input that
+        said something else) is never reused: the new item gets an id of its own content."""
+        taken = self.store.get_items([i.id for i in kept])
+        for item in kept:
+            other = taken.get(item.id)
+            if other is not None and other.content_hash != item.content_hash:
+                item.id = "m_" + short_hash(raw.id, item.content_hash)
 
     def _fresh(self, item: MemoryItem) -> MemoryItem | None:
         return self.store.get_items([item.id]).get(item.id)
@@ -366,14 +506,75 @@ class _Plan:
     op: str
     target: MemoryItem | None = None
     text: str = ""
-    reason: str = ""
+    reason: str = ""  # why the model's decision was not applied as given
+    refused: MemoryItem | None = None  # the target it named, when refused
 
 
-def _parse_when(value: str | None) -> datetime | None:
-    if not value:
-        return None
-    try:
-        d = date.fromisoformat(value.strip()[:10])
-    except ValueError:
-        return None
-    return datetime(d.year, d.month, d.day, 12, tzinfo=UTC)
+def _merged(fresh: str, p: _Plan, item: MemoryItem) -> str:
+    """The text an UPDATE writes, from the row as it is now (read under the lock): the
+    reconcile call's merge when the row is what that call saw, else the fresh text with the
+    new item's text added (another writer, or an earlier UPDATE of this input, changed it)."""
+    seen = p.target.text if p.target is not None else fresh
+    if fresh == seen or normalise(fresh) in normalise(p.text):
+        return p.text
+    if normalise(item.text) in normalise(fresh):
+        return fresh
+    return f"{fresh.rstrip().rstrip(';.')}; {item.text}"
+
+
+def _new_owner() -> str:
+    from dcpm_cli.store.claims import new_owner
+
+    return new_owner()
+
+
+# Current items near an input whose attributes extraction is offered.
+KNOWN_ATTRIBUTES = 8
+# A DUPLICATE drops the new item: only when both say nearly the same (MiniLM puts paraphrases
+# of one statement above ~0.8 and two stances on one attribute, "vegetarian"/"vegan", below).
+DUPLICATE_MIN_COS = 0.8
+# Words that say a stance changed; an UPDATE whose new item says one is a SUPERSEDE.
+_CHANGE = re.compile(
+    r"\b(no longer|any ?more|stopped|quit|gave up|switched|instead|used to|now|sold|moved|dropped|"
+    r"changed|started|back to|again|left|new)\b",
+    re.IGNORECASE,
+)
+_WORD = re.compile(r"[a-z0-9][a-z0-9'-]{2,}")
+_STOP = frozenset(
+    [
+        "the",
+        "and",
+        "has",
+        "have",
+        "had",
+        "with",
+        "for",
+        "that",
+        "this",
+        "was",
+        "are",
+        "is",
+        "user",
+        "user's",
+        "their",
+        "they",
+        "them",
+        "from",
+    ]
+)
+
+
+def _changes_stance(new: str, old: str, merged: str) -> str:
+    """Why an UPDATE of `old` by `new` into `merged` is not a mere added detail ('' if it is)."""
+    if m := _CHANGE.search(new):
+        return f"the new item says a change ({m.group(0)!r})"
+    merged_words = set(_words(merged))
+    for name, text in (("the old text", old), ("the new item", new)):
+        words = _words(text)
+        if words and sum(w in merged_words for w in words) / len(words) < 0.6:
+            return f"the merged text leaves out most of {name}"
+    return ""
+
+
+def _words(text: str) -> list[str]:
+    return [w for w in _WORD.findall(text.casefold()) if w not in _STOP]

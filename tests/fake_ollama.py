@@ -2,8 +2,10 @@
 
 It speaks just enough of Ollama's HTTP API (GET /api/version, GET /api/tags, POST /api/chat
 without streaming, POST /api/embed) and is scripted: each chat request takes the next
-behaviour from a queue (a reply, an HTTP error, a delay, a malformed body). Every request is
-recorded with its JSON body, so tests can check what the client really sent.
+behaviour from a queue (a reply, an HTTP error, a delay, a malformed body), or, when the queue
+is empty and a `responder` is set, from `responder(request body)` (a server that answers any
+number of requests, as the fault-injection harness needs). Every request is recorded with its
+JSON body, so tests can check what the client really sent.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import hashlib
 import json
 import threading
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -25,6 +28,7 @@ class Reply:
     content: Any
     prompt_eval_count: int = 42
     eval_count: int = 7
+    done_reason: str = "stop"  # "length": cut off at the token limit (num_predict)
 
 
 @dataclass
@@ -53,6 +57,11 @@ class RawBody:
 
 
 @dataclass
+class Drop:
+    """Close the connection without answering: a server that dies in the middle of a request."""
+
+
+@dataclass
 class Request:
     method: str
     path: str
@@ -67,6 +76,7 @@ class FakeOllama:
         self.no_think_models: set[str] = set()  # these answer 400 to a request carrying `think`
         self.embed_dim = embed_dim
         self.requests: list[Request] = []
+        self.responder: Callable[[dict[str, Any]], Any] | None = None  # used when the queue is empty
         self._queue: deque[Any] = deque()
         self._lock = threading.Lock()
         self._stop = threading.Event()
@@ -97,7 +107,7 @@ class FakeOllama:
         """Queue behaviours for the next chat requests; a str, dict or list is a Reply."""
         with self._lock:
             for b in behaviours:
-                self._queue.append(b if isinstance(b, Reply | Error | Delay | RawBody) else Reply(b))
+                self._queue.append(b if isinstance(b, Reply | Error | Delay | RawBody | Drop) else Reply(b))
         return self
 
     @property
@@ -109,10 +119,12 @@ class FakeOllama:
     def chat_requests(self) -> list[dict[str, Any]]:
         return [r.body for r in self.requests if r.path == "/api/chat"]
 
-    def _next(self) -> Any:
+    def _next(self, body: dict[str, Any] | None = None) -> Any:
         with self._lock:
             if self._queue:
                 return self._queue.popleft()
+        if self.responder is not None and body is not None:
+            return self.responder(body)
         return Error(500, "fake ollama: no scripted reply left")
 
     # -- serving --------------------------------------------------------------------------
@@ -126,13 +138,17 @@ class FakeOllama:
             return _error(404, f'model "{model}" not found, try pulling it first')
         if "think" in body and model in self.no_think_models:
             return _error(400, f'"{model}" does not support thinking')
-        behaviour = self._next()
+        behaviour = self._next(body)
+        if not isinstance(behaviour, Reply | Error | Delay | RawBody | Drop):
+            behaviour = Reply(behaviour)
         while isinstance(behaviour, Delay):
             if self._stop.wait(behaviour.seconds):
                 return _error(503, "fake ollama is shutting down")
             behaviour = behaviour.then if behaviour.then is not None else Reply("{}")
-            if not isinstance(behaviour, Reply | Error | Delay | RawBody):
+            if not isinstance(behaviour, Reply | Error | Delay | RawBody | Drop):
                 behaviour = Reply(behaviour)
+        if isinstance(behaviour, Drop):
+            return _DROP
         if isinstance(behaviour, Error):
             return _error(behaviour.status, behaviour.message)
         if isinstance(behaviour, RawBody):
@@ -146,7 +162,7 @@ class FakeOllama:
                 "created_at": datetime.now(UTC).isoformat().replace("+00:00", "Z"),
                 "message": {"role": "assistant", "content": text},
                 "done": True,
-                "done_reason": "stop",
+                "done_reason": behaviour.done_reason,
                 "prompt_eval_count": behaviour.prompt_eval_count,
                 "eval_count": behaviour.eval_count,
             },
@@ -172,6 +188,9 @@ class FakeOllama:
             protocol_version = "HTTP/1.1"
 
             def _send(self, status: int, body: bytes, content_type: str) -> None:
+                if status == _DROP[0]:
+                    self.close_connection = True
+                    return
                 try:
                     self.send_response(status)
                     self.send_header("Content-Type", content_type)
@@ -214,6 +233,9 @@ class FakeOllama:
                 pass
 
         return Handler
+
+
+_DROP = (0, b"", "")  # no response at all: the connection is closed
 
 
 def _json(status: int, obj: Any) -> tuple[int, bytes, str]:

@@ -85,10 +85,48 @@ def test_oversized_clusters_are_split_to_fit_a_prompt() -> None:
     for c in range(labels.max() + 1):
         assert len(set(stage1[labels == c].tolist())) == 1
     assert (labels[stage1 < 0] == -1).all()
+    assert (labels[stage1 >= 0] >= 0).all()  # and every clustered fact stays clustered
     # Clusters within the size limit are left as they were.
     small = [c for c in range(stage1.max() + 1) if (stage1 == c).sum() <= 40]
     for c in small:
         assert len(set(labels[stage1 == c].tolist())) == 1
+
+
+def arc(n: int, step: float, dim: int = 32) -> np.ndarray:
+    """n unit vectors along a great circle, `step` radians apart: a long single-theme arc
+    whose neighbours are close but which has no dense core at a tight radius."""
+    e = np.eye(dim, dtype=np.float32)
+    angles = np.arange(n) * step
+    return (np.cos(angles)[:, None] * e[0] + np.sin(angles)[:, None] * e[1]).astype(np.float32)
+
+
+def test_a_cluster_eps2_cannot_split_is_bisected_not_dropped() -> None:
+    X = arc(90, 0.05)  # neighbours at cos 0.9988: one cluster at eps1, no core at eps2
+    stage1 = cluster.dbscan(X, 0.01, 3)
+    assert (stage1 == 0).all()
+    assert (cluster.dbscan(X, 0.0005, 3) == -1).all()  # the premise: eps2 finds nothing
+    labels = cluster.two_stage_dbscan(X, 0.01, 0.0005, 3, 40)
+    sizes = np.bincount(labels[labels >= 0])
+    assert (labels >= 0).all() and sizes.max() <= 40 and sizes.min() >= 3
+    # Bisection cuts the arc into runs of neighbours, not a scatter.
+    for c in range(labels.max() + 1):
+        idx = np.flatnonzero(labels == c)
+        assert idx.max() - idx.min() + 1 == len(idx)
+
+
+def test_stage_two_noise_joins_the_nearest_sub_cluster() -> None:
+    # Two tight groups at the ends of a sparse arc: eps2 sees the groups, the arc between
+    # them is its noise; every point still ends in one of the two.
+    dense = np.concatenate([np.linspace(0, 0.01, 25), np.linspace(1.0, 1.01, 25)])
+    sparse = np.linspace(0.05, 0.95, 19)
+    angles = np.concatenate([dense, sparse])
+    e = np.eye(16, dtype=np.float32)
+    X = (np.cos(angles)[:, None] * e[0] + np.sin(angles)[:, None] * e[1]).astype(np.float32)
+    stage1 = cluster.dbscan(X, 0.002, 3)
+    assert (stage1 == 0).all()
+    labels = cluster.split_oversized(X, stage1, 0.0001, 3, 40)
+    assert (labels >= 0).all() and labels.max() == 1
+    assert (labels[angles < 0.5] == labels[0]).all() and (labels[angles > 0.5] == labels[30]).all()
 
 
 def test_labels_from_pairs_by_hand() -> None:

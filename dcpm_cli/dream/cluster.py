@@ -169,13 +169,13 @@ def split_oversized(
     eps2: float,
     min_samples: int = 3,
     max_size: int = 40,
-    *,
-    bisect: bool = True,
 ) -> np.ndarray:
     """Clusters over `max_size` (what one induction prompt shows comfortably) re-clustered
-    by DBSCAN at the tighter eps2; their stage-2 noise becomes noise (those facts come back
-    at the next dream). With `bisect`, a sub-cluster still over `max_size` is split by
-    spherical 2-means until every part fits."""
+    by DBSCAN at the tighter eps2. Every member of a stage-1 cluster stays clustered: a
+    stage-2 noise point joins the stage-2 cluster nearest to it, a cluster eps2 cannot split
+    at all (no core points at eps2: a long arc on one theme) is split by spherical 2-means
+    instead, and any part still over `max_size` is bisected until every part fits. (Dropping
+    them as noise would drop them every night: the same facts make the same cluster.)"""
     if len(labels) == 0 or labels.max() < 0:
         return labels.copy()
     out = np.full(len(labels), -1, dtype=np.int64)
@@ -187,21 +187,36 @@ def split_oversized(
             members = order[bounds[c] : bounds[c + 1]]
             groups = [members]
             if len(members) > max_size:
-                sub = dbscan(X[members], eps2, min_samples, workers=1)
-                groups = [members[sub == s] for s in range(int(sub.max()) + 1)]
-                if bisect:
-                    groups = [part for g in groups for part in _bisect(X, g, max_size, min_samples)]
+                groups = _stage_two(X, members, eps2, min_samples)
+                groups = [part for g in groups for part in _bisect(X, g, max_size, min_samples)]
             for g in groups:
                 out[g] = next_label
                 next_label += 1
     return _renumber(out)
 
 
+def _stage_two(X: np.ndarray, members: np.ndarray, eps2: float, min_samples: int) -> list[np.ndarray]:
+    """DBSCAN at eps2 within one cluster, its noise joined to the nearest sub-cluster (by
+    centroid); the whole cluster as one group when eps2 finds no sub-cluster."""
+    sub = dbscan(X[members], eps2, min_samples, workers=1)
+    k = int(sub.max()) + 1
+    if k <= 0:
+        return [members]
+    noise = sub < 0
+    if noise.any():
+        centres = np.stack([centroid(X[members[sub == s]]) for s in range(k)])
+        sub = sub.copy()
+        sub[noise] = np.argmax(X[members[noise]] @ centres.T, axis=1)
+    return [members[sub == s] for s in range(k)]
+
+
 def _bisect(X: np.ndarray, members: np.ndarray, max_size: int, min_samples: int) -> list[np.ndarray]:
-    """Split `members` by spherical 2-means until every part has at most `max_size` points;
-    parts smaller than min_samples are dropped (noise)."""
+    """Split `members` by spherical 2-means until every part has at most `max_size` points.
+    A 2-means side smaller than min_samples (an outlier or two) is not kept apart: the
+    members are cut at the median of their projection between the two centres instead, so
+    no part is ever dropped."""
     if len(members) <= max_size:
-        return [members] if len(members) >= min_samples else []
+        return [members]
     V = X[members]
     # Seeds: the point farthest from the mean, then the point farthest from that one.
     a = V[int(np.argmin(V @ V.sum(axis=0)))]
@@ -216,8 +231,12 @@ def _bisect(X: np.ndarray, members: np.ndarray, max_size: int, min_samples: int)
         if (new == side).all():
             break
         side = new
-    if side.all() or not side.any():  # identical points: cut by order
-        side = np.arange(len(V)) >= len(V) // 2
+    if min(int(side.sum()), int((~side).sum())) < min_samples:
+        # Too lopsided (or identical points): a balanced cut along the centres' axis.
+        axis = C[1] / max(float(np.linalg.norm(C[1])), 1e-12) - C[0] / max(float(np.linalg.norm(C[0])), 1e-12)
+        rank = np.argsort(V @ axis, kind="stable")
+        side = np.zeros(len(V), dtype=bool)
+        side[rank[len(V) // 2 :]] = True
     return [
         *_bisect(X, members[~side], max_size, min_samples),
         *_bisect(X, members[side], max_size, min_samples),

@@ -70,13 +70,20 @@ class Outcome:
 
     @property
     def declined(self) -> bool:
-        """The model saw the cluster and nothing valid came of it."""
-        return self.applied == 0
+        """The model said, validly, that there is nothing to do: `{"actions": []}`. Only this
+        is remembered (the same facts are not asked again)."""
+        return self.actions == 0
+
+    @property
+    def failed(self) -> bool:
+        """The reply had actions and none was valid: a failure, asked again next run."""
+        return self.actions > 0 and self.applied == 0
 
 
 def ask(llm: LLM, cl: Cluster, graph: GraphIndex, retries: int) -> list[induction.Action]:
     """The induction call for one cluster."""
-    return structured(llm, prompt(cl, graph), induction.Induction, retries=retries).actions
+    reply = induction.reply_model(len(cl.facts), [n.id for n, _ in cl.nearest] + list(cl.evidence_nodes))
+    return structured(llm, prompt(cl, graph), reply, retries=retries).actions
 
 
 def prompt(cl: Cluster, graph: GraphIndex) -> list[dict[str, str]]:

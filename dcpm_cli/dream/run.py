@@ -8,6 +8,12 @@
 - A budget (--max-calls / --max-seconds) ends the run with status `budget`; an unreachable
   LLM with `llm_unavailable`. Both keep everything committed so far, and the next run
   resumes: facts that became evidence are out of triage, the rest are clustered again.
+  Every LLM call of the run counts against both budgets, the catch-up extraction included.
+- A run whose LLM calls all failed (no valid reply, or only invalid actions, for every
+  cluster and every pending input it tried) ends with status `failed`, not `ok`.
+- Only an explicit "nothing to do" reply (`{"actions": []}`) declines a cluster, and a
+  declined cluster (the same set of facts) is not asked again; a reply whose actions were
+  all invalid is a failure, retried next run. `--retry-declined` forgets every decline.
 
 Options, each with an environment variable and a `[dream]` key in config.toml (precedence:
 flag > DCPM_* variable > config file > default):
@@ -16,6 +22,7 @@ flag > DCPM_* variable > config file > default):
     core_schemas   DCPM_CORE_SCHEMAS        Phase 3, opt-in                     (false)
     no_supersedes  DCPM_NO_SUPERSEDES       ablation: ignore revision chains    (false)
     catch_up       DCPM_DREAM_CATCH_UP      extract pending inputs first        (true)
+    retry_declined DCPM_DREAM_RETRY_DECLINED ask declined clusters again        (false)
     max_calls      DCPM_DREAM_MAX_CALLS     LLM calls per run                   (none)
     max_seconds    DCPM_DREAM_MAX_SECONDS   wall time per run                   (none)
     eps1, eps2     DCPM_DREAM_EPS1/EPS2     DBSCAN radii        (per embedder, see calibrate)
@@ -33,20 +40,20 @@ import dataclasses
 import json
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from dcpm_cli.config import parse_value
+from dcpm_cli.config import DreamOptions
 from dcpm_cli.dream import induce
 from dcpm_cli.dream.budget import Budget, BudgetReached
 from dcpm_cli.dream.calibrate import CalibrationReport, calibrate, thresholds_for
-from dcpm_cli.dream.integrity import GraphCheck, check_graph, repair_graph
+from dcpm_cli.dream.integrity import GraphCheck, check_graph
 from dcpm_cli.dream.sweep import SweepResult, sweep
 from dcpm_cli.dream.triage import GraphIndex, Triage, add_context, triage
 from dcpm_cli.errors import InputError, LLMBadReply, LLMError, LLMUnavailable
-from dcpm_cli.models import Calibration, DreamRun, short_hash, utcnow
+from dcpm_cli.models import AddReport, Calibration, DreamRun, short_hash, utcnow
 
 if TYPE_CHECKING:
     from dcpm_cli.embed import Embedder
@@ -54,67 +61,11 @@ if TYPE_CHECKING:
     from dcpm_cli.store import Store
     from dcpm_cli.writer import Writer
 
-MODES = ("full", "no-collision", "lite")
 MAX_LOGGED_REJECTIONS = 100
 SAVE_EVERY = 10  # clusters between run-log updates (each update is one more Lance commit)
 
 Log = Callable[[str], None]
 Progress = Callable[[int, int], None]
-
-
-@dataclass(frozen=True)
-class DreamOptions:
-    mode: str = "full"
-    core_schemas: bool = False
-    no_supersedes: bool = False
-    catch_up: bool = True
-    dry_run: bool = False
-    max_calls: int | None = None
-    max_seconds: float | None = None
-    eps1: float | None = None
-    eps2: float | None = None
-    min_samples: int = 3
-    max_cluster: int = 40
-    theta_beh: float | None = None
-    theta_sem: float | None = None
-    max_group: int = 6
-    dedupe_cos: float = 0.92
-    context_k: int = 5
-    retries: int = 2
-
-    @staticmethod
-    def env_name(name: str) -> str:
-        if name in ("core_schemas", "no_supersedes"):
-            return "DCPM_" + name.upper()
-        return "DCPM_DREAM_" + name.upper()
-
-    @classmethod
-    def resolve(cls, **flags: Any) -> DreamOptions:
-        """Flags (None = not given) over DCPM_* variables, the config file's [dream] table,
-        and the defaults."""
-        from dcpm_cli.config import _read_config_file
-
-        section = _read_config_file().get("dream", {})
-        values: dict[str, Any] = {}
-        for f in fields(cls):
-            if flags.get(f.name) is not None:
-                raw = flags[f.name]
-            elif cls.env_name(f.name) in os.environ:
-                raw = os.environ[cls.env_name(f.name)]
-            elif isinstance(section, dict) and f.name in section:
-                raw = section[f.name]
-            else:
-                continue
-            values[f.name] = _coerce(f, raw, cls.env_name(f.name))
-        opts = cls(**values)
-        if opts.mode not in MODES:
-            raise InputError(f"unknown dream mode {opts.mode!r}", "use one of: " + ", ".join(MODES))
-        return opts
-
-    @property
-    def sweeps(self) -> bool:
-        """Phase 3 runs only in full mode and with the explicit opt-in."""
-        return self.mode == "full" and self.core_schemas
 
 
 @dataclass
@@ -125,7 +76,7 @@ class DreamOutcome:
     calibration: Calibration | None = None
     triage: Triage | None = None
     graph: GraphIndex | None = None
-    check: GraphCheck | None = None  # what the integrity check found (and repaired)
+    check: GraphCheck | None = None  # dry run: what the graph check found (a dream repairs it first)
     sweep: SweepResult | None = None
     planned: list[str] = field(default_factory=list)  # dry run: the LLM calls it would make
     prompts: list[list[dict[str, str]]] = field(default_factory=list)  # dry run
@@ -195,10 +146,11 @@ def _dream(
     out = DreamOutcome(run)
     budget = Budget(llm, opts.max_calls, opts.max_seconds)
     usage = dataclasses.replace(llm.usage)
+    caught_up = None
     try:
         _prepare(store, embedder, opts, out, say)
         if writer is not None:
-            _catch_up(writer, budget, run, say)
+            caught_up = _catch_up(writer, budget, run, say)
         out.graph = GraphIndex.load(store)
         out.triage = _triage(store, out.graph, opts, out.calibration)  # type: ignore[arg-type]
         run.facts, run.clusters = out.triage.facts, len(out.triage.clusters)
@@ -213,7 +165,7 @@ def _dream(
             _phase3(store, embedder, llm, opts, out, budget, say)
         elif opts.core_schemas:
             out.notes.append(f"core schemas are off in {opts.mode} mode")
-        run.status = "ok"
+        run.status, run.note = _verdict(run, caught_up, out.sweep)
     except BudgetReached as e:
         run.status, run.note = "budget", f"{e}: the rest waits for the next dream"
     except LLMUnavailable as e:
@@ -235,10 +187,22 @@ def _dream(
 
 
 def _prepare(store: Store, embedder: Embedder, opts: DreamOptions, out: DreamOutcome, say: Log) -> None:
-    """Repair what an interrupted run left, choose the thresholds, open the run log row."""
-    out.check = repair_graph(store)
-    if not out.check.ok:
-        out.notes.append("repaired the graph: " + "; ".join(out.check.problems()))
+    """Verify and repair the store as `dcpm check --repair` does (what a killed dream, or a
+    killed `dcpm add`, left), choose the thresholds, open the run log row."""
+    from dcpm_cli.check import check
+
+    report = check(store, repair=True)
+    if report.repairs:
+        out.notes.append("repaired the store: " + "; ".join(report.repairs))
+        say(out.notes[-1])
+    broken = [f"{f.name}: {f.detail}" for f in report.findings if not f.ok]
+    if broken:  # nothing a repair can do without guessing; the dream goes on around it
+        out.notes.append("`dcpm check` still finds: " + "; ".join(broken))
+        say(out.notes[-1])
+    if opts.retry_declined:
+        with store.lock():
+            forgotten = store.forget_declined()
+        out.notes.append(f"--retry-declined: {_n(forgotten, 'declined cluster')} will be asked again")
         say(out.notes[-1])
     cal, note = thresholds_for(store, embedder)
     if note:
@@ -272,10 +236,13 @@ def _phase2(
             _reject(run, [f"cluster {cl.index + 1}: no valid reply ({e.message})"])
             continue
         result = induce.plan(store, embedder, cl, graph, actions, dedupe_cos=opts.dedupe_cos)
+        _reject(run, result.rejected)
+        if result.failed:  # every action invalid: not a decline; asked again next run
+            run.clusters_failed += 1
+            continue
         induce.commit(store, graph, result)
         run.clusters_done += 1
         run.actions_applied += result.applied
-        _reject(run, result.rejected)
         run.nodes_created += result.nodes_created
         run.evidence_added += result.evidence_added
         run.edges_added += result.edges_added
@@ -316,7 +283,8 @@ def _phase3(
         _sweep_counts(out.run, result)
     say(
         f"phase 3: {result.behaviours} behavioural descriptions, {len(result.collisions)} collisions "
-        f"({result.redundant} redundant pairs skipped), {result.cores_created} core schemas created"
+        f"({result.redundant} redundant pairs skipped), {result.cores_created} core schemas created, "
+        f"{result.cores_rewritten} rewritten for new members"
     )
 
 
@@ -327,6 +295,8 @@ def _plan(store: Store, embedder: Embedder, opts: DreamOptions, run: DreamRun, s
     out.check = check_graph(store)
     if not out.check.ok:
         out.notes.append("a dream would first repair the graph: " + "; ".join(out.check.problems()))
+    if store.unfinished_writes():
+        out.notes.append("a dream would first finish a write that was cut short (see `dcpm check`)")
     cal = store.calibration_for(embedder.model_id)
     if cal is None:
         from dcpm_cli.dream.calibrate import PROFILES
@@ -363,22 +333,50 @@ def _plan(store: Store, embedder: Embedder, opts: DreamOptions, run: DreamRun, s
     return out
 
 
-def _catch_up(writer: Writer, budget: Budget, run: DreamRun, say: Log) -> None:
+def _catch_up(writer: Writer, budget: Budget, run: DreamRun, say: Log) -> AddReport:
     """System 1 catching up: inputs left pending (LLM down, --no-extract) are extracted,
-    oldest first, so tonight's facts are consolidated tonight. Each takes up to two calls
-    (extraction, reconciliation), which count against --max-calls."""
-    limit = None
-    if budget.max_calls is not None:
-        limit = (budget.max_calls - budget.calls) // 2
-        if limit <= 0:
-            return
+    oldest first, so tonight's facts are consolidated tonight. Every call (extraction,
+    reconciliation, their retries) counts against --max-calls and --max-seconds: the budget
+    is checked before each input and before each call; an input cut short by it stays
+    pending, as it was."""
     budget.check()
-    report = writer.process_pending(limit=limit)
+    finished = 0
+
+    def count(n: int, _total: int) -> None:
+        nonlocal finished
+        finished = n
+
+    guarded = dataclasses.replace(writer, llm=budget.guard(writer.llm)) if writer.llm is not None else writer
+    try:
+        report = guarded.process_pending(progress=count, stop=budget.spent)
+    except BudgetReached:
+        run.extracted = finished
+        say(f"caught up: {_n(finished, 'pending input')} processed before the budget ran out")
+        raise
     run.extracted = report.extracted
     if report.extracted or report.failed:
         say(f"caught up: extracted {report.extracted} pending inputs ({report.failed} failed)")
     if report.llm_error:
         raise LLMUnavailable(report.llm_error)
+    if report.pending:
+        budget.check()  # the budget stopped the catch-up: the rest waits for the next run
+    return report
+
+
+def _verdict(run: DreamRun, caught_up: AddReport | None, swept: SweepResult | None) -> tuple[str, str]:
+    """`ok`, unless LLM calls were made and every one of them failed: then `failed`, with why."""
+    extracted, bad_inputs = (caught_up.extracted, caught_up.failed) if caught_up else (0, 0)
+    bad_sweeps = len(swept.failures) if swept else 0
+    succeeded = extracted + run.clusters_done + (swept.behaviours + swept.cores_created if swept else 0)
+    if succeeded or not (bad_inputs or run.clusters_failed or bad_sweeps):
+        return "ok", run.note
+    parts = [
+        f"{_n(run.clusters_failed, 'cluster')} got no valid reply" if run.clusters_failed else "",
+        f"{_n(bad_inputs, 'pending input')} failed extraction" if bad_inputs else "",
+        f"{_n(bad_sweeps, 'core-schema call')} failed" if bad_sweeps else "",
+    ]
+    why = ", ".join(p for p in parts if p)
+    return "failed", f"every LLM reply was invalid ({why}): nothing consolidated; the next dream tries again"
 
 
 def _triage(store: Store, graph: GraphIndex, opts: DreamOptions, cal: Calibration) -> Triage:
@@ -391,6 +389,7 @@ def _triage(store: Store, graph: GraphIndex, opts: DreamOptions, cal: Calibratio
         max_cluster=opts.max_cluster,
         context_k=opts.context_k,
         include_superseded=opts.no_supersedes,
+        skip_declined=not opts.retry_declined,
     )
 
 
@@ -464,14 +463,3 @@ def _message(e: LLMError) -> str:
 def _run_id() -> str:
     now = utcnow()
     return f"d_{now:%Y%m%dT%H%M%S}_{short_hash(now.isoformat(), str(os.getpid()), n=6)}"
-
-
-def _coerce(f: dataclasses.Field, raw: Any, env: str) -> Any:
-    kind = f.type if isinstance(f.type, str) else getattr(f.type, "__name__", "str")
-    try:
-        return parse_value(raw, kind)
-    except (TypeError, ValueError) as e:
-        raise InputError(
-            f"dream setting {f.name!r} cannot be {raw!r}",
-            f"check --{f.name.replace('_', '-')}, {env} or [dream] in config.toml",
-        ) from e

@@ -118,6 +118,7 @@ def triage(
     context_k: int = 5,
     context_min_cos: float = 0.2,
     include_superseded: bool = False,
+    skip_declined: bool = True,
 ) -> Triage:
     """Phase 1: facts to consolidate → two-stage DBSCAN → clusters with graph context."""
     t0 = time.perf_counter()
@@ -130,7 +131,7 @@ def triage(
     if len(facts) >= min_samples:
         labels = C.two_stage_dbscan(vectors, eps1, eps2, min_samples, max_cluster)
         out.noise = int((labels < 0).sum())
-        declined = store.declined_clusters()
+        declined = store.declined_clusters() if skip_declined else set()
         order = np.argsort(labels, kind="stable")
         bounds = np.searchsorted(labels[order], np.arange(int(labels.max()) + 2))
         # Oldest first: a prompt reads as a timeline, and clusters come in time order.

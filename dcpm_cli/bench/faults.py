@@ -1,0 +1,663 @@
+"""Fault injection: does dcpm keep every input it acknowledged, and is the store sound (or made
+sound by one `dcpm check --repair`) after kill -9, LLM faults and concurrent writers?
+
+    python -m dcpm_cli.bench.faults [--kills 100] [--dream-kills 50] [--llm-rounds 5]
+                                    [--writers 3] [--inputs 100] [--seed 7]
+
+Scenarios (the fake Ollama server of tests/fake_ollama.py answers every LLM call, in a thread of
+this process; the real `dcpm` runs as subprocesses, the real embedder, the real LanceDB):
+
+- kill -9 of `dcpm add` (with extraction) and of `dcpm add --no-extract`: each trial runs one
+  `add` of a JSONL batch and SIGKILLs it at a seeded random moment; a batch whose `add` was
+  killed is added again with the next trial's batch (a rerun). After each trial: every input
+  whose `add` exited 0 is stored, and `dcpm check` holds, or holds after one `--repair`.
+  At the end one more run (and `dcpm process`) must complete all the work.
+- kill -9 of `dcpm dream`: fresh inputs each trial (pending extraction, so the dream catches up
+  first), the dream killed at random; the same checks; a last dream must end `ok`.
+- LLM faults at extraction and at reconcile: server down (no server at extraction; a
+  connection dropped mid-request at reconcile), a timeout, HTTP 500, invalid JSON, JSON that
+  violates the reply schema, a reply cut off at the token limit (`done_reason: "length"`).
+  Every input must be stored, pending (or failed) with its error, and `dcpm process` must
+  complete them once the server behaves.
+- concurrency: several `dcpm add` processes of distinct inputs with extraction, and a
+  `dcpm dream`, all at once: every input stored, `dcpm check` clean without a repair.
+
+The table: per fault kind, trials, inputs acknowledged (stored and reported so), inputs lost,
+trials after which `check` failed, and after which it still failed after one `--repair`.
+Needs a source checkout (tests/fake_ollama.py); `tests/test_faults.py` runs the same scenarios
+with small counts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import zlib
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import dcpm_cli
+
+ROOT = Path(dcpm_cli.__file__).resolve().parents[1]
+FAULTS = ("down", "timeout", "http500", "invalid_json", "schema", "length")
+PHASES = ("extraction", "reconcile")
+MODEL = "tiny"
+LLM_TIMEOUT = 1.0  # seconds per call in fault trials: the timeout fault waits longer than this
+
+# Inputs on a few themes, so that extracted facts cluster and dreams have work.
+THEMES = {
+    "fitness": "Went running along the river before work",
+    "work": "Stayed late at the office to finish the quarterly report",
+    "sleep": "Could not fall asleep and lay awake until 3am",
+    "food": "Cooked a vegetarian dinner for friends",
+    "hobbies": "Practised the piano for an hour in the evening",
+}
+
+
+# -- the tally --------------------------------------------------------------------------------
+
+
+@dataclass
+class Tally:
+    """One row of the table."""
+
+    kind: str
+    trials: int = 0
+    acknowledged: int = 0  # inputs a run reported stored (kill trials: whose `add` exited 0)
+    lost: int = 0  # acknowledged inputs not in the store afterwards
+    broken_before: int = 0  # trials after which `check` failed
+    broken_after: int = 0  # ... and still failed after one `check --repair`
+    incomplete: int = 0  # reruns that did not complete the work
+    problems: list[str] = field(default_factory=list)  # what check found, what failed
+
+    def note(self, what: str) -> None:
+        if len(self.problems) < 50:
+            self.problems.append(what)
+
+    @property
+    def clean(self) -> bool:
+        return self.lost == 0 and self.broken_after == 0 and self.incomplete == 0
+
+
+# -- the fake Ollama server -------------------------------------------------------------------
+
+
+def fake_ollama_module() -> ModuleType:
+    """tests/fake_ollama.py (the module the tests use, when they run us)."""
+    if "fake_ollama" in sys.modules:
+        return sys.modules["fake_ollama"]
+    path = ROOT / "tests" / "fake_ollama.py"
+    if not path.exists():
+        raise SystemExit(f"the fault bench needs a source checkout: {path} not found")
+    spec = importlib.util.spec_from_file_location("fake_ollama", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["fake_ollama"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+class Responder:
+    """Answers every chat request like a model that follows the schemas, unless a fault is set
+    for the request's phase (told apart by the reply schema the client sends)."""
+
+    def __init__(self, fo: ModuleType) -> None:
+        self.fo = fo
+        self.fault: tuple[str, str] | None = None  # (phase, kind)
+        self.calls: dict[str, int] = {}
+
+    def __call__(self, body: dict[str, Any]) -> Any:
+        fmt = body.get("format")
+        props = fmt.get("properties", {}) if isinstance(fmt, dict) else {}
+        phase = next((p for key, p in _PHASE_OF.items() if key in props), "other")
+        self.calls[phase] = self.calls.get(phase, 0) + 1
+        users = [m.get("content", "") for m in body.get("messages", []) if m.get("role") == "user"]
+        user = users[-1] if users else ""
+        if self.fault is not None and self.fault[0] == phase:
+            return self.faulty(self.fault[1], phase, str(body.get("model", MODEL)))
+        if phase == "extraction":
+            return {"items": [_fact(user)]}
+        if phase == "reconcile":
+            return {"decisions": _decisions(user)}
+        if phase == "induction":
+            return {"actions": _actions(user)}
+        return {}
+
+    def faulty(self, kind: str, phase: str, model: str) -> Any:
+        fo = self.fo
+        if kind == "down":  # at extraction the harness points at no server at all
+            return fo.Drop()
+        if kind == "timeout":
+            return fo.Delay(LLM_TIMEOUT * 3, then={"items": [], "decisions": []})
+        if kind == "http500":
+            return fo.Error(500, "model runner has unexpectedly stopped")
+        if kind == "invalid_json":
+            return fo.Reply('{"items": [{"kind": "fact", "text": oops')
+        if kind == "schema":
+            if phase == "extraction":
+                return {"items": [{"kind": "opinion", "text": "", "salience": "high"}]}
+            return {"decisions": [{"item": -1, "op": "MAYBE"}]}
+        if kind == "length":
+            body = {
+                "model": model,
+                "created_at": datetime.now(UTC).isoformat().replace("+00:00", "Z"),
+                "message": {"role": "assistant", "content": '{"items": [{"kind": "fact", "text": "The user'},
+                "done": True,
+                "done_reason": "length",
+                "prompt_eval_count": 900,
+                "eval_count": 64,
+            }
+            return fo.RawBody(json.dumps(body).encode())
+        raise ValueError(f"unknown fault {kind!r}")
+
+
+_PHASE_OF = {"items": "extraction", "decisions": "reconcile", "actions": "induction"}
+
+
+def _fact(prompt: str) -> dict[str, Any]:
+    """One fact about the input: its text (after the prompt's last header line)."""
+    said = prompt.rsplit(":\n", 1)[-1].strip() or prompt[-200:]
+    topic = next((t for t, s in THEMES.items() if s.casefold() in said.casefold()), "journal")
+    return {
+        "kind": "fact",
+        "text": f"Noted: {said[:300]}",
+        "topic": topic,
+        "subject": "user",
+        "attribute": f"{topic} habit",
+        "salience": 0.5,
+        "when": None,
+    }
+
+
+def _decisions(prompt: str) -> list[dict[str, Any]]:
+    """ADD, and now and then SUPERSEDE or UPDATE the first candidate (so chains and updates
+    are written, and a kill can cut them short)."""
+    out = []
+    for block in prompt.split("\n\n"):
+        m = re.match(r"NEW item (\d+): .*?: (.*)", block)
+        if not m:
+            continue
+        i, text = int(m.group(1)), m.group(2)
+        target = re.search(r"EXISTING (\S+): ", block)
+        roll = zlib.crc32(text.encode()) % 5
+        if target and roll == 0:
+            out.append({"item": i, "op": "SUPERSEDE", "target": target.group(1), "text": None})
+        elif target and roll == 1:
+            out.append({"item": i, "op": "UPDATE", "target": target.group(1), "text": text[:700]})
+        else:
+            out.append({"item": i, "op": "ADD", "target": None, "text": None})
+    return out
+
+
+def _actions(prompt: str) -> list[dict[str, Any]]:
+    m = re.search(r"^F1 \[[^,\]]*, ([^\]]+)\]", prompt, re.M)
+    topic = m.group(1) if m else "journal"
+    return [
+        {
+            "action": "create_schema",
+            "text": f"Keeps returning to {topic} in what they say",
+            "domain": topic,
+        }
+    ]
+
+
+@contextmanager
+def fake_ollama() -> Iterator[tuple[Any, Responder]]:
+    fo = fake_ollama_module()
+    server = fo.FakeOllama(models=(MODEL,)).start()
+    responder = Responder(fo)
+    server.responder = responder
+    try:
+        yield server, responder
+    finally:
+        server.close()
+
+
+def closed_host() -> str:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return f"127.0.0.1:{s.getsockname()[1]}"
+
+
+# -- inputs -----------------------------------------------------------------------------------
+
+
+def batch(tag: str, n: int, start: datetime) -> list[str]:
+    """n JSONL chat lines, distinct, on the themes, in one session per batch."""
+    names = list(THEMES)
+    lines = []
+    for i in range(n):
+        theme = THEMES[names[i % len(names)]]
+        when = start + timedelta(hours=i)
+        lines.append(
+            json.dumps(
+                {
+                    "role": "user",
+                    "content": f"{theme}, day {i} of {tag}",
+                    "timestamp": when.isoformat(),
+                    "session": tag,
+                }
+            )
+        )
+    return lines
+
+
+def raw_ids(lines: list[str]) -> set[str]:
+    """The ids `dcpm add` gives these lines (content-derived)."""
+    from dcpm_cli import ingest
+
+    return {r.id for r in ingest.parse("\n".join(lines), ingest.Format.jsonl, source="faults")}
+
+
+def raw_inputs(lines: list[str]) -> list[Any]:
+    from dcpm_cli import ingest
+
+    return ingest.parse("\n".join(lines), ingest.Format.jsonl, source="faults")
+
+
+# -- running dcpm -----------------------------------------------------------------------------
+
+
+@dataclass
+class Lab:
+    """One store, the fake server, and how to run `dcpm` against them."""
+
+    home: Path
+    server: Any
+    responder: Responder
+    embedder: Any
+
+    @property
+    def store_path(self) -> Path:
+        return self.home / "store"
+
+    def env(self, **extra: str) -> dict[str, str]:
+        path = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p)
+        return {
+            **os.environ,
+            "DCPM_HOME": str(self.home),
+            "DCPM_LLM": f"ollama:{MODEL}",
+            "DCPM_LLM_TIMEOUT": "30",
+            "OLLAMA_HOST": self.server.host,
+            "PYTHONPATH": path,
+            "COLUMNS": "100",
+            **extra,
+        }
+
+    def start(self, *args: str) -> subprocess.Popen[bytes]:
+        log = tempfile.TemporaryFile()  # noqa: SIM115 (closed by `finish`)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "dcpm_cli", *args], env=self.env(), stdout=log, stderr=log
+        )
+        proc.log = log  # type: ignore[attr-defined]
+        return proc
+
+    def run(self, *args: str, timeout: float = 600) -> tuple[int, str]:
+        proc = self.start(*args)
+        return finish(proc, timeout)
+
+    def store(self) -> Any:
+        from dcpm_cli.store import Store
+
+        return Store(str(self.store_path), self.embedder, create=True)
+
+    def writer(self, llm: Any, **settings: Any) -> Any:
+        from dcpm_cli.config import Settings
+        from dcpm_cli.writer import Writer
+
+        s = Settings(store=str(self.store_path), llm=f"ollama:{MODEL}", llm_timeout=LLM_TIMEOUT, **settings)
+        return Writer(self.store(), self.embedder, llm, s)
+
+    def llm(self, host: str | None = None) -> Any:
+        from dcpm_cli.llm import OllamaLLM
+
+        return OllamaLLM(MODEL, host=host or self.server.host, timeout=LLM_TIMEOUT)
+
+
+def finish(proc: subprocess.Popen[bytes], timeout: float = 600) -> tuple[int, str]:
+    try:
+        proc.wait(timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+    log = proc.log  # type: ignore[attr-defined]
+    log.seek(0)
+    out = log.read().decode("utf-8", "replace")
+    log.close()
+    return proc.returncode, out
+
+
+def killed(proc: subprocess.Popen[bytes], after: float) -> bool:
+    """SIGKILL the process `after` seconds from now, unless it ended first; True if killed."""
+    try:
+        proc.wait(after)
+        return False
+    except subprocess.TimeoutExpired:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        return True
+
+
+# -- the invariants ---------------------------------------------------------------------------
+
+
+def check_store(store: Any, *, repair: bool = False) -> tuple[bool, list[str]]:
+    """`dcpm check`'s core (with `--repair`): whether every invariant holds, and what does not."""
+    from dcpm_cli.check import check
+
+    report = check(store, repair=repair)
+    return report.ok, [f"{f.name}: {f.detail}" for f in report.findings if not f.ok]
+
+
+def assess(lab: Lab, tally: Tally, acknowledged: set[str], what: str) -> None:
+    """After a trial: every acknowledged input stored; check, and one repair if it fails."""
+    store = lab.store()
+    present = set(store.get_raw(sorted(acknowledged)))
+    missing = acknowledged - present
+    if missing:
+        tally.lost += len(missing)
+        tally.note(f"{what}: {len(missing)} acknowledged inputs missing, e.g. {sorted(missing)[:3]}")
+    ok, problems = check_store(store)
+    if ok:
+        return
+    tally.broken_before += 1
+    tally.note(f"{what}: check found {'; '.join(problems)}")
+    ok, problems = check_store(lab.store(), repair=True)
+    if not ok:
+        tally.broken_after += 1
+        tally.note(f"{what}: still broken after --repair: {'; '.join(problems)}")
+
+
+def pending_ids(store: Any) -> set[str]:
+    from dcpm_cli.models import FAILED, PENDING
+
+    return {r.id for r in store.raw_by_status([PENDING, FAILED])}
+
+
+# -- kill -9 ----------------------------------------------------------------------------------
+
+
+def kill_add(
+    lab: Lab, tally: Tally, trials: int, rng: Any, *, extract: bool, size: int, log: Callable[[str], None]
+) -> None:
+    """`dcpm add` SIGKILLed at random moments; a killed batch is rerun with the next one."""
+    flags = [] if extract else ["--no-extract"]
+    acknowledged: set[str] = set()
+    carried: list[str] = []
+    start = datetime(2026, 1, 1, tzinfo=UTC)
+    # One run to learn how long an `add` takes here (start-up included).
+    lines = batch(f"{tally.kind}-warmup", size, start)
+    path = lab.home / "batch.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    t0 = time.perf_counter()
+    code, out = lab.run("add", *flags, "--file", str(path))
+    typical = time.perf_counter() - t0
+    if code not in (0, 3):
+        raise RuntimeError(f"dcpm add failed before any fault (exit {code}):\n{out}")
+    acknowledged |= raw_ids(lines)
+    for trial in range(trials):
+        lines = carried + batch(f"{tally.kind}-{trial}", size, start + timedelta(days=trial + 1))
+        path.write_text("\n".join(lines) + "\n")
+        proc = lab.start("add", *flags, "--file", str(path))
+        t0 = time.perf_counter()
+        was_killed = killed(proc, rng.uniform(0.3, 1.1) * typical)
+        code, out = finish(proc)
+        tally.trials += 1
+        if was_killed:
+            carried = lines  # the rerun: added again with the next batch
+        else:
+            typical = 0.7 * typical + 0.3 * (time.perf_counter() - t0)
+            if code in (0, 3):  # 3: stored, extraction pending (the LLM failed)
+                acknowledged |= raw_ids(lines)
+                carried = []
+            else:
+                tally.note(f"trial {trial}: add exited {code}: {out.strip().splitlines()[-1:]}")
+                carried = lines
+        assess(lab, tally, acknowledged, f"trial {trial} ({'killed' if was_killed else 'not killed'})")
+    # The rerun that completes the work: what was carried, then every pending input.
+    if carried:
+        path.write_text("\n".join(carried) + "\n")
+        code, out = lab.run("add", *flags, "--file", str(path))
+        if code in (0, 3):
+            acknowledged |= raw_ids(carried)
+        else:
+            tally.incomplete += 1
+            tally.note(f"final add exited {code}: {out.strip()[-300:]}")
+    if extract:
+        code, out = lab.run("process")
+        left = pending_ids(lab.store())
+        if code != 0 or left:
+            tally.incomplete += 1
+            tally.note(f"final process exited {code}, {len(left)} inputs still pending")
+    assess(lab, tally, acknowledged, "after the final rerun")
+    tally.acknowledged = len(acknowledged)
+    log(f"  {tally.kind}: {tally.trials} trials, {len(acknowledged)} inputs acknowledged")
+
+
+def kill_dream(
+    lab: Lab, tally: Tally, trials: int, rng: Any, *, size: int, log: Callable[[str], None]
+) -> None:
+    """`dcpm dream` SIGKILLed at random moments, with fresh pending inputs every trial."""
+    start = datetime(2026, 6, 1, tzinfo=UTC)
+    writer = lab.writer(lab.llm())
+    first = batch("dream-seed", size * 3, start)
+    writer.add(raw_inputs(first))  # extracted: facts to consolidate
+    acknowledged = raw_ids(first)
+    t0 = time.perf_counter()
+    code, out = lab.run("dream")
+    typical = time.perf_counter() - t0
+    if code != 0:
+        raise RuntimeError(f"dcpm dream failed before any fault (exit {code}):\n{out}")
+    for trial in range(trials):
+        lines = batch(f"dream-{trial}", size, start + timedelta(days=trial + 1))
+        lab.writer(None).add(raw_inputs(lines), extract=False)
+        acknowledged |= raw_ids(lines)
+        proc = lab.start("dream")
+        t0 = time.perf_counter()
+        was_killed = killed(proc, rng.uniform(0.3, 1.1) * typical)
+        code, out = finish(proc)
+        tally.trials += 1
+        if not was_killed:
+            typical = 0.7 * typical + 0.3 * (time.perf_counter() - t0)
+            if code != 0:
+                tally.note(f"trial {trial}: dream exited {code}: {out.strip()[-300:]}")
+        assess(lab, tally, acknowledged, f"trial {trial} ({'killed' if was_killed else 'not killed'})")
+    code, out = lab.run("dream", "--json")
+    status = _json_field(out, "status")
+    left = pending_ids(lab.store())
+    if code != 0 or status != "ok" or left:
+        tally.incomplete += 1
+        tally.note(f"final dream exited {code}, status {status}, {len(left)} inputs pending")
+    assess(lab, tally, acknowledged, "after the final dream")
+    tally.acknowledged = len(acknowledged)
+    log(f"  {tally.kind}: {tally.trials} trials, {len(acknowledged)} inputs acknowledged")
+
+
+def _json_field(out: str, name: str) -> str | None:
+    start = out.find("{")
+    try:
+        return json.loads(out[start:])["run"][name]
+    except (ValueError, KeyError, TypeError):
+        return None
+
+
+# -- LLM faults -------------------------------------------------------------------------------
+
+
+def llm_fault(lab: Lab, tally: Tally, phase: str, kind: str, *, size: int, round_: int) -> None:
+    """One trial: inputs added while the LLM fails at `phase`; all stored and pending with
+    their error; `process` completes them once the server behaves."""
+    from dcpm_cli.models import DONE, FAILED, NO_ITEMS, PENDING
+
+    start = datetime(2026, 9, 1, tzinfo=UTC) + timedelta(days=40 * round_)
+    if phase == "reconcile" and not lab.store().all_items():
+        lab.writer(lab.llm()).add(raw_inputs(batch("reconcile-seed", 5, start - timedelta(days=30))))
+    lines = batch(f"{phase}-{kind}-{round_}", size, start)
+    ids = raw_ids(lines)
+    host = closed_host() if kind == "down" and phase == "extraction" else None
+    lab.responder.fault = (phase, kind)
+    try:
+        report = lab.writer(lab.llm(host), llm_retries=1).add(raw_inputs(lines))
+    finally:
+        lab.responder.fault = None
+    tally.trials += 1
+    tally.acknowledged += report.stored
+    store = lab.store()
+    got = store.get_raw(sorted(ids))
+    if len(got) != len(ids):
+        tally.lost += len(ids) - len(got)
+        tally.note(f"{phase}/{kind}: {len(ids) - len(got)} inputs not stored")
+    waiting = [r for r in got.values() if r.status in (PENDING, FAILED)]
+    if len(waiting) != len(got) or not all(r.error for r in waiting):
+        tally.note(
+            f"{phase}/{kind}: {len(got) - len(waiting)} inputs not pending; "
+            f"{sum(not r.error for r in waiting)} without their error"
+        )
+        tally.incomplete += 1
+    assess(lab, tally, ids, f"{phase}/{kind}")
+    lab.writer(lab.llm()).process_pending()
+    after = lab.store().get_raw(sorted(ids))
+    if any(r.status not in (DONE, NO_ITEMS) for r in after.values()):
+        tally.incomplete += 1
+        tally.note(f"{phase}/{kind}: `process` left {sum(r.status != DONE for r in after.values())} undone")
+
+
+# -- concurrency ------------------------------------------------------------------------------
+
+
+def concurrency(lab: Lab, tally: Tally, *, writers: int, inputs: int, log: Callable[[str], None]) -> None:
+    """Several `dcpm add` (with extraction) and a `dcpm dream`, all at once."""
+    start = datetime(2027, 1, 1, tzinfo=UTC)
+    seed = batch("concurrency-seed", 10, start - timedelta(days=10))
+    lab.writer(lab.llm()).add(raw_inputs(seed))
+    files, expected = [], set(raw_ids(seed))
+    for w in range(writers):
+        lines = batch(f"writer-{w}-{tally.trials}", inputs, start + timedelta(days=w))
+        path = lab.home / f"writer-{w}.jsonl"
+        path.write_text("\n".join(lines) + "\n")
+        files.append((path, lines))
+    procs = [(lab.start("add", "--file", str(p)), lines) for p, lines in files]
+    dream = lab.start("dream")
+    acknowledged = set(expected)
+    for proc, lines in procs:
+        code, out = finish(proc)
+        if code in (0, 3):
+            acknowledged |= raw_ids(lines)
+        else:
+            tally.note(f"a writer exited {code}: {out.strip()[-300:]}")
+    code, out = finish(dream)
+    if code != 0:
+        tally.note(f"the dream exited {code}: {out.strip()[-300:]}")
+    tally.trials += 1
+    tally.acknowledged += len(acknowledged)
+    assess(lab, tally, acknowledged, "writers and a dream at once")
+    left = pending_ids(lab.store())
+    if left:
+        tally.incomplete += 1
+        tally.note(f"{len(left)} inputs still pending after the writers finished")
+    log(f"  concurrency: {writers} writers × {inputs} inputs and a dream")
+
+
+# -- the bench --------------------------------------------------------------------------------
+
+
+@contextmanager
+def lab(embedder: Any, server: Any, responder: Responder, scratch: Path | None = None) -> Iterator[Lab]:
+    with tempfile.TemporaryDirectory(prefix="dcpm-faults-", dir=scratch) as tmp:
+        yield Lab(Path(tmp), server, responder, embedder)
+
+
+def run_all(args: argparse.Namespace, log: Callable[[str], None] = print) -> list[Tally]:
+    import numpy as np
+
+    from dcpm_cli.embed import get_embedder
+
+    embedder = get_embedder("minilm")
+    rng = np.random.default_rng(args.seed)
+    rows: list[Tally] = []
+    with fake_ollama() as (server, responder):
+        if args.kills:
+            for extract, name in ((True, "kill -9 `dcpm add`"), (False, "kill -9 `dcpm add --no-extract`")):
+                with lab(embedder, server, responder) as L:
+                    rows.append(Tally(name))
+                    kill_add(L, rows[-1], args.kills, rng, extract=extract, size=args.batch, log=log)
+        if args.dream_kills:
+            with lab(embedder, server, responder) as L:
+                rows.append(Tally("kill -9 `dcpm dream`"))
+                kill_dream(L, rows[-1], args.dream_kills, rng, size=args.batch, log=log)
+        if args.llm_rounds:
+            for phase in PHASES:
+                for kind in FAULTS:
+                    tally = Tally(f"LLM {kind} at {phase}")
+                    with lab(embedder, server, responder) as L:
+                        for r in range(args.llm_rounds):
+                            llm_fault(L, tally, phase, kind, size=args.batch, round_=r)
+                    rows.append(tally)
+                    log(f"  {tally.kind}: {tally.trials} trials")
+        if args.writers:
+            tally = Tally(f"{args.writers} writers × {args.inputs} inputs + a dream")
+            with lab(embedder, server, responder) as L:
+                concurrency(L, tally, writers=args.writers, inputs=args.inputs, log=log)
+            rows.append(tally)
+    return rows
+
+
+def table(rows: list[Tally]) -> str:
+    lines = [
+        "| fault | trials | inputs acknowledged | inputs lost | check failed "
+        "| still failed after `--repair` |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    for r in rows:
+        lines.append(
+            f"| {r.kind} | {r.trials} | {r.acknowledged} | {r.lost} | {r.broken_before} | {r.broken_after} |"
+        )
+    total = Tally("**all**")
+    for r in rows:
+        for name in ("trials", "acknowledged", "lost", "broken_before", "broken_after"):
+            setattr(total, name, getattr(total, name) + getattr(r, name))
+    lines.append(
+        f"| **all** | {total.trials} | {total.acknowledged} | **{total.lost}** | {total.broken_before} "
+        f"| **{total.broken_after}** |"
+    )
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> None:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--kills", type=int, default=100, help="kill -9 trials per `add` kind")
+    p.add_argument("--dream-kills", type=int, default=50, help="kill -9 trials of `dcpm dream`")
+    p.add_argument("--llm-rounds", type=int, default=5, help="trials per LLM fault kind and phase")
+    p.add_argument("--writers", type=int, default=3, help="concurrent `dcpm add` processes")
+    p.add_argument("--inputs", type=int, default=100, help="inputs per concurrent writer")
+    p.add_argument("--batch", type=int, default=8, help="inputs per `add` in the kill and LLM trials")
+    p.add_argument("--seed", type=int, default=7)
+    args = p.parse_args(argv)
+    t0 = time.perf_counter()
+    rows = run_all(args)
+    print()
+    print(table(rows))
+    print(f"\n{time.perf_counter() - t0:.0f} s in all")
+    for r in rows:
+        for what in r.problems[:10]:
+            print(f"{r.kind}: {what}")
+    if not all(r.clean for r in rows):
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
