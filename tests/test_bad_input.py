@@ -90,11 +90,11 @@ CASES: list[tuple[str, Callable[[Path, Path], list[str]], str | bytes | None, in
         "no such file",
     ),
     (
-        "a directory as --file",
+        "a directory without daily notes as --file",
         lambda t, h: ["add", "--file", str(t)],
         None,
         2,
-        "cannot read",
+        "no daily notes in",
     ),
     ("garbage --at", lambda t, h: ["add", "x", "--at", "next tuesday"], None, 2, "cannot read --at"),
     ("--at near year 1", lambda t, h: ["add", "x", "--at", "0001-01-01"], None, 2, "out of range"),
