@@ -31,7 +31,7 @@ def script_arc(llm) -> None:
         llm.enqueue(extraction(item(text, attribute="exercise")))
         if previous is not None:
             llm.enqueue(decisions(decide("SUPERSEDE", previous)))
-        raw = RawInput(text=f"{text}.", session="journal", source="journal.md", said_at=_noon(day))
+        raw = RawInput(text=f"## {day}\n{text}.", session="journal", source="journal.md", said_at=_noon(day))
         previous = item_id(raw)
 
 

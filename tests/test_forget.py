@@ -60,7 +60,7 @@ def _secret_store(cli, tmp_path: Path, embedder) -> tuple[Store, str, str]:
     journal.write_text(JOURNAL, encoding="utf-8")
     assert cli("add", "--no-extract", "--session", "diary", "--file", str(journal)).exit_code == 0
     store = cli.open_store()
-    (raw,) = [r for r in store.raw_by_status(["pending"]) if r.text == SECRET]
+    (raw,) = [r for r in store.raw_by_status(["pending"]) if r.text.endswith(SECRET)]  # under its heading
     fact = MemoryItem("m_secret", "fact", SECRET_FACT, topic="home", raw_ids=[raw.id])
     items = [*fact_items(), fact]
     node = Node(id="n_secret", kind="schema", text="Hides keys near the Quillfeather teapot", domain="home")
