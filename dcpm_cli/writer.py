@@ -61,7 +61,6 @@ class Writer:
     settings: Settings
     checkpoint: Checkpoint = _no_checkpoint
     owner: str = field(default_factory=lambda: _new_owner())
-    repaired: str = ""  # what finishing an interrupted write did at the start of this command
     _claimed: set[str] = field(default_factory=set, init=False, repr=False)  # raw ids held
 
     def finish_interrupted(self) -> str:
@@ -71,8 +70,7 @@ class Writer:
             return ""
         with self.store.lock():
             done = self.store.recover()
-        self.repaired = done.summary() if done else ""
-        return self.repaired
+        return done.summary() if done else ""
 
     # -- step 1 ---------------------------------------------------------------------------
 
@@ -243,8 +241,8 @@ class Writer:
         self.checkpoint("reconciled")
         with self.store.lock():
             current = self.store.get_raw([raw.id]).get(raw.id)
-            if current is not None and current.status == DONE:
-                return InputOutcome(raw.id, DONE, new_input=False)  # another process did it
+            if current is not None and current.status in FINISHED:
+                return InputOutcome(raw.id, current.status, new_input=False)  # another process did it
             # A marker while the steps below are written: a crash between them leaves it, and
             # the next write command (or `dcpm check --repair`) relinks what it cut.
             with self.store.unfinished("upsert", raw_id=raw.id):
