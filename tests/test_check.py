@@ -145,7 +145,7 @@ def test_half_written_state_from_store_verbs_is_found_and_repaired(store: Store,
 
     found = findings(store)
     assert not found["chains"].ok and found["chains"].examples == ["m_old"]
-    assert not found["passages"].ok and "3 user inputs in 1 sessions" in found["passages"].detail
+    assert not found["passages"].ok and "3 user input(s) in 1 session(s)" in found["passages"].detail
 
     report = check(store, repair=True)
 
