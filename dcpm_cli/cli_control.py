@@ -59,7 +59,7 @@ def forget(
         render.forget_plan(plan, as_json=False)
         if not typer.confirm("Forget these for good?", default=False):
             raise typer.Exit(1)
-    report = apply_forget(store, plan)
+    report = apply_forget(store, plan, s.get_embedder())
     render.forget_plan(plan, as_json=as_json, done=report)
 
 

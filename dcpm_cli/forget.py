@@ -45,6 +45,7 @@ class ForgetPlan:
         default_factory=dict
     )  # item → (supersedes, superseded_by)
     marked: dict[str, str] = field(default_factory=dict)  # node kept, and why
+    reverts: dict[str, str] = field(default_factory=dict)  # kept item → its text before those updates
     passages: list[str] = field(default_factory=list)
     sessions: list[str] = field(default_factory=list)  # whose passages are rebuilt
     texts: dict[str, str] = field(default_factory=dict)  # id → text (display only)
@@ -103,6 +104,7 @@ def plan_forget(store: Store, ids: list[str]) -> ForgetPlan:
     plan.item_ids = list(gone_items)
     for item_id in plan.item_ids:
         plan.trimmed.pop(item_id, None)
+    _plan_reverts(store, plan)
     plan.texts.update({i.id: i.text for i in gone_items.values()})
     _plan_chains(store, plan, gone_items)
     _plan_graph(store, plan, list(nodes))
@@ -110,6 +112,22 @@ def plan_forget(store: Store, ids: list[str]) -> ForgetPlan:
     plan.passages = sorted({p for p, _ in held})
     plan.sessions = sorted({s for _, s in held if s})
     return plan
+
+
+def _plan_reverts(store: Store, plan: ForgetPlan) -> None:
+    """A kept item whose text a forgotten input rewrote (UPDATE) gets its earlier text back:
+    the words of the forgotten input must not live on in it."""
+    forgotten = set(plan.raw_ids)
+    for item_id in plan.trimmed:
+        text = store.get_items([item_id])[item_id].text
+        updates = [e for e in store.events_for(item_id) if e.op == "UPDATE" and e.item_id == item_id]
+        for e in reversed(updates):  # newest first
+            if e.raw_id not in forgotten or e.new_text != text:
+                break
+            text = e.previous_text
+        if text != store.get_items([item_id])[item_id].text:
+            plan.reverts[item_id] = text
+            plan.texts[item_id] = text
 
 
 def _plan_chains(store: Store, plan: ForgetPlan, gone: dict[str, MemoryItem]) -> None:
@@ -165,11 +183,20 @@ def _plan_graph(store: Store, plan: ForgetPlan, node_ids: list[str]) -> None:
     plan.texts.update({n.id: n.text for n in store.get_nodes(plan.node_ids).values()})
 
 
-def apply_forget(store: Store, plan: ForgetPlan) -> ForgetReport:
+def apply_forget(store: Store, plan: ForgetPlan, embedder: Embedder | None = None) -> ForgetReport:
     """Carry out a plan. Order: what refers to the removed rows changes first, then the rows go,
-    then the purge, so an interruption leaves extra rows (forget again), never a broken chain."""
+    then the purge, so an interruption leaves extra rows (forget again), never a broken chain.
+    The embedder re-embeds items whose text is reverted (`plan.reverts`; needed only then)."""
+    if plan.reverts and embedder is None:
+        raise ValueError("this plan reverts item texts: pass the store's embedder")
     with store.lock():
-        scope = store.erasure_scope(plan.raw_ids, plan.item_ids, plan.node_ids)
+        scope = store.erasure_scope(plan.raw_ids, [*plan.item_ids, *plan.reverts], plan.node_ids)
+        if plan.reverts and embedder is not None:
+            items = store.get_items(list(plan.reverts))
+            for item_id, text in plan.reverts.items():
+                items[item_id].text = text
+            changed = list(items.values())
+            store.replace_items(changed, embedder.embed([i.text for i in changed]))
         for item_id, (before, after) in plan.relinks.items():
             store.set_chain_links(item_id, before, after)
         for item_id, keep in plan.trimmed.items():
@@ -207,4 +234,5 @@ def _detail(plan: ForgetPlan) -> str:
         trimmed=sorted(plan.trimmed),
         relinked=sorted(plan.relinks),
         marked=sorted(plan.marked),
+        reverted=sorted(plan.reverts),
     )

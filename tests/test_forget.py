@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from replies import extraction
+from replies import extraction, item
 from test_writer import fitness_raws, fitness_replies
 
 from dcpm_cli.models import Edge, Event, MemoryItem, Node
@@ -217,3 +217,35 @@ def test_forget_unknown_id_is_bad_input(cli, llm) -> None:
     cli("add", "something to keep")
     res = cli("forget", "r_doesnotexist", "--yes")
     assert res.exit_code == 2 and "r_doesnotexist" in res.stderr
+
+
+def test_an_update_made_by_a_forgotten_input_is_undone(writer, llm, store, cli) -> None:
+    from replies import decide, decisions
+
+    from dcpm_cli.models import RawInput
+
+    first = RawInput(text="I bank with Monzo these days.", session="money")
+    secret = RawInput(text="My Monzo card PIN is 4921, don't tell anyone.", session="money")
+    llm.enqueue(
+        extraction(item("Banks with Monzo", topic="money", attribute="bank")),
+        extraction(item("Banks with Monzo, card PIN 4921", topic="money", attribute="bank")),
+        decisions(decide("UPDATE", "m_placeholder", text="Banks with Monzo; card PIN 4921")),
+    )
+    writer.add([first])
+    (kept,) = store.items_from_raw(first.id)
+    llm.replies[-1]["decisions"][0]["target"] = kept.id  # the id is known only now
+    writer.add([secret])
+    assert store.get_items([kept.id])[kept.id].text == "Banks with Monzo; card PIN 4921"
+
+    done = cli("forget", secret.id, "--yes", "--json")
+
+    assert done.exit_code == 0, done.stderr
+    assert json.loads(done.stdout)["reverts"] == {kept.id: "Banks with Monzo"}
+    fresh = cli.open_store()
+    item_now = fresh.get_items([kept.id])[kept.id]
+    assert (item_now.text, item_now.raw_ids) == ("Banks with Monzo", [first.id])
+    assert all("4921" not in (e.previous_text + e.new_text) for e in fresh.events_for(kept.id))
+    hits = json.loads(cli("recall", "card PIN", "--json").stdout)["hits"]
+    assert all("4921" not in h["text"] for h in hits)
+    assert b"4921" not in every_byte(fresh.local_path)
+    assert_consistent(fresh)

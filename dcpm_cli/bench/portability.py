@@ -183,7 +183,7 @@ def main(argv: list[str] | None = None) -> None:
 
         victim = store.get_raw([store.all_items("id = 'm_00000004'")[0].raw_ids[0]])
         plan = plan_forget(store, list(victim))
-        _, forget_s = timed(apply_forget, store, plan)
+        _, forget_s = timed(apply_forget, store, plan, embedder)
         print(
             f"forget 1 raw input ({len(plan.item_ids)} items, {len(plan.relinks)} relinks), purge included: "
             f"{forget_s:.2f} s = {forget_s / copy_s:.1f}× the copy"
