@@ -279,6 +279,7 @@ def recall(
         else:
             floor = _session(ctx).settings.recall_min_similarity
             result = run_recall(store, embedder, q, k=k, kinds=kinds, as_of=when, min_similarity=floor)
+            render.warnings(result.warnings)
         if batch is not None or fmt is OutputFormat.json:
             render.print_json(render.recall_dict(result))
         elif fmt is OutputFormat.prompt:
@@ -439,5 +440,6 @@ def main() -> None:
 
 
 from dcpm_cli import cli_bench  # noqa: E402,F401  (registers bench)
+from dcpm_cli import cli_check as _cli_check  # noqa: E402,F401  (registers check)
 from dcpm_cli import cli_control as _cli_control  # noqa: E402,F401  (registers forget, export, import, reembed, backup, config)
 from dcpm_cli import cli_dream as _cli_dream  # noqa: E402,F401  (registers dream, schemas)

@@ -22,13 +22,11 @@ from typing import TYPE_CHECKING
 
 from dcpm_cli.errors import InputError
 from dcpm_cli.models import Event, MemoryItem, short_hash, utcnow
+from dcpm_cli.store.graph import EVIDENCE, MEMBER
 
 if TYPE_CHECKING:
     from dcpm_cli.embed import Embedder
     from dcpm_cli.store import Store
-
-MEMBER = "member"
-EVIDENCE = "evidence"
 
 
 @dataclass
@@ -147,31 +145,28 @@ def _plan_chains(store: Store, plan: ForgetPlan, gone: dict[str, MemoryItem]) ->
 
 
 def _plan_graph(store: Store, plan: ForgetPlan, node_ids: list[str]) -> None:
-    """Evidence edges to removed items go; nodes left without evidence or members go, until
-    nothing more falls."""
-    gone_nodes = set(node_ids)
-    edges = {e.id: e for e in store.edges_touching([*plan.item_ids, *gone_nodes])}
+    """Edges to removed items and nodes go; then, as the graph's invariants require
+    (dream/integrity.py), a schema or intention left without evidence goes, and a core schema
+    left with fewer than two members goes; one that keeps two or more is marked. Repeated
+    until nothing more falls."""
+    gone_items, gone_nodes = set(plan.item_ids), set(node_ids)
+    edges = {e.id: e for e in store.edges_touching([*gone_items, *gone_nodes])}
     while True:
-        dead = {
-            e.id
-            for e in edges.values()
-            if e.dst in plan.item_ids or e.src in gone_nodes or e.dst in gone_nodes
-        }
-        sources = {e.src for e in edges.values() if e.id in dead and e.src not in gone_nodes}
+        dead = {i for i, e in edges.items() if e.dst in gone_items or {e.src, e.dst} & gone_nodes}
+        touched = {e.src for i, e in edges.items() if i in dead} - gone_nodes
+        kinds = {n.id: n.kind for n in store.get_nodes(sorted(touched)).values()}
         fallen = set()
-        for node_id in sources:
+        for node_id, kind in kinds.items():
             own = [e for e in store.edges_touching([node_id]) if e.src == node_id]
             left = [e for e in own if e.id not in dead]
-            had_evidence = any(e.kind == EVIDENCE for e in own)
-            if had_evidence and not any(e.kind == EVIDENCE for e in left):
-                if any(e.kind == MEMBER for e in left):
-                    plan.marked[node_id] = "lost all its evidence; kept for its members"
-                else:
+            if kind == "core_schema":
+                members = sum(e.kind == MEMBER for e in left)
+                if members < 2:
                     fallen.add(node_id)
-            elif any(e.kind == MEMBER for e in own) and not any(e.kind == MEMBER for e in left):
+                elif members < sum(e.kind == MEMBER for e in own):
+                    plan.marked[node_id] = f"lost members; keeps {members}"
+            elif not any(e.kind == EVIDENCE for e in left):
                 fallen.add(node_id)
-            elif any(e.kind == MEMBER for e in own) and len(left) < len(own):
-                plan.marked[node_id] = "lost some of its members"
         if not fallen:
             break
         gone_nodes |= fallen
@@ -189,7 +184,7 @@ def apply_forget(store: Store, plan: ForgetPlan, embedder: Embedder | None = Non
     The embedder re-embeds items whose text is reverted (`plan.reverts`; needed only then)."""
     if plan.reverts and embedder is None:
         raise ValueError("this plan reverts item texts: pass the store's embedder")
-    with store.lock():
+    with store.lock(), store.unfinished("forget", sessions=plan.sessions, ids=plan.removed):
         scope = store.erasure_scope(plan.raw_ids, [*plan.item_ids, *plan.reverts], plan.node_ids)
         if plan.reverts and embedder is not None:
             items = store.get_items(list(plan.reverts))

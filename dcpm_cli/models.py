@@ -179,6 +179,7 @@ class AddReport:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     llm_error: str = ""
+    repaired: str = ""  # what finishing writes a crash cut short did first
     raw_ids: list[str] = field(default_factory=list)
     outcomes: list[InputOutcome] = field(default_factory=list)
 
@@ -220,6 +221,7 @@ class Recall:
     hits: list[Hit]
     as_of: datetime | None = None
     nodes: list[Node] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)  # e.g. full-text search failed
 
 
 @dataclass

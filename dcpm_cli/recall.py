@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from dcpm_cli.errors import InputError
+from dcpm_cli.errors import InputError, TextSearchFailed
 from dcpm_cli.models import FAILED, ITEM_KINDS, NO_ITEMS, PENDING, Event, Hit, MemoryItem, RawInput, Recall
 
 if TYPE_CHECKING:
@@ -64,8 +64,9 @@ def recall(
     item_kinds = [x for x in (kinds or ITEM_KINDS) if x in ITEM_KINDS]
     want_raw = not kinds or "raw" in kinds
 
-    rows, own = _search(store, vector, query, depth, item_kinds, want_raw, min_similarity)
-    context = _passage_context(store, vector, query, depth, as_of, min_similarity)
+    warnings: list[str] = []
+    rows, own = _search(store, vector, query, depth, item_kinds, want_raw, min_similarity, warnings)
+    context = _passage_context(store, vector, query, depth, as_of, min_similarity, warnings)
     found: dict[Key, MemoryItem | RawInput] = {}
     scores: dict[Key, float] = {}
     for key, row in rows.items():
@@ -84,7 +85,18 @@ def recall(
     out = _best_hits(store, scores, rows, found, k, as_of)
     _attach_nodes(store, out)
     nodes = {n.id: n for h in out for n in h.nodes}
-    return Recall(query=query, hits=out, as_of=as_of, nodes=list(nodes.values()))
+    return Recall(query=query, hits=out, as_of=as_of, nodes=list(nodes.values()), warnings=warnings)
+
+
+def _text_search(
+    store: Store, warnings: list[str], collection: str, query: str, k: int, **filters: Any
+) -> list[tuple[dict[str, Any], float]]:
+    """BM25 hits, or none with a warning: a failure must not pass for "no word matched"."""
+    try:
+        return store.text_search(collection, query, k, **filters)
+    except TextSearchFailed as e:
+        warnings.append(f"{e.message}: these results come from vector search only ({e.hint})")
+        return []
 
 
 def _search(
@@ -95,6 +107,7 @@ def _search(
     item_kinds: list[str],
     want_raw: bool,
     min_similarity: float,
+    warnings: list[str],
 ) -> tuple[dict[Key, dict[str, Any]], dict[Key, float]]:
     """Rows found by vector or BM25 search over items and raw inputs, and their fused scores."""
     rows: dict[Key, dict[str, Any]] = {}
@@ -111,11 +124,11 @@ def _search(
 
     if item_kinds:
         take("items", store.vector_search("items", vector, depth, kinds=item_kinds), dense)
-        take("items", store.text_search("items", query, depth, kinds=item_kinds), lexical)
+        take("items", _text_search(store, warnings, "items", query, depth, kinds=item_kinds), lexical)
     if want_raw:
         # Inputs not extracted yet are memory too: dcpm is useful before any LLM has run.
         take("raw", store.vector_search("raw", vector, depth, **RAW_SEARCHED), dense)
-        take("raw", store.text_search("raw", query, depth, **RAW_SEARCHED), lexical)
+        take("raw", _text_search(store, warnings, "raw", query, depth, **RAW_SEARCHED), lexical)
     return rows, _fuse(dense, lexical)
 
 
@@ -161,7 +174,13 @@ def _fuse(dense: dict[K, float], lexical: dict[K, float]) -> dict[K, float]:
 
 
 def _passage_context(
-    store: Store, vector: np.ndarray, query: str, depth: int, as_of: datetime | None, min_similarity: float
+    store: Store,
+    vector: np.ndarray,
+    query: str,
+    depth: int,
+    as_of: datetime | None,
+    min_similarity: float,
+    warnings: list[str],
 ) -> dict[str, float]:
     """Raw input id → the fused score of the best passage that holds it."""
     passages = {}
@@ -169,7 +188,7 @@ def _passage_context(
     lexical: dict[str, float] = {}
     for into, hits in (
         (dense, store.vector_search("passages", vector, depth)),
-        (lexical, store.text_search("passages", query, depth)),
+        (lexical, _text_search(store, warnings, "passages", query, depth)),
     ):
         for row, score in hits:
             if into is dense and score < min_similarity:
@@ -218,7 +237,7 @@ def _hit(
     if state is None:
         return None
     return Hit(
-        kind=state.kind, id=state.id, text=state.text, when=state.event_at, score=score,
+        kind=state.kind, id=state.id, text=_text_at(store, state, as_of), when=state.event_at, score=score,
         matched=[item.id], chain=chain, raw_ids=state.raw_ids, topic=state.topic,
     )  # fmt: skip
 
@@ -229,6 +248,23 @@ def _state_at(chain: list[MemoryItem], as_of: datetime | None) -> MemoryItem | N
         return chain[-1]
     valid = [c for c in chain if c.event_at <= as_of]
     return valid[-1] if valid else None
+
+
+def _text_at(store: Store, state: MemoryItem, as_of: datetime | None) -> str:
+    """The state's text as it read at `as_of`: an UPDATE said later (by the time of the input
+    it came from) had not happened yet, and the event log keeps the text before it."""
+    if as_of is None or state.updated_at <= state.created_at:
+        return state.text  # never updated
+    updates = [e for e in store.events_for(state.id) if e.op == "UPDATE" and e.item_id == state.id]
+    sources = store.get_raw(sorted({e.raw_id for e in updates if e.raw_id}))
+    later = [
+        (sources[e.raw_id].said_at if e.raw_id in sources else e.at, e.at, e)
+        for e in updates
+        if (sources[e.raw_id].said_at if e.raw_id in sources else e.at) > as_of
+    ]
+    if not later:
+        return state.text
+    return min(later, key=lambda x: (x[0], x[1]))[2].previous_text
 
 
 def _attach_nodes(store: Store, hits: list[Hit]) -> None:

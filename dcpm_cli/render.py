@@ -47,6 +47,12 @@ def note(message: str) -> None:
     err.print(message, markup=False)
 
 
+def warnings(lines: list[str]) -> None:
+    """Something went wrong but the command still did its job: said on stderr, once each."""
+    for line in dict.fromkeys(lines):
+        err.print(f"warning: {line}", markup=False)
+
+
 @contextlib.contextmanager
 def progress(label: str, enabled: bool) -> Iterator[Callable[[int, int], None] | None]:
     """A progress bar on a terminal (stderr), nothing otherwise."""
@@ -91,6 +97,8 @@ def add_report(report: Any, *, as_json: bool, verb: str = "stored") -> None:
     if report.pending:
         parts.append(f"{report.pending} pending extraction")
     out.print(", ".join(parts) if parts else "nothing to do", markup=False)
+    if report.repaired:
+        note(f"note: {report.repaired}")
     rejected = [r for o in report.outcomes for r in o.rejected]
     for r in rejected[:5]:
         note(f"note: {r}")
@@ -315,6 +323,27 @@ def stats(f: dict[str, Any]) -> None:
     if f["disk_bytes"] is not None:
         t.add_row("on disk", f"{f['disk_bytes'] / 1e6:.1f} MB")
     out.print(t)
+
+
+def check_report(report: Any, *, as_json: bool) -> None:
+    """`dcpm check`: one line per invariant, then what --repair did."""
+    if as_json:
+        print_json(report.to_dict())
+        return
+    for line in report.repairs:
+        out.print(f"repaired  {line}", markup=False)
+    for f in report.findings:
+        mark = "ok  " if f.ok else "FAIL"
+        more = f" (e.g. {', '.join(f.examples)})" if f.examples and not f.ok else ""
+        out.print(f"{mark}  {f.name:<18} {f.detail}{more}", markup=False)
+    if report.ok:
+        out.print(f"store {report.store}: every check holds", markup=False)
+    else:
+        hint = "" if report.repairs else "; `dcpm check --repair` fixes what it can"
+        out.print(
+            f"store {report.store}: {sum(not f.ok for f in report.findings)} check(s) fail{hint}",
+            markup=False,
+        )
 
 
 def doctor(r: dict[str, Any]) -> None:

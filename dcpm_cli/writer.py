@@ -11,8 +11,8 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
-from datetime import UTC, date, datetime
+from dataclasses import dataclass, field, replace
+from datetime import UTC, date, datetime, timedelta
 from typing import TYPE_CHECKING
 
 from dcpm_cli.errors import LLMError, LLMUnavailable
@@ -43,6 +43,14 @@ if TYPE_CHECKING:
     from dcpm_cli.store import Store
 
 Progress = Callable[[int, int], None]
+# Called with the name of each step of a multi-step write as it is reached ("reconciled",
+# "items", "updates", "links"): the seam fault tests use to cut a write short.
+Checkpoint = Callable[[str], None]
+FINISHED = (DONE, NO_ITEMS)  # an input in one of these needs no more extraction
+
+
+def _no_checkpoint(step: str) -> None:
+    return None
 
 
 @dataclass
@@ -51,11 +59,26 @@ class Writer:
     embedder: Embedder
     llm: LLM | None
     settings: Settings
+    checkpoint: Checkpoint = _no_checkpoint
+    owner: str = field(default_factory=lambda: _new_owner())
+    repaired: str = ""  # what finishing an interrupted write did at the start of this command
+    _claimed: set[str] = field(default_factory=set, init=False, repr=False)  # raw ids held
+
+    def finish_interrupted(self) -> str:
+        """Finish what a write cut short left (chain back-pointers, passages): run at the
+        start of every write command; one directory listing when nothing was cut short."""
+        if not self.store.unfinished_writes():
+            return ""
+        with self.store.lock():
+            done = self.store.recover()
+        self.repaired = done.summary() if done else ""
+        return self.repaired
 
     # -- step 1 ---------------------------------------------------------------------------
 
-    def persist(self, raws: Sequence[RawInput]) -> tuple[list[RawInput], int]:
-        """Store the inputs not stored before; return them and how many were already there."""
+    def persist(self, raws: Sequence[RawInput], *, claim: bool = False) -> tuple[list[RawInput], int]:
+        """Store the inputs not stored before; return them and how many were already there.
+        With `claim`, the new inputs to extract are claimed for this writer in the same lock."""
         unique: dict[str, RawInput] = {}
         for r in raws:
             if r.role != "user":
@@ -70,6 +93,10 @@ class Writer:
             new = [fresh[i] for i in keep]
             if new and vectors is not None:
                 self.store.add_raw(new, vectors[keep])
+            todo = [r.id for r in new if r.status == PENDING]
+            if claim and todo:
+                # Extracted one after another: the last one's lease covers those before it.
+                self._claimed.update(self.store.claim(todo, self.owner, self.lease(len(todo))))
         return new, len(raws) - len(new)
 
     def _unknown(self, raws: list[RawInput]) -> list[RawInput]:
@@ -82,7 +109,8 @@ class Writer:
         self, raws: Sequence[RawInput], *, extract: bool = True, progress: Progress | None = None
     ) -> AddReport:
         report = AddReport()
-        new, report.already_stored = self.persist(raws)
+        report.repaired = self.finish_interrupted()
+        new, report.already_stored = self.persist(raws, claim=extract and self.llm is not None)
         report.stored = len(new)
         report.raw_ids = [r.id for r in new]
         todo = [r for r in new if r.status == PENDING]
@@ -96,6 +124,7 @@ class Writer:
     def process_pending(self, *, limit: int | None = None, progress: Progress | None = None) -> AddReport:
         """Extract every pending (or failed) input, oldest first."""
         report = AddReport()
+        report.repaired = self.finish_interrupted()
         todo = self.store.raw_by_status([PENDING, FAILED], limit)
         self._extract_all(todo, report, progress)
         report.pending = self.store.count_by_kind("raw").get(PENDING, 0)
@@ -104,22 +133,33 @@ class Writer:
 
     def _extract_all(self, todo: list[RawInput], report: AddReport, progress: Progress | None) -> None:
         todo = sorted(todo, key=lambda r: (r.said_at, r.created_at))
+        try:
+            self._extract_claimed(todo, report, progress)
+        finally:
+            self.release()  # one commit for the whole batch
+
+    def _extract_claimed(self, todo: list[RawInput], report: AddReport, progress: Progress | None) -> None:
         llm = self.llm
-        for n, raw in enumerate(todo, 1):
+        for n, listed in enumerate(todo, 1):
             if llm is None:
                 break
+            raw = listed if listed.id in self._claimed else self.claim(listed)
+            if raw is None:  # finished, or being extracted, by another process
+                if progress:
+                    progress(n, len(todo))
+                continue
             before = replace(llm.usage)
             try:
                 outcome = self.process_one(raw)
             except LLMUnavailable as e:
                 # Stop here: the rest stay pending rather than each waiting for a dead server.
-                self.store.set_raw_status(raw.id, PENDING, e.message, raw.attempts + 1)
+                self._set_status(raw.id, PENDING, e.message, raw.attempts + 1)
                 waiting = [r.id for r in todo[n:] if r.status == PENDING]  # a failed one keeps its why
                 self.store.note_raw_error(waiting, f"not tried yet: {e.message}")
                 report.llm_error = e.message + (f" ({e.hint})" if e.hint else "")
                 break
             except LLMError as e:
-                self.store.set_raw_status(raw.id, FAILED, e.message, raw.attempts + 1)
+                self._set_status(raw.id, FAILED, e.message, raw.attempts + 1)
                 report.failed += 1
                 report.absorb(InputOutcome(raw.id, FAILED, error=e.message))
             else:
@@ -131,6 +171,40 @@ class Writer:
                 report.completion_tokens += llm.usage.completion_tokens - before.completion_tokens
             if progress:
                 progress(n, len(todo))
+
+    # -- claims: one process extracts an input at a time -----------------------------------
+
+    def claim(self, raw: RawInput) -> RawInput | None:
+        """Claim `raw` for extraction by this writer, under the write lock: its fresh row when
+        it still waits and no live process holds it, else None. `release` drops the claims."""
+        with self.store.lock():
+            fresh = self.store.get_raw([raw.id]).get(raw.id)
+            if fresh is None or fresh.status not in (PENDING, FAILED):
+                return None
+            if not self.store.claim([raw.id], self.owner, self.lease()):
+                return None
+        self._claimed.add(raw.id)
+        return fresh
+
+    def release(self) -> None:
+        """Drop every claim this writer holds (a claim on a finished input is harmless until
+        then: the status is read first)."""
+        if self._claimed:
+            with self.store.lock():
+                self.store.release(sorted(self._claimed), self.owner)
+            self._claimed.clear()
+
+    def lease(self, inputs: int = 1) -> timedelta:
+        """How long a claim holds: every call of these inputs (extraction and reconcile, each
+        with its retries) timing out, and a margin. Only a writer on another machine waits for
+        it: on this one, a claim whose process is gone is taken over at once."""
+        calls = 2 * (self.settings.llm_retries + 1) * inputs
+        return timedelta(seconds=calls * self.settings.llm_timeout + 60)
+
+    def _set_status(self, raw_id: str, status: str, error: str, attempts: int) -> None:
+        """A failure's status, unless another process has finished the input meanwhile."""
+        with self.store.lock():
+            self.store.set_raw_status(raw_id, status, error, attempts, unless=FINISHED)
 
     # -- steps 2–4 for one input ----------------------------------------------------------
 
@@ -166,12 +240,16 @@ class Writer:
 
         vectors = self.embedder.embed([i.text for i in kept])
         plan = self._reconcile(kept, vectors)
+        self.checkpoint("reconciled")
         with self.store.lock():
             current = self.store.get_raw([raw.id]).get(raw.id)
             if current is not None and current.status == DONE:
                 return InputOutcome(raw.id, DONE, new_input=False)  # another process did it
-            self._apply(raw, kept, vectors, plan, outcome)
-            self.store.set_raw_status(raw.id, DONE, "", raw.attempts + 1)
+            # A marker while the steps below are written: a crash between them leaves it, and
+            # the next write command (or `dcpm check --repair`) relinks what it cut.
+            with self.store.unfinished("upsert", raw_id=raw.id):
+                self._apply(raw, kept, vectors, plan, outcome)
+                self.store.set_raw_status(raw.id, DONE, "", raw.attempts + 1)
         return outcome
 
     def _item(self, raw: RawInput, index: int, x: extraction.ExtractedItem) -> MemoryItem:
@@ -266,6 +344,7 @@ class Writer:
         updates: dict[str, MemoryItem] = {}
         events: list[Event] = []
         heads: dict[str, str] = {}  # old id → the newest item of its chain so far
+        self._fresh_ids(raw, kept)
         for i, (item, p) in enumerate(zip(kept, plan, strict=True)):
             if p.reason:
                 out.rejected.append(p.reason)
@@ -277,8 +356,9 @@ class Writer:
                 if t is None or not t.is_current:
                     p = _Plan("ADD")
                 else:
-                    events.append(Event("UPDATE", t.id, raw.id, item.id, t.text, p.text))
-                    t.text, t.updated_at = p.text, utcnow()
+                    text = _merged(t.text, p, item)
+                    events.append(Event("UPDATE", t.id, raw.id, item.id, t.text, text))
+                    t.text, t.updated_at = text, utcnow()
                     t.raw_ids = [*t.raw_ids, raw.id] if raw.id not in t.raw_ids else t.raw_ids
                     updates[t.id] = t
                     out.updated.append(t.id)
@@ -296,15 +376,27 @@ class Writer:
             new_rows.append(i)
             out.added.append(item.id)
         self.store.add_items(new_items, vectors[new_rows])
+        self.checkpoint("items")
         if updates:
             changed = list(updates.values())
             self.store.log_events([e for e in events if e.op == "UPDATE"])  # before the overwrite
             self.store.replace_items(changed, self.embedder.embed([t.text for t in changed]))
+        self.checkpoint("updates")
         # Back-pointers after updates: an updated row is written whole, and the same input may
         # also supersede it.
         for old_id, new_id in links:
             self.store.set_superseded_by(old_id, new_id)
+        self.checkpoint("links")
         self.store.log_events([e for e in events if e.op != "UPDATE"])
+
+    def _fresh_ids(self, raw: RawInput, kept: list[MemoryItem]) -> None:
+        """An id already taken by a different item (an earlier extraction of this input that
+        said something else) is never reused: the new item gets an id of its own content."""
+        taken = self.store.get_items([i.id for i in kept])
+        for item in kept:
+            other = taken.get(item.id)
+            if other is not None and other.content_hash != item.content_hash:
+                item.id = "m_" + short_hash(raw.id, item.content_hash)
 
     def _fresh(self, item: MemoryItem) -> MemoryItem | None:
         return self.store.get_items([item.id]).get(item.id)
@@ -320,6 +412,24 @@ class _Plan:
     target: MemoryItem | None = None
     text: str = ""
     reason: str = ""
+
+
+def _merged(fresh: str, p: _Plan, item: MemoryItem) -> str:
+    """The text an UPDATE writes, from the row as it is now (read under the lock): the
+    reconcile call's merge when the row is what that call saw, else the fresh text with the
+    new item's text added (another writer, or an earlier UPDATE of this input, changed it)."""
+    seen = p.target.text if p.target is not None else fresh
+    if fresh == seen or normalise(fresh) in normalise(p.text):
+        return p.text
+    if normalise(item.text) in normalise(fresh):
+        return fresh
+    return f"{fresh.rstrip().rstrip(';.')}; {item.text}"
+
+
+def _new_owner() -> str:
+    from dcpm_cli.store.claims import new_owner
+
+    return new_owner()
 
 
 def _parse_when(value: str | None) -> datetime | None:

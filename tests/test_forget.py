@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -33,7 +34,12 @@ JOURNAL = "# Diary\n\n" + "\n".join(f"## 2026-03-{n + 1:02d}\n{text}\n" for n, t
 
 
 def assert_consistent(store: Store) -> None:
-    """What `dcpm check` asserts: symmetric chains, edges and provenance pointing at rows that exist."""
+    """`dcpm check` finds nothing wrong; and, spelled out: symmetric chains, edges and
+    provenance pointing at rows that exist."""
+    from dcpm_cli.check import check
+
+    report = check(store)
+    assert report.ok, [f for f in report.findings if not f.ok]
     items = {i.id: i for i in store.all_items()}
     for i in items.values():
         if i.superseded_by:
@@ -60,9 +66,11 @@ def _secret_store(cli, tmp_path: Path, embedder) -> tuple[Store, str, str]:
     journal.write_text(JOURNAL, encoding="utf-8")
     assert cli("add", "--no-extract", "--session", "diary", "--file", str(journal)).exit_code == 0
     store = cli.open_store()
-    (raw,) = [r for r in store.raw_by_status(["pending"]) if r.text == SECRET]
+    pending = store.raw_by_status(["pending"])
+    (raw,) = [r for r in pending if r.text == SECRET]
     fact = MemoryItem("m_secret", "fact", SECRET_FACT, topic="home", raw_ids=[raw.id])
-    items = [*fact_items(), fact]
+    others = [dataclasses.replace(i, raw_ids=[pending[0].id]) for i in fact_items()]
+    items = [*others, fact]
     node = Node(id="n_secret", kind="schema", text="Hides keys near the Quillfeather teapot", domain="home")
     with store.lock():
         store.add_items(items, embedder.embed([i.text for i in items]))
@@ -160,14 +168,16 @@ def test_graph_cascade_nodes_without_evidence_go_core_schemas_keep_or_go_with_me
 ) -> None:
     from dream_fixtures import add_facts, fact_items
 
-    facts = add_facts(store, embedder, fact_items())
+    assert cli("add", "--no-extract", "A diary of late nights and early runs").exit_code == 0
+    (source,) = store.raw_by_status(["pending"])
+    facts = add_facts(store, embedder, [dataclasses.replace(i, raw_ids=[source.id]) for i in fact_items()])
     a, b, c = facts[0].id, facts[1].id, facts[5].id
     nodes = [
         Node("n_only_a", "schema", "Works late before deadlines", "work"),
         Node("n_a_and_c", "schema", "Sleeps badly", "sleep"),
         Node("n_b", "schema", "Finishes reports at night", "work"),
-        Node("n_core_both", "core_schema", "Trades sleep for output", ""),
-        Node("n_core_one", "core_schema", "Lives by the clock", ""),
+        Node("n_core_three", "core_schema", "Trades sleep for output", ""),
+        Node("n_core_two", "core_schema", "Lives by the clock", ""),
     ]
     with store.lock():
         store.add_nodes(nodes, embedder.embed([n.text for n in nodes]))
@@ -177,23 +187,24 @@ def test_graph_cascade_nodes_without_evidence_go_core_schemas_keep_or_go_with_me
                 Edge("evidence", "n_a_and_c", a),
                 Edge("evidence", "n_a_and_c", c),
                 Edge("evidence", "n_b", b),
-                Edge("member", "n_core_both", "n_only_a"),
-                Edge("member", "n_core_both", "n_b"),
-                Edge("member", "n_core_one", "n_only_a"),
+                *(Edge("member", "n_core_three", m) for m in ("n_only_a", "n_b", "n_a_and_c")),
+                *(Edge("member", "n_core_two", m) for m in ("n_only_a", "n_b")),
             ]
         )
+    assert_consistent(store)
 
     plan = json.loads(cli("forget", a, "--dry-run", "--json").stdout)
 
-    assert plan["node_ids"] == ["n_core_one", "n_only_a"]
-    assert plan["marked"] == {"n_core_both": "lost some of its members"}
-    assert len(plan["edge_ids"]) == 4  # a's two evidence edges, n_only_a's two member edges
+    assert plan["node_ids"] == ["n_core_two", "n_only_a"]
+    assert plan["marked"] == {"n_core_three": "lost members; keeps 2"}
+    # a's two evidence edges, the two member edges to n_only_a, n_core_two's last member edge
+    assert len(plan["edge_ids"]) == 5
     assert cli.open_store().get_items([a])  # a dry run changes nothing
     assert cli("forget", a, "--yes").exit_code == 0
     fresh = cli.open_store()
-    assert sorted(n.id for n in fresh.all_nodes()) == ["n_a_and_c", "n_b", "n_core_both"]
+    assert sorted(n.id for n in fresh.all_nodes()) == ["n_a_and_c", "n_b", "n_core_three"]
     assert fresh.evidence_of("n_a_and_c") == [c]
-    assert fresh.members_of("n_core_both") == ["n_b"]
+    assert fresh.members_of("n_core_three") == ["n_a_and_c", "n_b"]
     assert_consistent(fresh)
 
 

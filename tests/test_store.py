@@ -37,7 +37,7 @@ def test_a_new_store_lives_under_dcpm_home_and_records_its_migrations(dcpm_home:
 
     assert (dcpm_home / "store").is_dir()
     assert store.applied_migrations() == {name for name, _ in MIGRATIONS}
-    assert store.meta() == {"embedder": "all-MiniLM-L6-v2", "dim": "384"}
+    assert store.meta() == {"embedder": "all-MiniLM-L6-v2", "dim": "384", "format": "2"}
     for table in (S.RAW, S.ITEMS, S.EVENTS, S.NODES, S.EDGES):
         assert store.count(table) == 0
 
@@ -51,7 +51,7 @@ def test_reopening_a_store_is_idempotent(store: Store, embedder) -> None:
 
     assert apply_migrations(third) == []
     assert third.count(S.MIGRATIONS) == len(MIGRATIONS)  # each step recorded once
-    assert third.count(S.META) == 2
+    assert third.count(S.META) == 3  # embedder, dim, format
     assert again.get_raw([raw.id])[raw.id].text == "I keep a journal."
     assert third.get_raw([raw.id])[raw.id].said_at == datetime(2026, 1, 1, tzinfo=UTC)
 

@@ -11,17 +11,20 @@ import contextlib
 import dataclasses
 import functools
 import os
+import threading
 from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from dcpm_cli.errors import EmbedderMismatch, LockBusy, StoreError, StoreMissing
+from dcpm_cli.errors import EmbedderMismatch, LockBusy, StoreError, StoreMissing, TextSearchFailed
 from dcpm_cli.models import PENDING, Event, MemoryItem, Passage, RawInput
 from dcpm_cli.store import schemas as S
+from dcpm_cli.store.claims import ClaimVerbs
 from dcpm_cli.store.dump import DumpVerbs
 from dcpm_cli.store.erase import EraseVerbs
 from dcpm_cli.store.graph import GraphVerbs
+from dcpm_cli.store.journal import JournalVerbs
 from dcpm_cli.store.passages import PassageVerbs
 from dcpm_cli.store.sql import in_list as _in
 from dcpm_cli.store.sql import quote as _q
@@ -46,7 +49,7 @@ def _utc(value: datetime | None) -> datetime | None:
     return value if value.tzinfo else value.replace(tzinfo=UTC)
 
 
-class Store(GraphVerbs, PassageVerbs, EraseVerbs, DumpVerbs):
+class Store(GraphVerbs, PassageVerbs, JournalVerbs, ClaimVerbs, EraseVerbs, DumpVerbs):
     """A dcpm store at a LanceDB URI (a local directory, or object storage)."""
 
     def __init__(self, uri: str, embedder: Embedder, *, create: bool = True) -> None:
@@ -77,19 +80,53 @@ class Store(GraphVerbs, PassageVerbs, EraseVerbs, DumpVerbs):
 
     @contextlib.contextmanager
     def lock(self, timeout: float = 600.0) -> Iterator[None]:
-        """Serialise writers across processes (local stores; object stores rely on Lance's
-        optimistic commits)."""
-        if self.local_path is None:
-            yield
+        """Serialise writers across processes; re-entrant within one thread (a repair run by a
+        command that already holds it)."""
+        held = self.__dict__.setdefault("_lock_depth", threading.local())
+        if getattr(held, "depth", 0):
+            held.depth += 1
+            try:
+                yield
+            finally:
+                held.depth -= 1
             return
         from filelock import FileLock, Timeout
 
-        lock = FileLock(str(self.local_path / ".write.lock"), timeout=timeout)
+        lock = FileLock(str(self._lock_path()), timeout=timeout)
         try:
             with lock:
-                yield
+                held.depth = 1
+                try:
+                    if self.local_path is None:
+                        with self._remote_lease():
+                            yield
+                    else:
+                        yield
+                finally:
+                    held.depth = 0
         except Timeout as e:
             raise LockBusy("another dcpm process is writing to this store", "try again later") from e
+
+    @contextlib.contextmanager
+    def _remote_lease(self) -> Iterator[None]:
+        """On object storage, refuse to interleave with a writer on another machine."""
+        from dcpm_cli.store import remote
+
+        owner = self.__dict__.setdefault("_owner", remote.new_owner())
+        if self.has_table(S.META):
+            remote.take_lease(self, owner)
+        try:
+            yield
+        finally:
+            if self.has_table(S.META):
+                remote.drop_lease(self, owner)
+
+    def _lock_path(self) -> Path:
+        if self.local_path is not None:
+            return self.local_path / ".write.lock"
+        from dcpm_cli.store.remote import local_lock_path
+
+        return local_lock_path(self.uri)
 
     def table(self, name: str) -> Any:
         if name not in self._tables:
@@ -128,6 +165,7 @@ class Store(GraphVerbs, PassageVerbs, EraseVerbs, DumpVerbs):
         meta = self.meta() if self.has_table(S.META) else {}
         if not meta:
             return False
+        self._refuse_newer_format(meta)
         self._refuse_other_embedder(meta)
         return {name for name, _ in MIGRATIONS} <= self.applied_migrations()
 
@@ -143,7 +181,29 @@ class Store(GraphVerbs, PassageVerbs, EraseVerbs, DumpVerbs):
             ]
             self.table(S.META).add(pa.Table.from_pylist(rows, schema=S.initial(self.dim)[S.META]))
             return
+        self._refuse_newer_format(meta)
         self._refuse_other_embedder(meta)
+
+    def _refuse_newer_format(self, meta: dict[str, str]) -> None:
+        from dcpm_cli.store.migrations import FORMAT_VERSION
+
+        try:
+            found = int(meta.get("format", "1"))
+        except ValueError:
+            found = FORMAT_VERSION + 1  # not a number this dcpm ever wrote
+        if found > FORMAT_VERSION:
+            raise StoreError(
+                f"this store has format {meta.get('format')}, written by a newer dcpm; "
+                f"this dcpm reads formats up to {FORMAT_VERSION}",
+                "upgrade dcpm (pip install -U dcpm); the store is left untouched",
+            )
+
+    def set_meta(self, key: str, value: str) -> None:
+        import pyarrow as pa
+
+        data = pa.Table.from_pylist([{"key": key, "value": value}], schema=S.initial(self.dim)[S.META])
+        merge = self.table(S.META).merge_insert("key")
+        merge.when_matched_update_all().when_not_matched_insert_all().execute(data)
 
     def _refuse_other_embedder(self, meta: dict[str, str]) -> None:
         if meta.get("embedder") != self.embedder_id or meta.get("dim") != str(self.dim):
@@ -207,9 +267,13 @@ class Store(GraphVerbs, PassageVerbs, EraseVerbs, DumpVerbs):
         return known
 
     def add_raw(self, raws: Sequence[RawInput], vectors: np.ndarray) -> None:
+        """Append new inputs and their passages (the caller holds the write lock); a marker
+        left by a cut between the two has the next writer rebuild the passages."""
         if raws:
-            self.table(S.RAW).add(self._table_of(raws, S.RAW, vectors))
-            self.index_passages({r.session for r in raws if r.role == "user"})
+            sessions = sorted({r.session for r in raws if r.role == "user" and r.session})
+            with self.unfinished("raw", sessions=sessions):
+                self.table(S.RAW).add(self._table_of(raws, S.RAW, vectors))
+                self.index_passages(sessions)
 
     def get_raw(self, ids: Sequence[str]) -> dict[str, RawInput]:
         if not ids:
@@ -244,11 +308,22 @@ class Store(GraphVerbs, PassageVerbs, EraseVerbs, DumpVerbs):
         rows.sort(key=lambda r: (r["said_at"], r["created_at"]))
         return [self._from_row(RawInput, r) for r in rows[-n:]]
 
-    def set_raw_status(self, raw_id: str, status: str, error: str = "", attempts: int | None = None) -> None:
+    def set_raw_status(
+        self,
+        raw_id: str,
+        status: str,
+        error: str = "",
+        attempts: int | None = None,
+        *,
+        unless: Sequence[str] = (),
+    ) -> None:
+        """Move an input's status; `unless`: leave it when it is already in one of these
+        (another process finished it meanwhile)."""
         values: dict[str, Any] = {"status": status, "error": error}
         if attempts is not None:
             values["attempts"] = attempts
-        self.table(S.RAW).update(where=f"id = {_q(raw_id)}", values=values)
+        where = f"id = {_q(raw_id)}" + (f" AND NOT {_in('status', unless)}" if unless else "")
+        self.table(S.RAW).update(where=where, values=values)
 
     def note_raw_error(self, raw_ids: Sequence[str], error: str) -> None:
         """Record why these inputs still wait, status unchanged (one commit per 500 ids)."""
@@ -339,14 +414,71 @@ class Store(GraphVerbs, PassageVerbs, EraseVerbs, DumpVerbs):
         return [self._from_row(MemoryItem, r) for r in self._rows(S.ITEMS, where, _ITEM_COLUMNS)]
 
     def repair_chains(self) -> int:
-        """Restore back-pointers a crash left out (new.supersedes set, old.superseded_by not)."""
+        """Restore back-pointers a crash left out (new.supersedes set, old.superseded_by not);
+        the caller holds the write lock. Returns how many were restored."""
+        rows = self._rows(S.ITEMS, "supersedes IS NOT NULL", ["id", "supersedes", "created_at"])
+        olds = sorted({r["supersedes"] for r in rows})
+        back: dict[str, str | None] = {}
+        for i in range(0, len(olds), 500):
+            for r in self._rows(S.ITEMS, _in("id", olds[i : i + 500]), ["id", "superseded_by"]):
+                back[r["id"]] = r["superseded_by"]
         fixed = 0
-        for item in self.all_items("supersedes IS NOT NULL"):
-            old = self.get_items([item.supersedes or ""]).get(item.supersedes or "")
-            if old is not None and old.superseded_by is None:
-                self.set_superseded_by(old.id, item.id)
+        for r in sorted(rows, key=lambda r: (r["created_at"], r["id"])):
+            old = r["supersedes"]
+            if old in back and back[old] is None:
+                self.set_superseded_by(old, r["id"])
+                back[old] = r["id"]
                 fixed += 1
         return fixed
+
+    def chain_pointers(self) -> dict[str, tuple[str | None, str | None]]:
+        """id → (supersedes, superseded_by) for every item that holds a pointer, and for every
+        item a pointer names (None when that item does not exist: not in the dict)."""
+        where = "supersedes IS NOT NULL OR superseded_by IS NOT NULL"
+        out = {r["id"]: (r["supersedes"], r["superseded_by"]) for r in self._rows(S.ITEMS, where)}
+        named = sorted({p for pair in out.values() for p in pair if p and p not in out})
+        for i in range(0, len(named), 500):
+            for r in self._rows(
+                S.ITEMS, _in("id", named[i : i + 500]), ["id", "supersedes", "superseded_by"]
+            ):
+                out[r["id"]] = (r["supersedes"], r["superseded_by"])
+        return out
+
+    def items_without_sources(self) -> list[tuple[str, list[str]]]:
+        """(item id, its raw ids that are not stored) for every item whose provenance is broken."""
+        raw_ids = {r["id"] for r in self._rows(S.RAW, None, ["id"])}
+        out = []
+        for r in self._rows(S.ITEMS, None, ["id", "raw_ids"]):
+            missing = [x for x in r["raw_ids"] or [] if x not in raw_ids]
+            if missing or not r["raw_ids"]:
+                out.append((r["id"], missing))
+        return out
+
+    def raw_health(self) -> tuple[int, list[str], list[str]]:
+        """Every raw input read back whole: (rows read, ids of unreadable rows — no text, no
+        time, no id —, ids stored more than once)."""
+        seen: set[str] = set()
+        bad: list[str] = []
+        twice: list[str] = []
+        n = 0
+        query = self.table(S.RAW).search().select(["id", "text", "said_at", "content_hash"]).limit(None)
+        for batch in query.to_batches(8192):
+            for r in batch.to_pylist():
+                n += 1
+                if not r["id"] or r["text"] is None or r["said_at"] is None or not r["content_hash"]:
+                    bad.append(r["id"] or f"row {n}")
+                elif r["id"] in seen:
+                    twice.append(r["id"])
+                seen.add(r["id"] or "")
+        return n, bad, twice
+
+    def vector_dims(self) -> dict[str, int]:
+        """table → the width of its vector column."""
+        out = {}
+        for name in (S.RAW, S.ITEMS, S.NODES, S.PASSAGES):
+            if self.has_table(name):
+                out[name] = int(self.table(name).schema.field("vector").type.list_size)
+        return out
 
     # -- search (the read path) -----------------------------------------------------------
 
@@ -375,17 +507,40 @@ class Store(GraphVerbs, PassageVerbs, EraseVerbs, DumpVerbs):
     def text_search(
         self, collection: str, query: str, k: int, **filters: Sequence[str] | None
     ) -> list[tuple[dict[str, Any], float]]:
-        """Rows of "items" or "raw" ranked by BM25 over their text (unindexed rows scanned too)."""
+        """Rows of "items" or "raw" ranked by BM25 over their text (unindexed rows scanned too).
+        A query of only stop words or operators finds nothing; a failure (a damaged index)
+        raises TextSearchFailed, so the caller can say that results came from vectors only."""
         table, where = _COLLECTIONS[collection], _filters(filters)
-        self.ensure_text_index(table)
-        q = self.table(table).search(query, query_type="fts").limit(k)
-        if where:
-            q = q.where(where, prefilter=True)
         try:
+            self.ensure_text_index(table)
+            q = self.table(table).search(query, query_type="fts").limit(k)
+            if where:
+                q = q.where(where, prefilter=True)
             rows = q.select([*_COLUMNS[table], "_score"]).to_arrow().to_pylist()
-        except (ValueError, RuntimeError, OSError):
-            return []  # e.g. a query of only stop words or operators
+        except (ValueError, RuntimeError, OSError) as e:
+            why = (str(e).strip().splitlines() or [type(e).__name__])[0][:200]
+            raise TextSearchFailed(
+                f"full-text search of {collection} failed ({why})", "dcpm check --repair rebuilds the index"
+            ) from e
         return [(r, float(r.pop("_score"))) for r in rows]
+
+    def text_index_problems(self) -> dict[str, str]:
+        """collection → why its full-text search fails (a query that must run, on each)."""
+        out = {}
+        for collection in ("raw", "items", "passages"):
+            try:
+                self.text_search(collection, "dcpm", 1)
+            except TextSearchFailed as e:
+                out[collection] = e.message
+        return out
+
+    def rebuild_text_index(self, collection: str) -> None:
+        from lancedb.index import FTS
+
+        with self.lock():
+            self.table(_COLLECTIONS[collection]).create_index(
+                "text", config=FTS(with_position=False), replace=True
+            )
 
     def ensure_text_index(self, table: str) -> None:
         t = self.table(table)

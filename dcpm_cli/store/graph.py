@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import os
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -270,13 +271,7 @@ class GraphVerbs:
         keeps working during a dream."""
         from filelock import FileLock, Timeout
 
-        if self.local_path is not None:
-            path = self.local_path / ".dream.lock"
-        else:  # an object store: one dream at a time per machine
-            from dcpm_cli.config import dcpm_home
-
-            path = dcpm_home() / "locks" / f"dream-{short_hash(self.uri)}.lock"
-            path.parent.mkdir(parents=True, exist_ok=True)
+        path = self._dream_lock_path()
         lock = FileLock(str(path), timeout=0)
         try:
             lock.acquire()
@@ -285,18 +280,38 @@ class GraphVerbs:
                 "another `dcpm dream` is running on this store",
                 "wait for it to finish; a cron job can simply run again later",
             ) from e
+        holder = path.with_suffix(".pid")
         try:
+            holder.write_text(str(os.getpid()), encoding="utf-8")
             yield
         finally:
+            holder.unlink(missing_ok=True)
             lock.release()
 
     def dream_running(self) -> bool:
-        """Whether a dream holds the lock right now."""
+        """Whether a dream holds the lock right now: read from the process id the dream
+        records beside it, never by taking the lock (a probe holding it for a moment made a
+        dream starting in that moment exit 5)."""
         try:
-            with self.dream_lock():
-                return False
-        except LockBusy:
+            pid = int(self._dream_lock_path().with_suffix(".pid").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return False
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False  # killed without cleaning up
+        except PermissionError:
             return True
+        return True
+
+    def _dream_lock_path(self) -> Path:
+        if self.local_path is not None:
+            return self.local_path / ".dream.lock"
+        from dcpm_cli.config import dcpm_home  # an object store: one dream at a time per machine
+
+        path = dcpm_home() / "locks" / f"dream-{short_hash(self.uri)}.lock"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return path
 
     # -- helpers --------------------------------------------------------------------------
 

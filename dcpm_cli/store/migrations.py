@@ -14,6 +14,11 @@ if TYPE_CHECKING:
 
 MIGRATIONS: list[tuple[str, Callable[[Store], None]]] = []
 
+# The store's format, recorded in its `_meta` table ("format"): a dcpm refuses a store whose
+# format is newer than the one it knows. A new migration that older dcpms must not write past
+# raises it (and records it, as m004 does).
+FORMAT_VERSION = 2
+
 
 def migration(fn: Callable[[Store], None]) -> Callable[[Store], None]:
     MIGRATIONS.append((fn.__name__, fn))
@@ -46,6 +51,21 @@ def m003_passages(store: Store) -> None:
 
     store.create_table_if_missing(schemas.PASSAGES, schemas.passages(store.dim))
     store.index_passages()
+
+
+@migration
+def m004_format_version(store: Store) -> None:
+    """Record the store's format version, so an older dcpm refuses a newer store."""
+    store.set_meta("format", str(FORMAT_VERSION))
+
+
+@migration
+def m005_claims(store: Store) -> None:
+    """Claims on raw inputs being extracted, so concurrent `dcpm process` runs do not repeat
+    each other's LLM calls."""
+    from dcpm_cli.store import schemas
+
+    store.create_table_if_missing(schemas.CLAIMS, schemas.claims())
 
 
 def apply_migrations(store: Store) -> list[str]:

@@ -109,6 +109,18 @@ class PassageVerbs:
         matrix = np.concatenate(blocks) if blocks else np.zeros((0, self.dim), dtype=np.float32)
         return texts, {rid: n for n, rid in enumerate(texts)}, matrix
 
+    def inputs_without_passage(self) -> dict[str, list[str]]:
+        """session → ids of its user inputs that no passage holds (what a write cut short
+        between an input and its passages, or an older dcpm, left)."""
+        covered: set[str] = set()
+        for r in self._rows(S.PASSAGES, None, ["raw_ids"]):
+            covered.update(r["raw_ids"] or [])
+        out: dict[str, list[str]] = {}
+        for r in self._rows(S.RAW, _USER_IN_SESSION, ["id", "session"]):
+            if r["id"] not in covered:
+                out.setdefault(r["session"], []).append(r["id"])
+        return out
+
     def passage_from_row(self, row: dict[str, Any]) -> Passage:
         return Passage(**{name: row[name] for name in _FIELDS})
 

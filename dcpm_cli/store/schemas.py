@@ -171,3 +171,14 @@ def passages(dim: int) -> pa.Schema:
             ("vector", _vector(dim)),
         ]
     )
+
+
+# -- added by migration m005 ------------------------------------------------------------------
+
+CLAIMS = "claims"
+
+
+def claims() -> pa.Schema:
+    """Raw inputs a process is extracting now: who (host:pid:nonce) and until when the claim
+    holds; a claim whose process is gone, or whose lease ran out, may be taken over."""
+    return pa.schema([("raw_id", pa.string()), ("owner", pa.string()), ("expires_at", TS)])

@@ -1,0 +1,38 @@
+"""`dcpm check [--repair] [--json]`: are the invariants a user relies on holding?
+
+Exit codes: 0 every check holds (after --repair, when given); 6 something is wrong that
+--repair did not (or could not) fix; 4 the store cannot be opened (e.g. another embedder);
+5 a writer holds the store's lock for too long.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from dcpm_cli.cli import _session, app
+
+EXIT_CHECK = 6  # the store breaks an invariant (documented in the README)
+
+
+@app.command()
+def check(
+    ctx: typer.Context,
+    repair: Annotated[
+        bool, typer.Option("--repair", help="Fix what can be fixed without guessing, then check again.")
+    ] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Verify the store: inputs, chains, provenance, graph, passages, embedder; exit 6 if broken."""
+    from dcpm_cli import render
+    from dcpm_cli.check import check as run_check
+
+    store = _session(ctx).store_or_none()
+    if store is None:
+        render.note('nothing stored yet; add something with: dcpm add "..."')
+        return
+    report = run_check(store, repair=repair)
+    render.check_report(report, as_json=as_json)
+    if not report.ok:
+        raise typer.Exit(EXIT_CHECK)

@@ -1,0 +1,106 @@
+"""Markers of unfinished writes, and the recovery that runs when one is found.
+
+Lance commits one table at a time, so a multi-step write (a raw input and its passages; new
+items, then their chain back-pointers, then the event log) can be cut short between two
+commits by a crash or a kill. Before such a write its writer leaves a small marker file, and
+removes it once every step is committed; the writer holds the store's write lock throughout.
+So a marker seen by a process that holds the lock was left by a writer that died: the next
+write command (and `dcpm check --repair`) finishes what it can — chain back-pointers, the
+passages of the sessions it touched — and removes the marker.
+
+Markers live in the store directory (`.unfinished/`), or under the dcpm home for a store on
+object storage. Mixed into `Store`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import uuid
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from dcpm_cli.models import short_hash, utcnow
+
+
+@dataclass
+class Recovery:
+    """What finishing the unfinished writes did."""
+
+    markers: int = 0
+    chains_relinked: int = 0
+    passages_written: int = 0
+    sessions: list[str] = field(default_factory=list)
+
+    def summary(self) -> str:
+        return (
+            f"finished {self.markers} interrupted write(s): {self.chains_relinked} chain link(s) restored, "
+            f"{self.passages_written} passage(s) rebuilt"
+        )
+
+
+class JournalVerbs:
+    uri: str
+    local_path: Path | None
+
+    # provided by Store
+    def repair_chains(self) -> int: ...
+    def index_passages(self, sessions: Any = None) -> int: ...
+
+    def _journal_dir(self) -> Path:
+        if self.local_path is not None:
+            return self.local_path / ".unfinished"
+        from dcpm_cli.config import dcpm_home
+
+        return dcpm_home() / "unfinished" / short_hash(self.uri)
+
+    @contextlib.contextmanager
+    def unfinished(self, op: str, *, sessions: Sequence[str] = (), **detail: Any) -> Iterator[None]:
+        """Mark a multi-step write (the caller holds the write lock). The marker stays if the
+        block raises or the process dies, so the next writer repairs what it left."""
+        folder = self._journal_dir()
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / f"{op}-{os.getpid()}-{uuid.uuid4().hex[:8]}.json"
+        body = {"op": op, "pid": os.getpid(), "at": utcnow().isoformat(), "sessions": sorted(set(sessions))}
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(json.dumps({**body, **detail}))
+            f.flush()
+            os.fsync(f.fileno())
+        yield
+        path.unlink(missing_ok=True)
+
+    def unfinished_writes(self) -> list[dict[str, Any]]:
+        """The markers left by writes that never finished (read them under the write lock)."""
+        folder = self._journal_dir()
+        if not folder.is_dir():
+            return []
+        out = []
+        for path in sorted(folder.glob("*.json")):
+            try:
+                marker = json.loads(path.read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                marker = {"op": "unknown"}  # cut short while the marker itself was written
+            out.append({**marker, "path": str(path)})
+        return out
+
+    def recover(self) -> Recovery | None:
+        """Finish what interrupted writes left (the caller holds the write lock): restore
+        chain back-pointers, rebuild the passages of the sessions they touched; then drop the
+        markers. None when there was nothing to do."""
+        markers = self.unfinished_writes()
+        if not markers:
+            return None
+        done = Recovery(markers=len(markers))
+        done.chains_relinked = self.repair_chains()
+        if any(m.get("op") == "unknown" for m in markers):
+            done.passages_written = self.index_passages()
+        else:
+            done.sessions = sorted({s for m in markers for s in m.get("sessions", [])})
+            if done.sessions:
+                done.passages_written = self.index_passages(done.sessions)
+        for m in markers:
+            Path(m["path"]).unlink(missing_ok=True)
+        return done
