@@ -187,6 +187,8 @@ def _flush(
         fresh = [rows[i] for i in store.new_record_keys(kind, rows)]
     except (KeyError, ValueError, TypeError) as e:
         raise InputError(f"a {kind} record is incomplete or malformed: {e}", "is this a dcpm export?") from e
+    if kind == "raw":  # all of them: an import cut short before its passages is finished by the next
+        sessions.update(r["session"] for r in rows if r.get("role") == "user" and r.get("session"))
     report.added[kind] = report.added.get(kind, 0) + len(fresh)
     report.already_present[kind] = report.already_present.get(kind, 0) + len(rows) - len(fresh)
     if not fresh:
@@ -205,8 +207,6 @@ def _flush(
         for r in fresh:
             names = MemoryItem.__dataclass_fields__
             r["content_hash"] = MemoryItem(**{k: v for k, v in r.items() if k in names}).content_hash
-    if kind == "raw":
-        sessions.update(r["session"] for r in fresh if r.get("role") == "user" and r.get("session"))
     store.load(kind, fresh, vectors)
     return len(batch)
 
