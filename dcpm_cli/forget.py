@@ -44,6 +44,7 @@ class ForgetPlan:
     )  # item → (supersedes, superseded_by)
     marked: dict[str, str] = field(default_factory=dict)  # node kept, and why
     reverts: dict[str, str] = field(default_factory=dict)  # kept item → its text before those updates
+    sources_kept: dict[str, list[str]] = field(default_factory=dict)  # removed item → inputs that stay
     passages: list[str] = field(default_factory=list)
     sessions: list[str] = field(default_factory=list)  # whose passages are rebuilt
     texts: dict[str, str] = field(default_factory=dict)  # id → text (display only)
@@ -103,6 +104,9 @@ def plan_forget(store: Store, ids: list[str]) -> ForgetPlan:
     for item_id in plan.item_ids:
         plan.trimmed.pop(item_id, None)
     _plan_reverts(store, plan)
+    for item in items.values():  # asked for by id: the words it came from are not forgotten with it
+        if kept := [r for r in item.raw_ids if r not in raws]:
+            plan.sources_kept[item.id] = kept
     plan.texts.update({i.id: i.text for i in gone_items.values()})
     _plan_chains(store, plan, gone_items)
     _plan_graph(store, plan, list(nodes))

@@ -136,7 +136,9 @@ def test_forgetting_the_middle_of_a_chain_relinks_its_neighbours(writer, llm, st
     assert_consistent(fresh)
 
     # Forgetting the newest state makes the one before it current again.
-    assert cli("forget", ids[4], "--yes").exit_code == 0
+    newest = cli("forget", ids[4], "--yes")
+    assert newest.exit_code == 0
+    assert f"the input(s) {ids[4]} came from stay: {raws[4].id}" in newest.stdout
     fresh = cli.open_store()
     assert [c.id for c in fresh.chain(ids[0])] == [ids[0], ids[1], ids[3]]
     assert fresh.get_items([ids[3]])[ids[3]].is_current
