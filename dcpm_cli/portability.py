@@ -3,7 +3,8 @@
 Line 1 is a header: `{"type": "header", "format": 1, "embedder": …, "dim": …, "counts": …}`.
 Then raw inputs, items (both chain pointers), events, nodes, edges, dream runs and
 calibrations, in that order (`store/dump.py`); timestamps in ISO 8601; vectors only with
-`--with-vectors`. Passages are rebuilt from the raw inputs on import.
+`--with-vectors`, as base64 of little-endian float32. Passages are rebuilt from the raw
+inputs on import.
 
 Import is idempotent (records already present, by id, are skipped: importing twice changes
 nothing), refuses a format newer than this dcpm reads, and embeds with the store's embedder
@@ -180,7 +181,7 @@ def _flush(
     import numpy as np
 
     from dcpm_cli.models import MemoryItem
-    from dcpm_cli.store.dump import VECTOR_SOURCES
+    from dcpm_cli.store.dump import VECTOR_SOURCES, vector_from_b64
 
     try:
         rows = [{k: _value(k, v) for k, v in r.items() if k != "type"} for r in batch]
@@ -198,8 +199,11 @@ def _flush(
         if reuse and all(column in r for r in fresh):
             matrix = np.full((len(fresh), store.dim), np.nan, dtype=np.float32)
             for i, r in enumerate(fresh):
-                if r[column] is not None:
-                    matrix[i] = r[column]
+                try:
+                    if r[column] is not None:
+                        matrix[i] = vector_from_b64(r[column], store.dim)
+                except (ValueError, TypeError) as e:
+                    raise InputError(f"{kind} {r.get('id')}: bad {column}: {e}", "export it again") from e
             vectors[column] = matrix
         else:
             vectors[column] = _embed(embedder, [r.get(text_column) or "" for r in fresh], store.dim)

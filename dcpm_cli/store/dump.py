@@ -47,16 +47,21 @@ class DumpVerbs:
         return int(self.table(RECORD_TABLES[kind]).count_rows()) if self.has_table(RECORD_TABLES[kind]) else 0
 
     def dump(self, kind: str, *, with_vectors: bool, batch_rows: int = 2048) -> Iterator[dict[str, Any]]:
-        """Every row of one record type, a batch at a time (memory stays flat), vector
-        columns as lists of floats when `with_vectors`, else left out."""
+        """Every row of one record type, a batch at a time (memory stays flat); with
+        `with_vectors`, each vector as base64 of its little-endian float32 bytes (exact, and
+        a fifth the size of decimal floats), else left out."""
         table = self.table(RECORD_TABLES[kind])
-        vector_cols = set(VECTOR_SOURCES.get(kind, {}))
-        columns = [c for c in table.schema.names if with_vectors or c not in vector_cols]
+        vector_cols = [c for c in VECTOR_SOURCES.get(kind, {}) if with_vectors]
+        plain = [c for c in table.schema.names if c not in VECTOR_SOURCES.get(kind, {})]
         if kind == "item":
-            columns = [c for c in columns if c != "content_hash"]  # derived from kind, subject, text
-        query = table.search().select(columns).limit(None)
+            plain = [c for c in plain if c != "content_hash"]  # derived from kind, subject, text
+        query = table.search().select([*plain, *vector_cols]).limit(None)
         for batch in query.to_batches(batch_rows):
-            yield from batch.to_pylist()
+            vectors = {
+                c: [_b64(v) for v in batch.column(c).to_numpy(zero_copy_only=False)] for c in vector_cols
+            }
+            for n, row in enumerate(batch.select(plain).to_pylist()):
+                yield row | {c: v[n] for c, v in vectors.items()}
 
     def new_record_keys(self, kind: str, rows: Sequence[dict[str, Any]]) -> list[int]:
         """Positions in `rows` of the records not in the store yet."""
@@ -101,3 +106,29 @@ class DumpVerbs:
         self.table(name).merge_insert(
             keys if len(keys) > 1 else keys[0]
         ).when_not_matched_insert_all().execute(data, on_bad_vectors="null")
+
+
+def _b64_column(column: Any) -> list[str | None]:
+    return [_b64(v) for v in column.to_numpy(zero_copy_only=False)]
+
+
+def _b64(vector: Any) -> str | None:
+    import base64
+
+    import numpy as np
+
+    return None if vector is None else base64.b64encode(np.asarray(vector, dtype="<f4").tobytes()).decode()
+
+
+def vector_from_b64(value: Any, dim: int) -> Any:
+    """A vector as `dump` writes it (base64 float32; a list of numbers is accepted too)."""
+    import base64
+
+    import numpy as np
+
+    vector = (
+        np.frombuffer(base64.b64decode(value), dtype="<f4") if isinstance(value, str) else np.asarray(value)
+    )
+    if vector.shape != (dim,):
+        raise ValueError(f"a vector of {vector.size} numbers, not {dim}")
+    return vector
