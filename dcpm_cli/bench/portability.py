@@ -51,13 +51,20 @@ class Renamed:
         return self.inner.embed(texts)
 
 
-def build(path: Path, embedder: Embedder, n_items: int, seed: int) -> tuple[Store, float, int]:
-    """The store, the seconds the embedder took for its texts, and how many texts."""
+def build(
+    path: Path, embedder: Embedder, n_items: int, seed: int, *, embed: bool = True
+) -> tuple[Store, float, int]:
+    """The store, the seconds the embedder took for its texts, and how many texts (without
+    `embed`, random unit vectors stand in: for the steps that never embed)."""
     rng = random.Random(seed)
     n_raw = n_items // 2
     texts = [s for _, s in distinct_sentences(rng, n_raw + n_items)]
     t0 = time.perf_counter()
-    vectors = embedder.embed(texts)
+    if embed:
+        vectors = embedder.embed(texts)
+    else:
+        vectors = np.random.default_rng(seed).standard_normal((len(texts), embedder.dim)).astype(np.float32)
+        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
     embed_s = time.perf_counter() - t0
     store = Store(str(path), embedder)
     start = datetime(2025, 1, 1, tzinfo=UTC)
@@ -121,29 +128,52 @@ def timed(fn: Any, *args: Any, **kwargs: Any) -> tuple[Any, float]:
     return out, time.perf_counter() - t0
 
 
+def reembedding(embedder: Embedder, plain: Path, root: Path, rows: dict[str, int], rate: float) -> None:
+    """Import without vectors (re-embedding) and reembed, against the embedder's throughput."""
+    from dcpm_cli.portability import import_lines
+    from dcpm_cli.reembed import reembed
+
+    fresh = Store(str(root / "imported"), embedder)
+    with plain.open(encoding="utf-8") as f:
+        report, imp = timed(import_lines, fresh, embedder, f)
+    to_embed = rows["raw"] + rows["item"] + rows["node"]
+    print(
+        f"import re-embedding {to_embed:,} texts: {imp:.1f} s = {to_embed / imp:.0f} texts/s, "
+        f"{(to_embed / rate) / imp:.2f}× the embedder's throughput, {report.passages} passages rebuilt"
+    )
+
+    report, re_s = timed(reembed, Store(str(root / "imported"), embedder), Renamed(embedder))
+    print(
+        f"reembed: {re_s:.1f} s for {report.records:,} records = {(to_embed / rate) / re_s:.2f}× the "
+        f"embedder's throughput (calibration included)"
+    )
+
+
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--items", type=int, default=10000)
     p.add_argument("--embedder", default="minilm")
     p.add_argument("--seed", type=int, default=7)
+    p.add_argument("--no-embedding", action="store_true", help="random vectors; skip the steps that embed")
     args = p.parse_args(argv)
 
     from dcpm_cli.backup import backup
     from dcpm_cli.forget import apply_forget, plan_forget
     from dcpm_cli.portability import import_lines
-    from dcpm_cli.reembed import reembed
 
     embedder = get_embedder(args.embedder)
     root = Path(tempfile.mkdtemp(prefix="dcpm-bench-portability-"))
     try:
         print(f"building a store of {args.items:,} items …", file=sys.stderr, flush=True)
-        store, embed_s, n_texts = build(root / "store", embedder, args.items, args.seed)
+        embed = not args.no_embedding
+        store, embed_s, n_texts = build(root / "store", embedder, args.items, args.seed, embed=embed)
         rate = n_texts / embed_s
         _, copy_s = timed(shutil.copytree, root / "store", root / "copy")
         size_mb = sum(f.stat().st_size for f in (root / "copy").rglob("*") if f.is_file()) / 1e6
         rows = {k: store.record_count(k) for k in ("raw", "item", "event", "node", "edge")}
         print(f"store: {rows}, {size_mb:.1f} MB on disk", flush=True)
-        print(f"baseline 1, embedder: {n_texts:,} texts in {embed_s:.1f} s = {rate:.0f} texts/s")
+        if embed:
+            print(f"baseline 1, embedder: {n_texts:,} texts in {embed_s:.1f} s = {rate:.0f} texts/s")
         print(f"baseline 2, copy of the store directory: {copy_s:.2f} s")
 
         plain, full = root / "plain.jsonl", root / "full.jsonl"
@@ -166,20 +196,8 @@ def main(argv: list[str] | None = None) -> None:
         with full.open(encoding="utf-8") as f:
             _, imp_v = timed(import_lines, fresh, embedder, f)
         print(f"import with vectors: {imp_v:.2f} s = {imp_v / copy_s:.1f}× the copy")
-        fresh = Store(str(root / "imported"), embedder)
-        with plain.open(encoding="utf-8") as f:
-            report, imp = timed(import_lines, fresh, embedder, f)
-        to_embed = rows["raw"] + rows["item"] + rows["node"]
-        print(
-            f"import re-embedding {to_embed:,} texts: {imp:.1f} s = {to_embed / imp:.0f} texts/s, "
-            f"{(to_embed / rate) / imp:.2f}× the embedder's throughput, {report.passages} passages rebuilt"
-        )
-
-        report, re_s = timed(reembed, Store(str(root / "imported"), embedder), Renamed(embedder))
-        print(
-            f"reembed: {re_s:.1f} s for {report.records:,} records = {(to_embed / rate) / re_s:.2f}× the "
-            f"embedder's throughput (calibration included)"
-        )
+        if not args.no_embedding:
+            reembedding(embedder, plain, root, rows, rate)
 
         victim = store.get_raw([store.all_items("id = 'm_00000004'")[0].raw_ids[0]])
         plan = plan_forget(store, list(victim))
