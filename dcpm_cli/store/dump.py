@@ -7,8 +7,10 @@ Passages are not dumped: they are derived from the raw inputs (and rebuilt on im
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from dcpm_cli.models import MemoryItem
 from dcpm_cli.store import schemas as S
 from dcpm_cli.store.sql import in_list as _in
 
@@ -63,6 +65,24 @@ class DumpVerbs:
             for n, row in enumerate(batch.select(plain).to_pylist()):
                 yield row | {c: v[n] for c, v in vectors.items()}
 
+    def from_json(self, kind: str, record: dict[str, Any]) -> dict[str, Any]:
+        """A record as read from JSON, with its timestamps (ISO strings) parsed, by the schema."""
+        import pyarrow as pa
+
+        schema = self.table(RECORD_TABLES[kind]).schema
+        row = {k: v for k, v in record.items() if k != "type"}
+        for name in schema.names:
+            if isinstance(row.get(name), str) and pa.types.is_timestamp(schema.field(name).type):
+                row[name] = datetime.fromisoformat(row[name])
+        return row
+
+    @staticmethod
+    def sessions_of(kind: str, rows: Sequence[dict[str, Any]]) -> set[str]:
+        """The sessions whose passages these raw-input rows feed (user inputs in a session)."""
+        if kind != "raw":
+            return set()
+        return {r["session"] for r in rows if r.get("role") == "user" and r.get("session")}
+
     def new_record_keys(self, kind: str, rows: Sequence[dict[str, Any]]) -> list[int]:
         """Positions in `rows` of the records not in the store yet."""
         if kind in _KEYS:
@@ -97,8 +117,10 @@ class DumpVerbs:
                 else:
                     flat = pa.array(matrix.astype("float32").ravel(), type=pa.float32())
                     cols[field.name] = pa.FixedSizeListArray.from_arrays(flat, self.dim)
-            elif field.name == "content_hash" and kind == "item":
-                cols[field.name] = pa.array([r["content_hash"] for r in rows], field.type)
+            elif field.name == "content_hash" and kind == "item":  # derived, not exported
+                names = MemoryItem.__dataclass_fields__
+                items = [MemoryItem(**{k: v for k, v in r.items() if k in names}) for r in rows]
+                cols[field.name] = pa.array([i.content_hash for i in items], field.type)
             else:
                 cols[field.name] = pa.array([r.get(field.name) for r in rows], field.type)
         data = pa.table(cols, schema=schema)
