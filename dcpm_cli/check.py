@@ -214,7 +214,7 @@ def _passages(store: Store) -> Finding:
         return Finding(
             "passages",
             False,
-            f"{n} user inputs in {len(missing)} sessions have no passage",
+            f"{n} user input(s) in {len(missing)} session(s) have no passage",
             [i for ids in missing.values() for i in ids][:EXAMPLES],
         )
     return Finding("passages", True, "every user input of a session is in a passage")

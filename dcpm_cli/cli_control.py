@@ -59,7 +59,7 @@ def forget(
         render.forget_plan(plan, as_json=False)
         if not typer.confirm("Forget these for good?", default=False):
             raise typer.Exit(1)
-    report = apply_forget(store, plan)
+    report = apply_forget(store, plan, s.get_embedder())
     render.forget_plan(plan, as_json=as_json, done=report)
 
 
@@ -77,11 +77,16 @@ def export_(
 
     store = _session(ctx).store(create=False)
     if out is None:
-        for line in export_lines(store, with_vectors=with_vectors):
-            sys.stdout.write(line + "\n")
+        with store.lock():  # one consistent state: writers wait (a dream, between two clusters)
+            for line in export_lines(store, with_vectors=with_vectors):
+                sys.stdout.write(line + "\n")
         return
     tmp = out.with_name(out.name + ".partial")
-    with render.progress("exporting", enabled=True) as bar, tmp.open("w", encoding="utf-8") as f:
+    with (
+        store.lock(),
+        render.progress("exporting", enabled=True) as bar,
+        tmp.open("w", encoding="utf-8") as f,
+    ):
         for line in export_lines(store, with_vectors=with_vectors, progress=bar):
             f.write(line + "\n")
     tmp.replace(out)  # a complete file or none

@@ -22,13 +22,11 @@ from typing import TYPE_CHECKING
 
 from dcpm_cli.errors import InputError
 from dcpm_cli.models import Event, MemoryItem, short_hash, utcnow
+from dcpm_cli.store.graph import EVIDENCE, MEMBER
 
 if TYPE_CHECKING:
     from dcpm_cli.embed import Embedder
     from dcpm_cli.store import Store
-
-MEMBER = "member"
-EVIDENCE = "evidence"
 
 
 @dataclass
@@ -45,6 +43,8 @@ class ForgetPlan:
         default_factory=dict
     )  # item → (supersedes, superseded_by)
     marked: dict[str, str] = field(default_factory=dict)  # node kept, and why
+    reverts: dict[str, str] = field(default_factory=dict)  # kept item → its text before those updates
+    sources_kept: dict[str, list[str]] = field(default_factory=dict)  # removed item → inputs that stay
     passages: list[str] = field(default_factory=list)
     sessions: list[str] = field(default_factory=list)  # whose passages are rebuilt
     texts: dict[str, str] = field(default_factory=dict)  # id → text (display only)
@@ -103,6 +103,10 @@ def plan_forget(store: Store, ids: list[str]) -> ForgetPlan:
     plan.item_ids = list(gone_items)
     for item_id in plan.item_ids:
         plan.trimmed.pop(item_id, None)
+    _plan_reverts(store, plan)
+    for item in items.values():  # asked for by id: the words it came from are not forgotten with it
+        if kept := [r for r in item.raw_ids if r not in raws]:
+            plan.sources_kept[item.id] = kept
     plan.texts.update({i.id: i.text for i in gone_items.values()})
     _plan_chains(store, plan, gone_items)
     _plan_graph(store, plan, list(nodes))
@@ -110,6 +114,22 @@ def plan_forget(store: Store, ids: list[str]) -> ForgetPlan:
     plan.passages = sorted({p for p, _ in held})
     plan.sessions = sorted({s for _, s in held if s})
     return plan
+
+
+def _plan_reverts(store: Store, plan: ForgetPlan) -> None:
+    """A kept item whose text a forgotten input rewrote (UPDATE) gets its earlier text back:
+    the words of the forgotten input must not live on in it."""
+    forgotten = set(plan.raw_ids)
+    for item_id in plan.trimmed:
+        text = store.get_items([item_id])[item_id].text
+        updates = [e for e in store.events_for(item_id) if e.op == "UPDATE" and e.item_id == item_id]
+        for e in reversed(updates):  # newest first
+            if e.raw_id not in forgotten or e.new_text != text:
+                break
+            text = e.previous_text
+        if text != store.get_items([item_id])[item_id].text:
+            plan.reverts[item_id] = text
+            plan.texts[item_id] = text
 
 
 def _plan_chains(store: Store, plan: ForgetPlan, gone: dict[str, MemoryItem]) -> None:
@@ -129,31 +149,28 @@ def _plan_chains(store: Store, plan: ForgetPlan, gone: dict[str, MemoryItem]) ->
 
 
 def _plan_graph(store: Store, plan: ForgetPlan, node_ids: list[str]) -> None:
-    """Evidence edges to removed items go; nodes left without evidence or members go, until
-    nothing more falls."""
-    gone_nodes = set(node_ids)
-    edges = {e.id: e for e in store.edges_touching([*plan.item_ids, *gone_nodes])}
+    """Edges to removed items and nodes go; then, as the graph's invariants require
+    (dream/integrity.py), a schema or intention left without evidence goes, and a core schema
+    left with fewer than two members goes; one that keeps two or more is marked. Repeated
+    until nothing more falls."""
+    gone_items, gone_nodes = set(plan.item_ids), set(node_ids)
+    edges = {e.id: e for e in store.edges_touching([*gone_items, *gone_nodes])}
     while True:
-        dead = {
-            e.id
-            for e in edges.values()
-            if e.dst in plan.item_ids or e.src in gone_nodes or e.dst in gone_nodes
-        }
-        sources = {e.src for e in edges.values() if e.id in dead and e.src not in gone_nodes}
+        dead = {i for i, e in edges.items() if e.dst in gone_items or {e.src, e.dst} & gone_nodes}
+        touched = {e.src for i, e in edges.items() if i in dead} - gone_nodes
+        kinds = {n.id: n.kind for n in store.get_nodes(sorted(touched)).values()}
         fallen = set()
-        for node_id in sources:
+        for node_id, kind in kinds.items():
             own = [e for e in store.edges_touching([node_id]) if e.src == node_id]
             left = [e for e in own if e.id not in dead]
-            had_evidence = any(e.kind == EVIDENCE for e in own)
-            if had_evidence and not any(e.kind == EVIDENCE for e in left):
-                if any(e.kind == MEMBER for e in left):
-                    plan.marked[node_id] = "lost all its evidence; kept for its members"
-                else:
+            if kind == "core_schema":
+                members = sum(e.kind == MEMBER for e in left)
+                if members < 2:
                     fallen.add(node_id)
-            elif any(e.kind == MEMBER for e in own) and not any(e.kind == MEMBER for e in left):
+                elif members < sum(e.kind == MEMBER for e in own):
+                    plan.marked[node_id] = f"lost members; keeps {members}"
+            elif not any(e.kind == EVIDENCE for e in left):
                 fallen.add(node_id)
-            elif any(e.kind == MEMBER for e in own) and len(left) < len(own):
-                plan.marked[node_id] = "lost some of its members"
         if not fallen:
             break
         gone_nodes |= fallen
@@ -165,11 +182,20 @@ def _plan_graph(store: Store, plan: ForgetPlan, node_ids: list[str]) -> None:
     plan.texts.update({n.id: n.text for n in store.get_nodes(plan.node_ids).values()})
 
 
-def apply_forget(store: Store, plan: ForgetPlan) -> ForgetReport:
+def apply_forget(store: Store, plan: ForgetPlan, embedder: Embedder | None = None) -> ForgetReport:
     """Carry out a plan. Order: what refers to the removed rows changes first, then the rows go,
-    then the purge, so an interruption leaves extra rows (forget again), never a broken chain."""
-    with store.lock():
-        scope = store.erasure_scope(plan.raw_ids, plan.item_ids, plan.node_ids)
+    then the purge, so an interruption leaves extra rows (forget again), never a broken chain.
+    The embedder re-embeds items whose text is reverted (`plan.reverts`; needed only then)."""
+    if plan.reverts and embedder is None:
+        raise ValueError("this plan reverts item texts: pass the store's embedder")
+    with store.lock(), store.unfinished("forget", sessions=plan.sessions, ids=plan.removed):
+        scope = store.erasure_scope(plan.raw_ids, [*plan.item_ids, *plan.reverts], plan.node_ids)
+        if plan.reverts and embedder is not None:
+            items = store.get_items(list(plan.reverts))
+            for item_id, text in plan.reverts.items():
+                items[item_id].text = text
+            changed = list(items.values())
+            store.replace_items(changed, embedder.embed([i.text for i in changed]))
         for item_id, (before, after) in plan.relinks.items():
             store.set_chain_links(item_id, before, after)
         for item_id, keep in plan.trimmed.items():
@@ -207,4 +233,5 @@ def _detail(plan: ForgetPlan) -> str:
         trimmed=sorted(plan.trimmed),
         relinked=sorted(plan.relinks),
         marked=sorted(plan.marked),
+        reverted=sorted(plan.reverts),
     )

@@ -3,7 +3,8 @@
 Line 1 is a header: `{"type": "header", "format": 1, "embedder": …, "dim": …, "counts": …}`.
 Then raw inputs, items (both chain pointers), events, nodes, edges, dream runs and
 calibrations, in that order (`store/dump.py`); timestamps in ISO 8601; vectors only with
-`--with-vectors`. Passages are rebuilt from the raw inputs on import.
+`--with-vectors`, as base64 of little-endian float32. Passages are rebuilt from the raw
+inputs on import.
 
 Import is idempotent (records already present, by id, are skipped: importing twice changes
 nothing), refuses a format newer than this dcpm reads, and embeds with the store's embedder
@@ -26,7 +27,6 @@ if TYPE_CHECKING:
 
 FORMAT = 1  # bump when a record changes shape; import reads every format up to this one
 BATCH = 1000  # records embedded and written together on import
-_TIME_FIELDS = {"said_at", "created_at", "event_at", "updated_at", "at", "started_at", "ended_at"}
 
 Progress = Callable[[int, int], None]
 
@@ -179,14 +179,14 @@ def _flush(
         return 0
     import numpy as np
 
-    from dcpm_cli.models import MemoryItem
-    from dcpm_cli.store.dump import VECTOR_SOURCES
+    from dcpm_cli.store.dump import VECTOR_SOURCES, vector_from_b64
 
     try:
-        rows = [{k: _value(k, v) for k, v in r.items() if k != "type"} for r in batch]
+        rows = [store.from_json(kind, r) for r in batch]
         fresh = [rows[i] for i in store.new_record_keys(kind, rows)]
     except (KeyError, ValueError, TypeError) as e:
         raise InputError(f"a {kind} record is incomplete or malformed: {e}", "is this a dcpm export?") from e
+    sessions.update(store.sessions_of(kind, rows))  # all: an import cut short is finished by the next
     report.added[kind] = report.added.get(kind, 0) + len(fresh)
     report.already_present[kind] = report.already_present.get(kind, 0) + len(rows) - len(fresh)
     if not fresh:
@@ -196,17 +196,14 @@ def _flush(
         if reuse and all(column in r for r in fresh):
             matrix = np.full((len(fresh), store.dim), np.nan, dtype=np.float32)
             for i, r in enumerate(fresh):
-                if r[column] is not None:
-                    matrix[i] = r[column]
+                try:
+                    if r[column] is not None:
+                        matrix[i] = vector_from_b64(r[column], store.dim)
+                except (ValueError, TypeError) as e:
+                    raise InputError(f"{kind} {r.get('id')}: bad {column}: {e}", "export it again") from e
             vectors[column] = matrix
         else:
             vectors[column] = _embed(embedder, [r.get(text_column) or "" for r in fresh], store.dim)
-    if kind == "item":
-        for r in fresh:
-            names = MemoryItem.__dataclass_fields__
-            r["content_hash"] = MemoryItem(**{k: v for k, v in r.items() if k in names}).content_hash
-    if kind == "raw":
-        sessions.update(r["session"] for r in fresh if r.get("role") == "user" and r.get("session"))
     store.load(kind, fresh, vectors)
     return len(batch)
 
@@ -220,9 +217,3 @@ def _embed(embedder: Embedder, texts: list[str], dim: int) -> Any:
     if todo:
         matrix[todo] = embedder.embed([texts[i] for i in todo])
     return matrix
-
-
-def _value(key: str, value: Any) -> Any:
-    if key in _TIME_FIELDS and isinstance(value, str):
-        return datetime.fromisoformat(value)
-    return value

@@ -563,6 +563,12 @@ def forget_plan(plan: Any, *, as_json: bool, done: Any = None) -> None:
         out.print(f"  - {ident}  {_clip(plan.texts.get(ident, ''))}", markup=False)
     for ident, keep in plan.trimmed.items():
         out.print(f"  item {ident} keeps its other source(s): {', '.join(keep)}", markup=False)
+    for ident, raws in plan.sources_kept.items():
+        out.print(
+            f"  note: the input(s) {ident} came from stay: {', '.join(raws)} (forget them too)", markup=False
+        )
+    for ident in plan.reverts:
+        out.print(f"  item {ident} gets back its text from before: {_clip(plan.texts[ident])}", markup=False)
     for ident, (before, after) in plan.relinks.items():
         out.print(f"  chain relinked: {before or '∅'} → {ident} → {after or '∅'}", markup=False)
     if plan.edge_ids:

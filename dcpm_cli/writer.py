@@ -77,6 +77,7 @@ class Writer:
     owner: str = field(default_factory=lambda: _new_owner())
     repaired: str = ""  # what finishing an interrupted write did at the start of this command
     embed_problem: str = ""  # why the last persist stored inputs without vectors
+    _claimed: set[str] = field(default_factory=set, init=False, repr=False)  # raw ids held
 
     def finish_interrupted(self) -> str:
         """Finish what a write cut short left (chain back-pointers, passages): run at the
@@ -85,13 +86,13 @@ class Writer:
             return ""
         with self.store.lock():
             done = self.store.recover()
-        self.repaired = done.summary() if done else ""
-        return self.repaired
+        return done.summary() if done else ""
 
     # -- step 1 ---------------------------------------------------------------------------
 
-    def persist(self, raws: Sequence[RawInput]) -> tuple[list[RawInput], int]:
+    def persist(self, raws: Sequence[RawInput], *, claim: bool = False) -> tuple[list[RawInput], int]:
         """Store the inputs not stored before; return them and how many were already there.
+        With `claim`, the new inputs to extract are claimed for this writer in the same lock.
         Nothing the embedder does can stop the words reaching the disk."""
         unique: dict[str, RawInput] = {}
         for r in raws:
@@ -114,6 +115,11 @@ class Writer:
             new = [fresh[i] for i in keep]
             if new:
                 self.store.add_raw(new, None if vectors is None else vectors[keep], self.embed_problem)
+            todo = [r for r in new if r.status == PENDING]
+            if claim and todo and not self.embed_problem:  # no extraction without the embedder
+                # Extracted one after another: the last one's lease covers those before it.
+                lease = self.lease(todo)
+                self._claimed.update(self.store.claim([r.id for r in todo], self.owner, lease))
         return new, len(raws) - len(new)
 
     def fill_vectors(self) -> int:
@@ -141,7 +147,7 @@ class Writer:
     ) -> AddReport:
         report = AddReport()
         report.repaired = self.finish_interrupted()
-        new, report.already_stored = self.persist(raws)
+        new, report.already_stored = self.persist(raws, claim=extract and self.llm is not None)
         if on_stored:
             on_stored()  # every input is on disk: what fails from here on loses nothing
         report.stored = len(new)
@@ -199,11 +205,23 @@ class Writer:
         stop: Callable[[], bool] | None = None,
     ) -> None:
         todo = sorted(todo, key=lambda r: (r.said_at, r.created_at))
+        try:
+            self._extract_claimed(todo, report, progress, stop)
+        finally:
+            self.release()  # one commit for the whole batch
+
+    def _extract_claimed(
+        self,
+        todo: list[RawInput],
+        report: AddReport,
+        progress: Progress | None,
+        stop: Callable[[], bool] | None,
+    ) -> None:
         llm = self.llm
         for n, listed in enumerate(todo, 1):
             if llm is None or (stop is not None and stop()):
                 break
-            raw = self.claim(listed)
+            raw = listed if listed.id in self._claimed else self.claim(listed)
             if raw is None:  # finished, or being extracted, by another process
                 if progress:
                     progress(n, len(todo))
@@ -231,7 +249,6 @@ class Writer:
                 report.extracted += 1
                 report.absorb(outcome)
             finally:
-                self.release(raw)
                 report.llm_calls += llm.usage.calls - before.calls
                 report.prompt_tokens += llm.usage.prompt_tokens - before.prompt_tokens
                 report.completion_tokens += llm.usage.completion_tokens - before.completion_tokens
@@ -242,23 +259,29 @@ class Writer:
 
     def claim(self, raw: RawInput) -> RawInput | None:
         """Claim `raw` for extraction by this writer, under the write lock: its fresh row when
-        it still waits and no live process holds it, else None. Call `release` after."""
+        it still waits and no live process holds it, else None. `release` drops the claims."""
         with self.store.lock():
             fresh = self.store.get_raw([raw.id]).get(raw.id)
             if fresh is None or fresh.status not in (PENDING, FAILED):
                 return None
-            if not self.store.claim([raw.id], self.owner, self.lease(fresh)):
+            if not self.store.claim([raw.id], self.owner, self.lease([fresh])):
                 return None
+        self._claimed.add(raw.id)
         return fresh
 
-    def release(self, raw: RawInput) -> None:
-        with self.store.lock():
-            self.store.release([raw.id], self.owner)
+    def release(self) -> None:
+        """Drop every claim this writer holds (a claim on a finished input is harmless until
+        then: the status is read first)."""
+        if self._claimed:
+            with self.store.lock():
+                self.store.release(sorted(self._claimed), self.owner)
+            self._claimed.clear()
 
-    def lease(self, raw: RawInput) -> timedelta:
-        """How long a claim holds: every call of one input (extraction of each of its pieces
-        and reconcile, each with its retries) timing out, and a margin."""
-        calls = (len(chunking.pieces(raw.text)) + 1) * (self.settings.llm_retries + 1)
+    def lease(self, raws: Sequence[RawInput]) -> timedelta:
+        """How long a claim holds: every call of these inputs (extraction of each piece and
+        reconcile, each with its retries) timing out, and a margin. Only a writer on another
+        machine waits for it: on this one, a claim whose process is gone is taken over at once."""
+        calls = (self.settings.llm_retries + 1) * sum(len(chunking.pieces(r.text)) + 1 for r in raws)
         return timedelta(seconds=calls * self.settings.llm_timeout + 60)
 
     def _set_status(self, raw_id: str, status: str, error: str, attempts: int) -> None:
@@ -309,8 +332,8 @@ class Writer:
             plan = [_Plan("ADD") if p.op == "SUPERSEDE" else p for p in plan]
         with self.store.lock():
             current = self.store.get_raw([raw.id]).get(raw.id)
-            if current is not None and current.status == DONE:
-                return InputOutcome(raw.id, DONE, new_input=False)  # another process did it
+            if current is not None and current.status in FINISHED:
+                return InputOutcome(raw.id, current.status, new_input=False)  # another process did it
             # A marker while the steps below are written: a crash between them leaves it, and
             # the next write command (or `dcpm check --repair`) relinks what it cut.
             with self.store.unfinished("upsert", raw_id=raw.id):

@@ -145,7 +145,7 @@ def test_half_written_state_from_store_verbs_is_found_and_repaired(store: Store,
 
     found = findings(store)
     assert not found["chains"].ok and found["chains"].examples == ["m_old"]
-    assert not found["passages"].ok and "3 user inputs in 1 sessions" in found["passages"].detail
+    assert not found["passages"].ok and "3 user input(s) in 1 session(s)" in found["passages"].detail
 
     report = check(store, repair=True)
 
@@ -226,3 +226,21 @@ def test_a_failing_full_text_search_is_said_on_stderr_and_repaired(cli) -> None:
     assert repaired.exit_code == 0, repaired.stdout
     assert "rebuilt the full-text index of raw" in repaired.stdout
     assert "warning" not in cli("recall", "green tea").stderr
+
+
+def test_the_next_write_rebuilds_passages_a_crash_left_out(cli, store: Store, embedder: Any) -> None:
+    raws = [
+        RawInput(text=f"turn {n} about the trip to Porto", session="trip", said_at=said(n + 1))
+        for n in range(3)
+    ]
+    with pytest.raises(Cut), store.lock(), store.unfinished("raw", sessions=["trip"]):
+        store.table(S.RAW).add(store._table_of(raws, S.RAW, embedder.embed([r.text for r in raws])))
+        raise Cut("killed before the passages were written")
+    assert store.inputs_without_passage() == {"trip": [r.id for r in raws]}
+
+    result = cli("add", "--no-extract", "Unrelated note")
+
+    assert result.exit_code == 0
+    assert "finished 1 interrupted write(s)" in result.stderr and "1 passage(s) rebuilt" in result.stderr
+    assert store.inputs_without_passage() == {}
+    assert check(store).ok

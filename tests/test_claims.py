@@ -85,23 +85,27 @@ def dead_pid() -> int:
 def test_a_live_claim_is_respected_and_a_dead_processes_claim_taken_over(
     writer: Writer, llm: ScriptedLLM, store: Store
 ) -> None:
-    mine, theirs = (
-        RawInput(text=t, said_at=said(d)) for t, d in (("I swim on Mondays.", 1), ("I cycle.", 2))
-    )
-    writer.add([mine, theirs], extract=False)
+    texts = (("I swim on Mondays.", 1), ("I cycle.", 2), ("I row.", 3))
+    mine, theirs, remote = (RawInput(text=t, said_at=said(d)) for t, d in texts)
+    writer.add([mine, theirs, remote], extract=False)
     host = socket.gethostname()
     with store.lock():  # another live process (this test's own pid) is extracting `theirs`
         store.claim([theirs.id], f"{host}:{os.getpid()}:other", timedelta(minutes=5))
         store.claim([mine.id], f"{host}:{dead_pid()}:gone", timedelta(minutes=5))  # killed mid-call
-    assert store.stale_claims() == [mine.id]
-    llm.enqueue(extraction(item("Swims on Mondays")))
+        store.claim([remote.id], "elsewhere:17:x", timedelta(minutes=-1))  # another machine's, run out
+    assert sorted(store.stale_claims()) == sorted([mine.id, remote.id])
+    llm.enqueue(
+        extraction(item("Swims on Mondays")),
+        extraction(item("Rows", topic="sport")),
+        decisions(decide("ADD")),
+    )
 
     report = writer.process_pending()
 
-    assert report.extracted == 1 and len(llm.calls) == 1
-    raws = store.get_raw([mine.id, theirs.id])
-    assert (raws[mine.id].status, raws[theirs.id].status) == (DONE, PENDING)
-    assert list(store.claims_on([mine.id, theirs.id])) == [theirs.id]  # its own claim released
+    assert report.extracted == 2
+    raws = store.get_raw([mine.id, theirs.id, remote.id])
+    assert [raws[r.id].status for r in (mine, theirs, remote)] == [DONE, PENDING, DONE]
+    assert list(store.claims_on([mine.id, theirs.id, remote.id])) == [theirs.id]  # its own released
 
 
 class FinishedElsewhere(ScriptedLLM):
@@ -135,12 +139,15 @@ def test_a_reextraction_never_reuses_an_item_id_for_a_different_item(
 ) -> None:
     raw = RawInput(text="I moved to Lisbon and I play the cello.", said_at=said(4))
 
+    class Killed(BaseException):
+        """A kill (not Ctrl-C, which the writer turns into a partial report)."""
+
     def cut(step: str) -> None:
         if step == "links":
-            raise KeyboardInterrupt  # killed after the items landed, before the input was DONE
+            raise Killed  # killed after the items landed, before the input was DONE
 
     llm.enqueue(extraction(item("Lives in Lisbon", topic="home")))
-    with pytest.raises(KeyboardInterrupt):
+    with pytest.raises(Killed):
         replace(writer, checkpoint=cut).add([raw])
     assert store.get_raw([raw.id])[raw.id].status == PENDING
     # The second extraction of the same input says something else first.

@@ -102,3 +102,11 @@ def test_settings_and_dream_options_share_one_resolver(dcpm_home: Path, monkeypa
     monkeypatch.setenv("DCPM_CORE_SCHEMAS", "perhaps")
     with pytest.raises(InputError, match=r"dream\.core_schemas"):
         DreamOptions.resolve()
+
+
+def test_each_control_command_has_help_and_a_readme_line(cli) -> None:
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    for command in (["forget"], ["export"], ["import"], ["reembed"], ["backup"], ["config", "show"]):
+        res = cli(*command, "--help")
+        assert res.exit_code == 0 and "Usage" in res.stdout, command
+        assert f"dcpm {' '.join(command)}" in readme, command

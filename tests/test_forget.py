@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
-from replies import extraction
+from replies import extraction, item
 from test_writer import fitness_raws, fitness_replies
 
 from dcpm_cli.models import Edge, Event, MemoryItem, Node
@@ -33,7 +34,12 @@ JOURNAL = "# Diary\n\n" + "\n".join(f"## 2026-03-{n + 1:02d}\n{text}\n" for n, t
 
 
 def assert_consistent(store: Store) -> None:
-    """What `dcpm check` asserts: symmetric chains, edges and provenance pointing at rows that exist."""
+    """`dcpm check` finds nothing wrong; and, spelled out: symmetric chains, edges and
+    provenance pointing at rows that exist."""
+    from dcpm_cli.check import check
+
+    report = check(store)
+    assert report.ok, [f for f in report.findings if not f.ok]
     items = {i.id: i for i in store.all_items()}
     for i in items.values():
         if i.superseded_by:
@@ -60,9 +66,11 @@ def _secret_store(cli, tmp_path: Path, embedder) -> tuple[Store, str, str]:
     journal.write_text(JOURNAL, encoding="utf-8")
     assert cli("add", "--no-extract", "--session", "diary", "--file", str(journal)).exit_code == 0
     store = cli.open_store()
-    (raw,) = [r for r in store.raw_by_status(["pending"]) if r.text.endswith(SECRET)]  # under its heading
+    pending = store.raw_by_status(["pending"])
+    (raw,) = [r for r in pending if r.text.endswith(SECRET)]  # under its heading
     fact = MemoryItem("m_secret", "fact", SECRET_FACT, topic="home", raw_ids=[raw.id])
-    items = [*fact_items(), fact]
+    others = [dataclasses.replace(i, raw_ids=[pending[0].id]) for i in fact_items()]
+    items = [*others, fact]
     node = Node(id="n_secret", kind="schema", text="Hides keys near the Quillfeather teapot", domain="home")
     with store.lock():
         store.add_items(items, embedder.embed([i.text for i in items]))
@@ -128,7 +136,9 @@ def test_forgetting_the_middle_of_a_chain_relinks_its_neighbours(writer, llm, st
     assert_consistent(fresh)
 
     # Forgetting the newest state makes the one before it current again.
-    assert cli("forget", ids[4], "--yes").exit_code == 0
+    newest = cli("forget", ids[4], "--yes")
+    assert newest.exit_code == 0
+    assert f"the input(s) {ids[4]} came from stay: {raws[4].id}" in newest.stdout
     fresh = cli.open_store()
     assert [c.id for c in fresh.chain(ids[0])] == [ids[0], ids[1], ids[3]]
     assert fresh.get_items([ids[3]])[ids[3]].is_current
@@ -160,14 +170,16 @@ def test_graph_cascade_nodes_without_evidence_go_core_schemas_keep_or_go_with_me
 ) -> None:
     from dream_fixtures import add_facts, fact_items
 
-    facts = add_facts(store, embedder, fact_items())
+    assert cli("add", "--no-extract", "A diary of late nights and early runs").exit_code == 0
+    (source,) = store.raw_by_status(["pending"])
+    facts = add_facts(store, embedder, [dataclasses.replace(i, raw_ids=[source.id]) for i in fact_items()])
     a, b, c = facts[0].id, facts[1].id, facts[5].id
     nodes = [
         Node("n_only_a", "schema", "Works late before deadlines", "work"),
         Node("n_a_and_c", "schema", "Sleeps badly", "sleep"),
         Node("n_b", "schema", "Finishes reports at night", "work"),
-        Node("n_core_both", "core_schema", "Trades sleep for output", ""),
-        Node("n_core_one", "core_schema", "Lives by the clock", ""),
+        Node("n_core_three", "core_schema", "Trades sleep for output", ""),
+        Node("n_core_two", "core_schema", "Lives by the clock", ""),
     ]
     with store.lock():
         store.add_nodes(nodes, embedder.embed([n.text for n in nodes]))
@@ -177,23 +189,24 @@ def test_graph_cascade_nodes_without_evidence_go_core_schemas_keep_or_go_with_me
                 Edge("evidence", "n_a_and_c", a),
                 Edge("evidence", "n_a_and_c", c),
                 Edge("evidence", "n_b", b),
-                Edge("member", "n_core_both", "n_only_a"),
-                Edge("member", "n_core_both", "n_b"),
-                Edge("member", "n_core_one", "n_only_a"),
+                *(Edge("member", "n_core_three", m) for m in ("n_only_a", "n_b", "n_a_and_c")),
+                *(Edge("member", "n_core_two", m) for m in ("n_only_a", "n_b")),
             ]
         )
+    assert_consistent(store)
 
     plan = json.loads(cli("forget", a, "--dry-run", "--json").stdout)
 
-    assert plan["node_ids"] == ["n_core_one", "n_only_a"]
-    assert plan["marked"] == {"n_core_both": "lost some of its members"}
-    assert len(plan["edge_ids"]) == 4  # a's two evidence edges, n_only_a's two member edges
+    assert plan["node_ids"] == ["n_core_two", "n_only_a"]
+    assert plan["marked"] == {"n_core_three": "lost members; keeps 2"}
+    # a's two evidence edges, the two member edges to n_only_a, n_core_two's last member edge
+    assert len(plan["edge_ids"]) == 5
     assert cli.open_store().get_items([a])  # a dry run changes nothing
     assert cli("forget", a, "--yes").exit_code == 0
     fresh = cli.open_store()
-    assert sorted(n.id for n in fresh.all_nodes()) == ["n_a_and_c", "n_b", "n_core_both"]
+    assert sorted(n.id for n in fresh.all_nodes()) == ["n_a_and_c", "n_b", "n_core_three"]
     assert fresh.evidence_of("n_a_and_c") == [c]
-    assert fresh.members_of("n_core_both") == ["n_b"]
+    assert fresh.members_of("n_core_three") == ["n_a_and_c", "n_b"]
     assert_consistent(fresh)
 
 
@@ -217,3 +230,35 @@ def test_forget_unknown_id_is_bad_input(cli, llm) -> None:
     cli("add", "something to keep")
     res = cli("forget", "r_doesnotexist", "--yes")
     assert res.exit_code == 2 and "r_doesnotexist" in res.stderr
+
+
+def test_an_update_made_by_a_forgotten_input_is_undone(writer, llm, store, cli) -> None:
+    from replies import decide, decisions
+
+    from dcpm_cli.models import RawInput
+
+    first = RawInput(text="I bank with Monzo these days.", session="money")
+    secret = RawInput(text="My Monzo card PIN is 4921, don't tell anyone.", session="money")
+    llm.enqueue(
+        extraction(item("Banks with Monzo", topic="money", attribute="bank")),
+        extraction(item("Banks with Monzo, card PIN 4921", topic="money", attribute="bank")),
+        decisions(decide("UPDATE", "m_placeholder", text="Banks with Monzo; card PIN 4921")),
+    )
+    writer.add([first])
+    (kept,) = store.items_from_raw(first.id)
+    llm.replies[-1]["decisions"][0]["target"] = kept.id  # the id is known only now
+    writer.add([secret])
+    assert store.get_items([kept.id])[kept.id].text == "Banks with Monzo; card PIN 4921"
+
+    done = cli("forget", secret.id, "--yes", "--json")
+
+    assert done.exit_code == 0, done.stderr
+    assert json.loads(done.stdout)["reverts"] == {kept.id: "Banks with Monzo"}
+    fresh = cli.open_store()
+    item_now = fresh.get_items([kept.id])[kept.id]
+    assert (item_now.text, item_now.raw_ids) == ("Banks with Monzo", [first.id])
+    assert all("4921" not in (e.previous_text + e.new_text) for e in fresh.events_for(kept.id))
+    hits = json.loads(cli("recall", "card PIN", "--json").stdout)["hits"]
+    assert all("4921" not in h["text"] for h in hits)
+    assert b"4921" not in every_byte(fresh.local_path)
+    assert_consistent(fresh)

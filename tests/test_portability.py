@@ -134,6 +134,13 @@ def test_a_newer_format_or_a_broken_file_is_refused_and_nothing_is_stored(cli, t
     assert res.exit_code == 2 and "line 2 is not JSON" in res.stderr
     assert cli("import", str(tmp_path / "missing.jsonl")).exit_code == 2
 
+    bad_vector = tmp_path / "bad-vector.jsonl"
+    head = {"type": "header", "format": 1, "with_vectors": True, "embedder": "all-MiniLM-L6-v2", "dim": 384}
+    raw = {"type": "raw", "id": "r_1", "text": "hello", "vector": "AAAAAA=="}
+    bad_vector.write_text(json.dumps(head) + "\n" + json.dumps(raw) + "\n", encoding="utf-8")
+    res = cli("import", str(bad_vector))
+    assert res.exit_code == 2 and "raw r_1: bad vector: a vector of 1 numbers, not 384" in res.stderr
+
 
 def test_export_to_stdout_is_one_json_record_a_line(rich_store, cli) -> None:
     res = cli("export")

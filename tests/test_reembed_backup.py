@@ -119,3 +119,18 @@ def test_backup_is_a_store_you_can_restore_from(rich_store, cli, tmp_path: Path)
 def test_backup_into_the_store_itself_is_refused(rich_store, cli) -> None:  # noqa: F811
     res = cli("backup", str(rich_store.local_path / "inside"))
     assert res.exit_code == 2 and "inside the store" in res.stderr
+
+
+def test_reembed_to_the_int8_model_through_the_cli(rich_store, cli) -> None:  # noqa: F811
+    answers = recall_all(cli)
+
+    res = cli("reembed", "--embedder", "minilm-int8", "--json")
+
+    assert res.exit_code == 0, res.stderr
+    report = json.loads(res.stdout)
+    assert report["new_embedder"] != report["old_embedder"] == "all-MiniLM-L6-v2"
+    assert set(report["thresholds"]) == {"eps1", "eps2", "theta_beh", "theta_sem"}
+    after = recall_all(cli, "--embedder", "minilm-int8")
+    assert [a["hits"][0]["id"] for a in after] == [a["hits"][0]["id"] for a in answers]
+    shown = json.loads(cli("--embedder", "minilm-int8", "config", "show", "--json").stdout)
+    assert {r["key"]: r["source"] for r in shown}["embedder"] == "flag"

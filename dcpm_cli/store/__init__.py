@@ -453,12 +453,11 @@ class Store(GraphVerbs, PassageVerbs, JournalVerbs, ClaimVerbs, EraseVerbs, Dump
         """id → (supersedes, superseded_by) for every item that holds a pointer, and for every
         item a pointer names (None when that item does not exist: not in the dict)."""
         where = "supersedes IS NOT NULL OR superseded_by IS NOT NULL"
-        out = {r["id"]: (r["supersedes"], r["superseded_by"]) for r in self._rows(S.ITEMS, where)}
+        columns = ["id", "supersedes", "superseded_by"]
+        out = {r["id"]: (r["supersedes"], r["superseded_by"]) for r in self._rows(S.ITEMS, where, columns)}
         named = sorted({p for pair in out.values() for p in pair if p and p not in out})
         for i in range(0, len(named), 500):
-            for r in self._rows(
-                S.ITEMS, _in("id", named[i : i + 500]), ["id", "supersedes", "superseded_by"]
-            ):
+            for r in self._rows(S.ITEMS, _in("id", named[i : i + 500]), columns):
                 out[r["id"]] = (r["supersedes"], r["superseded_by"])
         return out
 

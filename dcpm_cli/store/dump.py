@@ -7,8 +7,10 @@ Passages are not dumped: they are derived from the raw inputs (and rebuilt on im
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from dcpm_cli.models import MemoryItem
 from dcpm_cli.store import schemas as S
 from dcpm_cli.store.sql import in_list as _in
 
@@ -47,16 +49,39 @@ class DumpVerbs:
         return int(self.table(RECORD_TABLES[kind]).count_rows()) if self.has_table(RECORD_TABLES[kind]) else 0
 
     def dump(self, kind: str, *, with_vectors: bool, batch_rows: int = 2048) -> Iterator[dict[str, Any]]:
-        """Every row of one record type, a batch at a time (memory stays flat), vector
-        columns as lists of floats when `with_vectors`, else left out."""
+        """Every row of one record type, a batch at a time (memory stays flat); with
+        `with_vectors`, each vector as base64 of its little-endian float32 bytes (exact, and
+        a fifth the size of decimal floats), else left out."""
         table = self.table(RECORD_TABLES[kind])
-        vector_cols = set(VECTOR_SOURCES.get(kind, {}))
-        columns = [c for c in table.schema.names if with_vectors or c not in vector_cols]
+        vector_cols = [c for c in VECTOR_SOURCES.get(kind, {}) if with_vectors]
+        plain = [c for c in table.schema.names if c not in VECTOR_SOURCES.get(kind, {})]
         if kind == "item":
-            columns = [c for c in columns if c != "content_hash"]  # derived from kind, subject, text
-        query = table.search().select(columns).limit(None)
+            plain = [c for c in plain if c != "content_hash"]  # derived from kind, subject, text
+        query = table.search().select([*plain, *vector_cols]).limit(None)
         for batch in query.to_batches(batch_rows):
-            yield from batch.to_pylist()
+            vectors = {
+                c: [_b64(v) for v in batch.column(c).to_numpy(zero_copy_only=False)] for c in vector_cols
+            }
+            for n, row in enumerate(batch.select(plain).to_pylist()):
+                yield row | {c: v[n] for c, v in vectors.items()}
+
+    def from_json(self, kind: str, record: dict[str, Any]) -> dict[str, Any]:
+        """A record as read from JSON, with its timestamps (ISO strings) parsed, by the schema."""
+        import pyarrow as pa
+
+        schema = self.table(RECORD_TABLES[kind]).schema
+        row = {k: v for k, v in record.items() if k != "type"}
+        for name in schema.names:
+            if isinstance(row.get(name), str) and pa.types.is_timestamp(schema.field(name).type):
+                row[name] = datetime.fromisoformat(row[name])
+        return row
+
+    @staticmethod
+    def sessions_of(kind: str, rows: Sequence[dict[str, Any]]) -> set[str]:
+        """The sessions whose passages these raw-input rows feed (user inputs in a session)."""
+        if kind != "raw":
+            return set()
+        return {r["session"] for r in rows if r.get("role") == "user" and r.get("session")}
 
     def new_record_keys(self, kind: str, rows: Sequence[dict[str, Any]]) -> list[int]:
         """Positions in `rows` of the records not in the store yet."""
@@ -92,8 +117,10 @@ class DumpVerbs:
                 else:
                     flat = pa.array(matrix.astype("float32").ravel(), type=pa.float32())
                     cols[field.name] = pa.FixedSizeListArray.from_arrays(flat, self.dim)
-            elif field.name == "content_hash" and kind == "item":
-                cols[field.name] = pa.array([r["content_hash"] for r in rows], field.type)
+            elif field.name == "content_hash" and kind == "item":  # derived, not exported
+                names = MemoryItem.__dataclass_fields__
+                items = [MemoryItem(**{k: v for k, v in r.items() if k in names}) for r in rows]
+                cols[field.name] = pa.array([i.content_hash for i in items], field.type)
             else:
                 cols[field.name] = pa.array([r.get(field.name) for r in rows], field.type)
         data = pa.table(cols, schema=schema)
@@ -101,3 +128,29 @@ class DumpVerbs:
         self.table(name).merge_insert(
             keys if len(keys) > 1 else keys[0]
         ).when_not_matched_insert_all().execute(data, on_bad_vectors="null")
+
+
+def _b64_column(column: Any) -> list[str | None]:
+    return [_b64(v) for v in column.to_numpy(zero_copy_only=False)]
+
+
+def _b64(vector: Any) -> str | None:
+    import base64
+
+    import numpy as np
+
+    return None if vector is None else base64.b64encode(np.asarray(vector, dtype="<f4").tobytes()).decode()
+
+
+def vector_from_b64(value: Any, dim: int) -> Any:
+    """A vector as `dump` writes it (base64 float32; a list of numbers is accepted too)."""
+    import base64
+
+    import numpy as np
+
+    vector = (
+        np.frombuffer(base64.b64decode(value), dtype="<f4") if isinstance(value, str) else np.asarray(value)
+    )
+    if vector.shape != (dim,):
+        raise ValueError(f"a vector of {vector.size} numbers, not {dim}")
+    return vector
