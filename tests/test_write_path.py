@@ -70,3 +70,27 @@ def test_upkeep_is_scheduled_by_need_and_shared_by_every_process(filled, embedde
         assert fragments <= fragment_limit(ROWS) + 1
     assert done.count("optimize") >= 1
     assert store.count("items") == ROWS + 2 * fragment_limit(ROWS)
+
+
+PROBE = """
+import sys
+from dcpm_cli.embed import get_embedder
+vector = get_embedder("minilm").embed(["green tea after lunch"])[0]
+print("onnx" in sys.modules, round(float(vector @ vector), 4))
+"""
+
+
+def test_a_cold_process_reuses_the_built_graph_without_importing_onnx(dcpm_home: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "DCPM_HOME": str(dcpm_home)}
+    first, second = (
+        subprocess.run([sys.executable, "-c", PROBE], env=env, capture_output=True, text=True, check=True)
+        for _ in range(2)
+    )
+
+    assert first.stdout.split() == ["True", "1.0"]  # built once, with onnx
+    assert second.stdout.split() == ["False", "1.0"]  # then read from $DCPM_HOME/cache
+    assert list((dcpm_home / "cache").glob("minilm-graph-*.onnx"))
