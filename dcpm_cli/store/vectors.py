@@ -156,7 +156,8 @@ class TableCopy:
         schema = self._t.schema
         if schema != self._schema:
             self._reset(schema)
-        if not len(self._addr):
+        first = not len(self._addr)
+        if first:
             new = self._read(None)
         else:
             new = self._read(f"_rowaddr > {int(self._addr.max())}")
@@ -166,8 +167,10 @@ class TableCopy:
                 new = self._read(None)
         if new.num_rows:
             self._append(new)
-        if len(self._addr) <= self.memo_rows:  # in bulk: ~12 µs a row, against ~25 a few at a time
+        if first and len(self._addr) <= self.memo_rows:  # in bulk: ~12 µs a row, against ~25 a few at a time
             self._remember(range(len(self._addr)))
+        # Later refreshes turn rows into objects as searches hit them: after a compaction every
+        # row is new, and converting 10k of them up front cost each such `dcpm add` ~120 ms.
         self._searchable = self._alive & self._has_vector  # a row without a vector is never a hit
         self._masks = {}
         self.version = version
