@@ -76,6 +76,9 @@ class Memory:
 
         self.embedder = _Serialised(self.embedder)
         self._store = Store(self.settings.store, self.embedder)
+        if self.llm is not None:
+            self._worker = threading.Thread(target=self._work, name="dcpm-extract", daemon=True)
+            self._worker.start()
 
     @property
     def store(self) -> Store:
@@ -117,9 +120,6 @@ class Memory:
         return {**out, **_extraction(report), "status": self._status(raw.id)}
 
     def _submit(self, raw_id: str) -> Future:
-        if self._worker is None:
-            self._worker = threading.Thread(target=self._work, name="dcpm-extract", daemon=True)
-            self._worker.start()
         done: Future = Future()
         self._jobs.put((raw_id, done))
         return done
@@ -135,7 +135,7 @@ class Memory:
             try:
                 raws = list(writer.store.get_raw([raw_id]).values())
                 done.set_result(writer.extract(raws))
-            except BaseException as e:  # the caller of `wait` sees it; the input stays stored
+            except Exception as e:  # the caller of `wait` sees it; the input stays stored
                 done.set_exception(e)
 
     def _status(self, raw_id: str) -> str:

@@ -6,14 +6,17 @@ default must not cost `import torch` (8–10 s here) on every `dcpm` call.
 The BERT encoder is written here as an ONNX graph of standard operators (`build_graph`). The graph
 holds no weights: its initializers are stubs that name the safetensors tensors, and the session
 takes the numpy arrays themselves (`add_external_initializers`), so loading neither copies nor
-serialises the 90 MB of weights and nothing is cached on disk. Weight reshaping (transposes, the
-position + token-type sum) is in the graph too, and onnxruntime folds it once at session start.
+serialises the 90 MB of weights. Weight reshaping (transposes, the position + token-type sum) is
+in the graph too, and onnxruntime folds it once at session start. The weightless graph (a few KB)
+is kept under `$DCPM_HOME/cache/`, keyed by this file and the weights' header: building it needs
+`import onnx`, which cost a cold `dcpm add` about a fifth of its start-up.
 `build_onnx` writes a self-contained .onnx file of the same model, for inspection or other runtimes.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import struct
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -174,8 +177,7 @@ class MiniLM:
         import onnxruntime as ort
 
         weights = load_safetensors(weights_path)
-        model = build_graph(weights)
-        names = [t.name for t in model.graph.initializer if t.name in weights]
+        graph, names = _weightless_graph(weights_path, weights)
         # The session reads these buffers for its whole life: keep them referenced here.
         self._values = [ort.OrtValue.ortvalue_from_numpy(np.ascontiguousarray(weights[n])) for n in names]
         opts = ort.SessionOptions()
@@ -186,9 +188,7 @@ class MiniLM:
         if threads:
             opts.intra_op_num_threads = threads
         opts.add_external_initializers(names, self._values)
-        self._session = ort.InferenceSession(
-            model.SerializeToString(), opts, providers=["CPUExecutionProvider"]
-        )
+        self._session = ort.InferenceSession(graph, opts, providers=["CPUExecutionProvider"])
 
     def __call__(self, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """Last hidden state, (batch, tokens, 384) float32."""
@@ -196,3 +196,36 @@ class MiniLM:
 
         feed = {"input_ids": np.asarray(ids, np.int64), "attention_mask": np.asarray(mask, np.int64)}
         return self._session.run(None, feed)[0]
+
+
+def _weightless_graph(weights_path: Path, weights: dict[str, np.ndarray]) -> tuple[bytes, list[str]]:
+    """The serialised graph and the names of the weights it takes, from the cache when built
+    before by this same code for weights of the same layout."""
+    import hashlib
+
+    from dcpm_cli.config import dcpm_home
+
+    with open(weights_path, "rb") as f:
+        (n,) = struct.unpack("<Q", f.read(8))
+        layout = f.read(n)
+    key = hashlib.sha256(Path(__file__).read_bytes() + layout).hexdigest()[:16]
+    cached = dcpm_home() / "cache" / f"minilm-graph-{key}"
+    try:
+        names = json.loads(cached.with_suffix(".json").read_text(encoding="utf-8"))
+        return cached.with_suffix(".onnx").read_bytes(), names
+    except (OSError, ValueError):
+        pass  # not built yet (or unreadable): build it
+    model = build_graph(weights)
+    names = [t.name for t in model.graph.initializer if t.name in weights]
+    graph = model.SerializeToString()
+    try:
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        # The graph first, the names last (they mark it complete); each replaced atomically, so
+        # a process starting meanwhile reads a whole file or none.
+        for suffix, data in ((".onnx", graph), (".json", json.dumps(names).encode())):
+            tmp = cached.with_suffix(f"{suffix}.{os.getpid()}")
+            tmp.write_bytes(data)
+            os.replace(tmp, cached.with_suffix(suffix))
+    except OSError:
+        pass  # a read-only home: build it each time, as before
+    return graph, names

@@ -366,11 +366,9 @@ class Writer:
     def _reconcile(self, kept: list[MemoryItem], vectors: np.ndarray) -> list[_Plan]:
         """Candidates per item, then one batched LLM call for all items that have any."""
         k = self.settings.top_k
+        near = self.store.nearest_items_many(vectors, k, kinds=("fact", "identity"))  # one search
         candidates = [
-            []
-            if item.kind == "summary"
-            else [c for c, _ in self.store.nearest_items(vectors[i], k, kinds=("fact", "identity"))]
-            for i, item in enumerate(kept)
+            [] if item.kind == "summary" else [c for c, _ in near[i]] for i, item in enumerate(kept)
         ]
         plans = [_Plan("ADD") for _ in kept]
         asked = [i for i, c in enumerate(candidates) if c]

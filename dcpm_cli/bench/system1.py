@@ -11,7 +11,11 @@
    Writer, as in `dcpm add --file` or an agent) and per call (a new Store and Writer per add,
    as each `dcpm add TEXT` process makes). On the first size, a longer run then shows how the
    cost moves as small commits pile up.
-2. A synthetic chat log (10k turns) ingested raw (`ingest.parse` + `Writer.add(...,
+   Then the goals of #10 for a warm process: p50 ≤ 30 ms at 10k items and ≤ 60 ms at 100k,
+   p95 ≤ 2× p50, flat over 1,000 adds (`--sustained 1000`: last block's p50 ÷ the first's).
+2. Cold start: `dcpm add --no-extract "text"` in a fresh process against `python -c "import
+   lancedb"` in the same run (median of `--cold` runs each; goal ≤ 1.5×).
+3. A synthetic chat log (10k turns) ingested raw (`ingest.parse` + `Writer.add(...,
    extract=False)`, the path of `dcpm add --no-extract --file log.jsonl`), against the
    embedder's own throughput on the same texts in the same process; and once through the CLI.
 
@@ -704,6 +708,66 @@ def bench_ingest(args: argparse.Namespace, embedder: Embedder, root: Path) -> In
     )  # fmt: skip
 
 
+# -- cold start ---------------------------------------------------------------------------
+
+
+@dataclass
+class ColdResult:
+    runs: int
+    lancedb: tuple[float, float]  # median (wall, CPU) seconds of `python -c "import lancedb"`
+    add: tuple[float, float]  # ... of `dcpm add --no-extract TEXT` on an existing store
+
+
+def bench_cold(args: argparse.Namespace, root: Path) -> ColdResult:
+    """Fresh processes, alternated so that the machine's load drifts over both alike."""
+    home = root / "cold-home"
+    env = {**os.environ, "DCPM_HOME": str(home)}
+    add = [sys.executable, "-m", "dcpm_cli", "--embedder", args.embedder, "add", "--no-extract"]
+    subprocess.run([*add, "the store exists before the timed runs"], env=env, check=True, capture_output=True)
+
+    def timed(cmd: list[str]) -> tuple[float, float]:
+        clock = Clock(children=True)
+        subprocess.run(cmd, env=env, check=True, capture_output=True)
+        return clock.stop()
+
+    lancedb, adds = [], []
+    for i in range(args.cold):
+        lancedb.append(timed([sys.executable, "-c", "import lancedb"]))
+        adds.append(timed([*add, f"cold start number {i}: tea, not coffee, after noon"]))
+
+    def median(xs: list[tuple[float, float]]) -> tuple[float, float]:
+        return statistics.median(w for w, _ in xs), statistics.median(c for _, c in xs)
+
+    return ColdResult(args.cold, median(lancedb), median(adds))
+
+
+GOALS_P50_MS = {10_000: 30.0, 100_000: 60.0}  # #10: a warm process, dcpm's own overhead per add
+
+
+def print_goals(results: list[SizeResult], cold: ColdResult | None) -> None:
+    print("\n== Goals (#10): warm overhead per add, steadiness, cold start ==")
+    for r in results:
+        p50, p95 = _pct(r.warm.wall_ms, 50), _pct(r.warm.wall_ms, 95)
+        cpu = _pct(r.warm.cpu_ms, 50)
+        goal = GOALS_P50_MS.get(r.size)
+        vs = f"{p50 / goal:.2f}× the goal of {goal:.0f} ms" if goal else "no goal at this size"
+        print(f"  {r.size:>7} items: p50 {p50:.0f} ms ({vs}); CPU p50 {cpu:.0f} ms; "
+              f"p95/p50 {p95 / p50:.2f} (goal ≤ 2)")  # fmt: skip
+        if len(r.sustained) >= 2:
+            # The median block p50 of the first and of the last three blocks: one block is noisy.
+            head, tail = r.sustained[:3], r.sustained[-3:]
+            w0, w1 = (statistics.median(b[1] for b in bs) for bs in (head, tail))
+            c0, c1 = (statistics.median(b[2] for b in bs) for bs in (head, tail))
+            print(f"  {'':>7}        over {r.sustained[-1][0]} adds: p50 {w0:.0f} → {w1:.0f} ms wall, "
+                  f"{c0:.0f} → {c1:.0f} ms CPU (last ÷ first {w1 / w0:.2f}, CPU {c1 / max(c0, 1e-9):.2f}; "
+                  "flat = 1)")  # fmt: skip
+    if cold is not None:
+        (lw, lc), (aw, ac) = cold.lancedb, cold.add
+        print(f"  cold `dcpm add --no-extract TEXT`: {aw:.2f} s wall, {ac:.2f} s CPU; `python -c \"import "
+              f"lancedb\"`: {lw:.2f} s wall, {lc:.2f} s CPU — {aw / lw:.2f}× wall, {ac / lc:.2f}× CPU "
+              f"(goal ≤ 1.5×; medians of {cold.runs})")  # fmt: skip
+
+
 # -- report -------------------------------------------------------------------------------
 
 
@@ -794,6 +858,9 @@ def main(argv: list[str] | None = None) -> None:
                     help="where stores go (default: a new temp dir in $TMPDIR, removed after)")  # fmt: skip
     ap.add_argument("--keep", action="store_true", help="keep the temp dir afterwards")
     ap.add_argument("--no-cli", action="store_true", help="skip the CLI subprocess run")
+    ap.add_argument(
+        "--cold", type=int, default=5, help="cold-start runs of each command (0: skip; default 5)"
+    )
     ap.add_argument("--seed", type=int, default=7)
     args = ap.parse_args(argv)
 
@@ -821,6 +888,11 @@ def main(argv: list[str] | None = None) -> None:
                 warm, per_call = _pct(r.warm.wall_ms, 50), _pct(r.per_call.wall_ms, 50)
                 print(f"  {size} items: p50 {warm:.0f} ms warm, {per_call:.0f} ms per call", flush=True)
             print_part1(results, args.adds)
+        else:
+            results = []
+        cold = bench_cold(args, root) if args.cold else None
+        if results or cold:
+            print_goals(results, cold)
         if args.turns:
             print_part2(bench_ingest(args, embedder, root), embedder.model_id)
     finally:

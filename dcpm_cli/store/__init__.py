@@ -388,11 +388,22 @@ class Store(GraphVerbs, PassageVerbs, JournalVerbs, ClaimVerbs, EraseVerbs, Dump
         kinds: Sequence[str] | None = None,
     ) -> list[tuple[MemoryItem, float]]:
         """The k items most similar to `vector`, with cosine similarity."""
+        return self.nearest_items_many(vector[None, :], k, current_only=current_only, kinds=kinds)[0]
+
+    def nearest_items_many(
+        self,
+        vectors: np.ndarray,
+        k: int,
+        *,
+        current_only: bool = True,
+        kinds: Sequence[str] | None = None,
+    ) -> list[list[tuple[MemoryItem, float]]]:
+        """`nearest_items` for each row of `vectors`, in one search."""
         terms: list[Term] = [("kind", tuple(kinds))] if kinds else []
         if current_only:
             terms.append(("superseded_by", None))
-        rows = self._vectors.search(S.ITEMS, self.table(S.ITEMS), vector, k, _ITEM_COLUMNS, terms)
-        return [(self._from_row(MemoryItem, r), score) for r, score in rows]
+        found = self._vectors.search_many(S.ITEMS, self.table(S.ITEMS), vectors, k, _ITEM_COLUMNS, terms)
+        return [[(self._from_row(MemoryItem, r), score) for r, score in rows] for rows in found]
 
     def set_superseded_by(self, old_id: str, new_id: str) -> None:
         self.table(S.ITEMS).update(where=f"id = {_q(old_id)}", values={"superseded_by": new_id})

@@ -10,10 +10,19 @@ the reads in between (≈0.2 ms per fragment per read, ~10 reads and ~2 commits 
 or when an index misses many rows (e.g. after a bulk import). BTREE indices on the columns
 looked up by value (ids, content hashes, sessions) turn `IN (...)` lookups and merge-inserts
 from scans into index probes (at 100k items: a lookup by id 35 → 5 ms, an insert 48 → 12 ms).
+
+Scheduled by need, not checked on every write: a commit adds at most one fragment, so after a
+check that found a table F fragments short of its limit, nothing can be due before F more
+commits (at most CHECK_EVERY, sooner while an index misses rows). Each table's next check is a
+table version, kept in `.upkeep.json` in a local store so that every process (each
+`dcpm add`, a server, a cron dream) shares the schedule; between checks, `maintain()` costs one
+version lookup per table.
 """
 
 from __future__ import annotations
 
+import json
+import os
 from datetime import timedelta
 from math import isqrt
 from typing import TYPE_CHECKING
@@ -27,6 +36,10 @@ if TYPE_CHECKING:
 MIN_FRAGMENTS = 16  # a table may always have this many fragments before compaction is due
 UNINDEXED_ROWS, UNINDEXED_SHARE = 1_000, 0.1  # also due once an index misses this many rows and share
 INDEX_FROM_ROWS = 1_000  # below this many rows a scan is as fast as an index probe
+CHECK_EVERY = 32  # commits between two checks of a table at most
+CHECK_UNINDEXED_EVERY = 8  # ... while an index misses rows (a bulk import may be adding them)
+SCHEDULE_FILE = ".upkeep.json"
+KEEP_VERSIONS = timedelta(minutes=1)  # old table versions younger than this survive a compaction
 
 # Columns looked up by exact value on every write or read (`IN (...)`, merge-insert keys).
 BTREE_COLUMNS: dict[str, tuple[str, ...]] = {
@@ -45,8 +58,13 @@ def fragment_limit(rows: int) -> int:
 
 def due(store: Store, name: str) -> list[str]:
     """What `name` needs now: "index <column>" and/or "optimize"."""
+    return _check(store, name)[0]
+
+
+def _check(store: Store, name: str) -> tuple[list[str], int]:
+    """What `name` needs now, and how many commits may pass before it could need anything."""
     if not store.has_table(name):
-        return []
+        return [], CHECK_EVERY
     t = store.table(name)
     stats = t.stats()
     rows, fragments = int(stats["num_rows"]), int(stats["fragment_stats"]["num_fragments"])
@@ -60,14 +78,41 @@ def due(store: Store, name: str) -> list[str]:
         unindexed >= UNINDEXED_ROWS and unindexed > UNINDEXED_SHARE * rows
     ):
         todo.append("optimize")
-    return todo
+    slack = min(CHECK_EVERY, max(1, fragment_limit(rows) - fragments))
+    if unindexed or rows < INDEX_FROM_ROWS:
+        slack = min(slack, CHECK_UNINDEXED_EVERY)
+    return todo, slack
 
 
 def maintain(store: Store) -> dict[str, list[str]]:
-    """Do what is due on every table; skipped (returns {}) while another process writes."""
-    plan = {name: todo for name in BTREE_COLUMNS if (todo := due(store, name))}
-    if not plan:
-        return {}
+    """Do what is due on the tables whose next check has come; skipped (returns {}) while
+    another process writes."""
+    schedule = _load_schedule(store)
+    plan: dict[str, list[str]] = {}
+    checked: dict[str, int] = {}
+    for name in BTREE_COLUMNS:
+        if not store.has_table(name):
+            continue
+        version = store.table(name).version
+        if version < schedule.get(name, 0):
+            continue  # not enough commits since the last check for anything to be due
+        todo, slack = _check(store, name)
+        if todo:
+            plan[name] = todo
+        else:
+            checked[name] = version + slack
+    if plan:
+        done = _run(store, plan)
+        for name in done:
+            _, slack = _check(store, name)
+            checked[name] = store.table(name).version + slack
+        plan = done
+    if checked:
+        _save_schedule(store, {**schedule, **checked})
+    return plan
+
+
+def _run(store: Store, plan: dict[str, list[str]]) -> dict[str, list[str]]:
     from lancedb.index import BTree
 
     try:
@@ -79,8 +124,38 @@ def maintain(store: Store) -> dict[str, list[str]]:
                         t.create_index(step.removeprefix("index "), config=BTree(), replace=True)
                     else:
                         # dcpm keeps its own history (event log, chains): Lance's old table
-                        # versions only slow every commit down, so keep an hour of them.
-                        t.optimize(cleanup_older_than=timedelta(hours=1))
+                        # versions only slow every read down (~4 µs each per lookup: 1,500 of
+                        # them made a lookup by id 3.6 → 9.9 ms CPU), so keep a minute of them,
+                        # far longer than any one read of another process lasts.
+                        t.optimize(cleanup_older_than=KEEP_VERSIONS)
     except LockBusy:
         return {}  # a writer holds the store; the next write's upkeep does it
     return plan
+
+
+def _load_schedule(store: Store) -> dict[str, int]:
+    """Each table's next check (a table version): shared through the store's directory, or
+    this process's own for object storage."""
+    mine: dict[str, int] = store.__dict__.setdefault("_upkeep_schedule", {})
+    if store.local_path is None:
+        return mine
+    try:
+        shared = json.loads((store.local_path / SCHEDULE_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return mine
+    if not isinstance(shared, dict):
+        return mine
+    return {**mine, **{k: v for k, v in shared.items() if isinstance(v, int)}}
+
+
+def _save_schedule(store: Store, schedule: dict[str, int]) -> None:
+    store.__dict__["_upkeep_schedule"] = schedule
+    if store.local_path is None:
+        return
+    path = store.local_path / SCHEDULE_FILE
+    tmp = path.with_name(f"{SCHEDULE_FILE}.{os.getpid()}")
+    try:
+        tmp.write_text(json.dumps(schedule), encoding="utf-8")
+        os.replace(tmp, path)  # atomic: a reader sees the old schedule or the new one
+    except OSError:
+        pass  # a read-only store: checks just come as often as before

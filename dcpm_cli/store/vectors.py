@@ -66,14 +66,27 @@ class VectorSearch:
     ) -> list[tuple[dict[str, Any], float]]:
         """The k rows of `table` most similar to `vector` that match `terms`, best first, as
         (row with `columns`, cosine similarity)."""
+        return self.search_many(name, table, vector[None, :], k, columns, terms)[0]
+
+    def search_many(
+        self,
+        name: str,
+        table: Any,
+        vectors: np.ndarray,
+        k: int,
+        columns: Sequence[str],
+        terms: Sequence[Term],
+    ) -> list[list[tuple[dict[str, Any], float]]]:
+        """`search` for each row of `vectors` (one version check and one matrix product for
+        all: the writer's neighbours of every item of an input)."""
         n = self._searches[name] = self._searches.get(name, 0) + 1
         if n < self.copy_on_search:
-            return lancedb_search(table, vector, k, columns, terms)
+            return [lancedb_search(table, v, k, columns, terms) for v in vectors]
         copy = self._copies.get(name)
         if copy is None:
             copy = self._copies[name] = TableCopy(self._db.open_table(name))
         copy.sync(table)
-        return copy.search(vector, k, columns, terms)
+        return copy.search_many(vectors, k, columns, terms)
 
 
 def lancedb_search(
@@ -143,7 +156,8 @@ class TableCopy:
         schema = self._t.schema
         if schema != self._schema:
             self._reset(schema)
-        if not len(self._addr):
+        first = not len(self._addr)
+        if first:
             new = self._read(None)
         else:
             new = self._read(f"_rowaddr > {int(self._addr.max())}")
@@ -153,8 +167,10 @@ class TableCopy:
                 new = self._read(None)
         if new.num_rows:
             self._append(new)
-        if len(self._addr) <= self.memo_rows:  # in bulk: ~12 µs a row, against ~25 a few at a time
+        if first and len(self._addr) <= self.memo_rows:  # in bulk: ~12 µs a row, against ~25 a few at a time
             self._remember(range(len(self._addr)))
+        # Later refreshes turn rows into objects as searches hit them: after a compaction every
+        # row is new, and converting 10k of them up front cost each such `dcpm add` ~120 ms.
         self._searchable = self._alive & self._has_vector  # a row without a vector is never a hit
         self._masks = {}
         self.version = version
@@ -225,14 +241,19 @@ class TableCopy:
     def search(
         self, vector: np.ndarray, k: int, columns: Sequence[str], terms: Sequence[Term]
     ) -> list[tuple[dict[str, Any], float]]:
+        return self.search_many(vector, k, columns, terms)[0]
+
+    def search_many(
+        self, vectors: np.ndarray, k: int, columns: Sequence[str], terms: Sequence[Term]
+    ) -> list[list[tuple[dict[str, Any], float]]]:
         import numpy as np
 
+        q = np.atleast_2d(np.asarray(vectors, dtype=np.float32))
         if not self._blocks or k <= 0:
-            return []
-        q = np.asarray(vector, dtype=np.float32).ravel()
-        q = q / max(float(np.linalg.norm(q)), 1e-12)
+            return [[] for _ in q]
+        q = q / np.maximum(np.linalg.norm(q, axis=1, keepdims=True), 1e-12)
         with one_blas_thread():
-            parts = [b @ q for b in self._blocks]
+            parts = [b @ q.T for b in self._blocks]  # (rows, queries)
         scores = parts[0] if len(parts) == 1 else np.concatenate(parts)
         mask = self._searchable
         for term in terms:
@@ -240,12 +261,16 @@ class TableCopy:
         hits = int(mask.sum())
         k = min(k, hits)
         if k == 0:
-            return []
+            return [[] for _ in q]
         if hits < len(scores):
             scores[~mask] = -np.inf
-        top = np.argpartition(-scores, k - 1)[:k] if k < len(scores) else np.arange(k)
-        top = top[np.argsort(-scores[top], kind="stable")]
-        return [(r, float(scores[i])) for i, r in zip(top, self._dicts(top.tolist(), columns), strict=True)]
+        out = []
+        for col in scores.T:
+            top = np.argpartition(-col, k - 1)[:k] if k < len(col) else np.arange(k)
+            top = top[np.argsort(-col[top], kind="stable")]
+            rows = self._dicts(top.tolist(), columns)
+            out.append([(r, float(col[i])) for i, r in zip(top, rows, strict=True)])
+        return out
 
     def _dicts(self, positions: list[int], columns: Sequence[str]) -> list[dict[str, Any]]:
         """Fresh dicts of the rows at `positions`. Rows turned into Python objects are kept (the

@@ -1,0 +1,96 @@
+"""The write path's design for speed: one neighbour search per input, upkeep scheduled by need.
+(Its speed itself is measured by `python -m dcpm_cli.bench.system1`, never asserted here.)"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from dcpm_cli.embed import Embedder
+from dcpm_cli.models import MemoryItem
+from dcpm_cli.store import Store
+from dcpm_cli.store.upkeep import SCHEDULE_FILE, fragment_limit
+
+ROWS = 1_200  # past the row count from which ids get BTREE indices
+
+
+def _unit(rng: np.random.Generator, n: int) -> np.ndarray:
+    v = rng.standard_normal((n, 384)).astype(np.float32)
+    return v / np.linalg.norm(v, axis=1, keepdims=True)
+
+
+@pytest.fixture
+def filled(tmp_path: Path, embedder: Embedder) -> tuple[Store, np.ndarray]:
+    rng = np.random.default_rng(3)
+    vectors = _unit(rng, ROWS)
+    kinds = ["fact", "identity", "summary"]
+    items = [MemoryItem(id=f"m_{i:05d}", kind=kinds[i % 3], text=f"item {i}") for i in range(ROWS)]
+    for i in range(0, ROWS, 40):  # some superseded: not current
+        items[i].superseded_by = f"m_{i + 1:05d}"
+    store = Store(str(tmp_path / "store"), embedder)
+    store.add_items(items, vectors)
+    return store, vectors
+
+
+@pytest.mark.parametrize("copy", [False, True])
+def test_one_search_for_many_vectors_matches_one_search_each(filled, copy: bool) -> None:
+    store, vectors = filled
+    store._vectors.copy_on_search = 1 if copy else 10**9  # the in-memory copy, or LanceDB's scan
+    queries = vectors[[5, 76, 300]] + 0.05 * _unit(np.random.default_rng(4), 3)
+
+    many = store.nearest_items_many(queries, 5, kinds=("fact", "identity"))
+    one_each = [store.nearest_items(q, 5, kinds=("fact", "identity")) for q in queries]
+
+    assert [[i.id for i, _ in hits] for hits in many] == [[i.id for i, _ in hits] for hits in one_each]
+    scores = [s for hits in many for _, s in hits]
+    assert scores == pytest.approx([s for hits in one_each for _, s in hits], abs=1e-5)
+    assert all(i.kind != "summary" and i.superseded_by is None for hits in many for i, _ in hits)
+    assert many[1][0][0].id == "m_00076"
+
+
+def test_upkeep_is_scheduled_by_need_and_shared_by_every_process(filled, embedder: Embedder) -> None:
+    store, vectors = filled
+    assert store.maintain()["items"] == ["index id", "index content_hash"]
+    schedule = json.loads((Path(store.uri) / SCHEDULE_FILE).read_text())
+    version = store.table("items").version
+    assert version < schedule["items"] <= version + fragment_limit(ROWS)  # the next check
+    assert store.maintain() == {}
+
+    # Small commits, each from a new Store as each `dcpm add` process makes: the schedule is
+    # shared through the store, and compaction still comes when the fragments call for it.
+    done: list[str] = []
+    for j in range(2 * fragment_limit(ROWS)):
+        other = Store(store.uri, embedder, create=False)
+        other.add_items([MemoryItem(id=f"m_new{j:03d}", kind="fact", text=f"new {j}")], vectors[j : j + 1])
+        done += other.maintain().get("items", [])
+        fragments = store.table("items").stats()["fragment_stats"]["num_fragments"]
+        assert fragments <= fragment_limit(ROWS) + 1
+    assert done.count("optimize") >= 1
+    assert store.count("items") == ROWS + 2 * fragment_limit(ROWS)
+
+
+PROBE = """
+import sys
+from dcpm_cli.embed import get_embedder
+vector = get_embedder("minilm").embed(["green tea after lunch"])[0]
+print("onnx" in sys.modules, round(float(vector @ vector), 4))
+"""
+
+
+def test_a_cold_process_reuses_the_built_graph_without_importing_onnx(dcpm_home: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "DCPM_HOME": str(dcpm_home)}
+    first, second = (
+        subprocess.run([sys.executable, "-c", PROBE], env=env, capture_output=True, text=True, check=True)
+        for _ in range(2)
+    )
+
+    assert first.stdout.split() == ["True", "1.0"]  # built once, with onnx
+    assert second.stdout.split() == ["False", "1.0"]  # then read from $DCPM_HOME/cache
+    assert list((dcpm_home / "cache").glob("minilm-graph-*.onnx"))
