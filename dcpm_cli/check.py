@@ -10,7 +10,8 @@ without guessing.
 7. the graph: every edge's ends exist and fit their kinds, no half-written dream cluster
    (schemas without evidence, core schemas without members), no duplicate nodes;
 8. passages hold every user input of a session (recall's context-level keys);
-9. claims on inputs being extracted belong to live processes.
+9. full-text search answers on every searched table (a damaged index is rebuilt);
+10. claims on inputs being extracted belong to live processes.
 
 `--repair` finishes interrupted writes, restores missing chain back-pointers, repairs the graph
 as a dream would, rebuilds missing passages and drops stale claims. It never invents a link:
@@ -75,6 +76,7 @@ def check(store: Store, *, repair: bool = False) -> CheckReport:
             _provenance(store),
             _graph(store),
             _passages(store),
+            _text_search(store),
             _claims(store),
         ]
     return report
@@ -218,6 +220,13 @@ def _passages(store: Store) -> Finding:
     return Finding("passages", True, "every user input of a session is in a passage")
 
 
+def _text_search(store: Store) -> Finding:
+    broken = store.text_index_problems()
+    if broken:
+        return Finding("text search", False, "; ".join(broken.values()), sorted(broken))
+    return Finding("text search", True, "full-text search answers on inputs, items and passages")
+
+
 def _claims(store: Store) -> Finding:
     stale = store.stale_claims()
     if stale:
@@ -248,6 +257,9 @@ def _repair(store: Store) -> list[str]:
     if missing:
         written = store.index_passages(sorted(missing))
         done.append(f"rebuilt {written} passage(s) for {len(missing)} session(s)")
+    for collection in store.text_index_problems():
+        store.rebuild_text_index(collection)
+        done.append(f"rebuilt the full-text index of {collection}")
     if stale := store.stale_claims():
         store.drop_claims(stale)
         done.append(f"dropped {len(stale)} stale claim(s)")

@@ -26,8 +26,11 @@ class _Group(TyperGroup):
     """Expected failures become a message, a hint and a stable exit code, caught only here."""
 
     def invoke(self, ctx: Any) -> Any:
+        from dcpm_cli.private import owner_only
+
         try:
-            return super().invoke(ctx)
+            with owner_only():  # what dcpm writes is for its user alone
+                return super().invoke(ctx)
         except DcpmError as e:
             from dcpm_cli import render
 
@@ -51,6 +54,16 @@ app = typer.Typer(
 
 # Exit codes (stable, documented in the README).
 EXIT_OK, EXIT_ERROR, EXIT_INPUT, EXIT_LLM, EXIT_STORE, EXIT_BUSY = 0, 1, 2, 3, 4, 5
+
+# The paper's "without supersedes" ablation, one settings key (DCPM_NO_SUPERSEDES) for every command.
+NoSupersedes = Annotated[
+    bool,
+    typer.Option(
+        "--no-supersedes",
+        help="Ablation: no revision chains (a change of mind is stored as a new item; recall shows no arcs). "
+        "Also DCPM_NO_SUPERSEDES=1.",
+    ),
+]
 
 
 @dataclass
@@ -93,6 +106,12 @@ class Session:
             return self.store(create=False)
         except StoreMissing:
             return None
+
+    def ablate(self, no_supersedes: bool) -> Session:
+        """A command's --no-supersedes flag, over DCPM_NO_SUPERSEDES and the config file."""
+        if no_supersedes:
+            self.flags["no_supersedes"] = True
+        return self
 
     def get_llm(self) -> LLM:
         if self.llm is None:
@@ -149,8 +168,11 @@ def root(
         typer.echo(f"dcpm {__version__}")
         raise typer.Exit()
     preset = ctx.obj if isinstance(ctx.obj, dict) else {}
+    # Only what was typed is a flag: config.py resolves the environment (and says so).
+    given = {"store": store, "embedder": embedder, "llm": llm, "llm_timeout": llm_timeout}
+    typed = {k for k in given if getattr(ctx.get_parameter_source(k), "name", "") == "COMMANDLINE"}
     ctx.obj = Session(
-        flags={"store": store, "embedder": embedder, "llm": llm, "llm_timeout": llm_timeout},
+        flags={k: v for k, v in given.items() if k in typed},
         llm=preset.get("llm"),
         embedder=preset.get("embedder"),
     )
@@ -165,7 +187,9 @@ def add(
     file: Annotated[Path | None, typer.Option("--file", "-f", help="Read inputs from a file.")] = None,
     fmt: Annotated[
         Format,
-        typer.Option("--format", help="Input format (auto detects JSONL and dated Markdown)."),
+        typer.Option(
+            "--format", help="Input format (auto detects JSONL, dated Markdown, ChatGPT/Claude exports)."
+        ),
     ] = Format.auto,
     session: Annotated[
         str | None,
@@ -181,24 +205,36 @@ def add(
         bool, typer.Option("--no-extract", help="Store raw only; `dcpm process` extracts later.")
     ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
+    no_supersedes: NoSupersedes = False,
 ) -> None:
     """Remember something: raw input is stored first, then facts are extracted and reconciled."""
-    from dcpm_cli import ingest, render
+    from dcpm_cli import ingest, ingest_exports, render
+    from dcpm_cli.private import StdinKeeper
 
-    s = _session(ctx)
-    content, source = _read_input(text, file)
-    when = ingest.parse_time(at, "--at") if at else None
-    sess = session if session is not None else (file.stem if file else "")
-    if fmt is Format.auto and file is not None:
-        fmt = ingest.default_format_for(file)
+    s = _session(ctx).ablate(no_supersedes)
+    if file is not None and text is None and (export := ingest_exports.detect(file, fmt.value)):
+        with render.progress("conversations", enabled=True) as bar:
+            report = ingest_exports.import_file(
+                file, export, s.writer(llm=not no_extract), extract=not no_extract, progress=bar
+            )
+        render.add_report(report, as_json=as_json)
+        _llm_outcome(report)
+        return
+    kept = StdinKeeper()  # stdin cannot be read twice: kept on disk until it is stored
     try:
+        content, source = _read_input(text, file, kept)
+        when = ingest.parse_time(at, "--at") if at else None
+        sess = session if session is not None else (file.stem if file else "")
+        if fmt is Format.auto and file is not None:
+            fmt = ingest.default_format_for(file)
         raws = ingest.parse(content, fmt, session=sess, source=source, at=when, role=role)
-    except Exception:
-        if text == "-":  # stdin cannot be read twice: keep what was piped in
-            _keep_rejected(content)
+        with render.progress("extracting", enabled=len(raws) > 1) as bar:
+            writer = s.writer(llm=not no_extract)
+            report = writer.add(raws, extract=not no_extract, progress=bar, on_stored=kept.stored)
+    except BaseException:
+        if kept.where():
+            render.note(kept.where())
         raise
-    with render.progress("extracting", enabled=len(raws) > 1) as bar:
-        report = s.writer(llm=not no_extract).add(raws, extract=not no_extract, progress=bar)
     render.add_report(report, as_json=as_json)
     _llm_outcome(report)
 
@@ -210,11 +246,12 @@ def process(
         int | None, typer.Option("--limit", "-n", min=1, help="At most this many inputs.")
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
+    no_supersedes: NoSupersedes = False,
 ) -> None:
     """Extract every input still pending (LLM was down, --no-extract, failures), oldest first."""
     from dcpm_cli import render
 
-    s = _session(ctx)
+    s = _session(ctx).ablate(no_supersedes)
     with render.progress("extracting", enabled=True) as bar:
         report = s.writer().process_pending(limit=limit, progress=bar)
     render.add_report(report, as_json=as_json, verb="processed")
@@ -245,6 +282,7 @@ def recall(
     batch: Annotated[
         str | None, typer.Option("--batch", help="Queries from FILE or '-' (stdin), one a line; NDJSON out.")
     ] = None,
+    no_supersedes: NoSupersedes = False,
 ) -> None:
     """Find memories: current beliefs first, each with its arc; never calls an LLM."""
     from dcpm_cli import ingest, render
@@ -265,17 +303,21 @@ def recall(
         raise InputError("give a QUERY (or --batch FILE)", 'dcpm recall "what do I eat?"')
     else:
         queries = [query]
-    store = _session(ctx).store_or_none()
+    s = _session(ctx).ablate(no_supersedes)
+    store = s.store_or_none()
     if store is None and batch is None and fmt is OutputFormat.table:
         render.note('nothing stored yet; add something with: dcpm add "..."')
         return
-    embedder = _session(ctx).get_embedder()
+    embedder = s.get_embedder()
+    floor, chains = s.settings.recall_min_similarity, not s.settings.no_supersedes
     for q in queries:
         if store is None:
             result = _empty(q, when)
         else:
-            floor = _session(ctx).settings.recall_min_similarity
-            result = run_recall(store, embedder, q, k=k, kinds=kinds, as_of=when, min_similarity=floor)
+            result = run_recall(
+                store, embedder, q, k=k, kinds=kinds, as_of=when, min_similarity=floor, chains=chains
+            )
+            render.warnings(result.warnings)
         if batch is not None or fmt is OutputFormat.json:
             render.print_json(render.recall_dict(result))
         elif fmt is OutputFormat.prompt:
@@ -378,6 +420,9 @@ def doctor(
 def _llm_outcome(report: Any) -> None:
     from dcpm_cli import render
 
+    if report.interrupted:
+        render.note(f"interrupted: {report.pending} input(s) still pending; `dcpm process` goes on")
+        raise typer.Exit(130)
     if report.llm_error:
         render.note(
             f"extraction pending for {report.pending} input(s): {report.llm_error}. "
@@ -393,8 +438,9 @@ def _llm_outcome(report: Any) -> None:
         raise typer.Exit(EXIT_LLM)
 
 
-def _read_input(text: str | None, file: Path | None) -> tuple[str, str]:
+def _read_input(text: str | None, file: Path | None, kept: Any) -> tuple[str, str]:
     from dcpm_cli import ingest
+    from dcpm_cli.config import dcpm_home
     from dcpm_cli.errors import InputError
 
     if file is not None and text is not None:
@@ -405,30 +451,14 @@ def _read_input(text: str | None, file: Path | None) -> tuple[str, str]:
         if sys.stdin is None or sys.stdin.isatty():
             raise InputError("'-' reads stdin, but nothing is piped in", "cat notes.txt | dcpm add -")
         data = sys.stdin.buffer.read()
+        kept.keep(data, dcpm_home() / "rejected")
         try:
             return data.decode("utf-8"), "stdin"
         except UnicodeDecodeError as e:
-            _keep_rejected(data.decode("utf-8", errors="replace"))
             raise InputError("stdin is not UTF-8 text") from e
     if text is None:
         raise InputError("nothing to add", 'dcpm add "text", dcpm add - (stdin) or dcpm add --file PATH')
     return text, "cli"
-
-
-def _keep_rejected(content: str) -> None:
-    from datetime import UTC, datetime
-
-    if not content.strip():
-        return
-
-    from dcpm_cli import render
-    from dcpm_cli.config import dcpm_home
-
-    folder = dcpm_home() / "rejected"
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"stdin-{datetime.now(UTC):%Y%m%dT%H%M%S%f}.txt"
-    path.write_text(content, encoding="utf-8")
-    render.note(f"what was piped in is kept at {path}")
 
 
 def main() -> None:
@@ -437,4 +467,6 @@ def main() -> None:
 
 from dcpm_cli import cli_bench  # noqa: E402,F401  (registers bench)
 from dcpm_cli import cli_check as _cli_check  # noqa: E402,F401  (registers check)
+from dcpm_cli import cli_control as _cli_control  # noqa: E402,F401  (registers forget, export, import, reembed, backup, config)
 from dcpm_cli import cli_dream as _cli_dream  # noqa: E402,F401  (registers dream, schemas)
+from dcpm_cli import cli_mcp as _cli_mcp  # noqa: E402,F401  (registers mcp)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -15,6 +15,13 @@ bench_app = typer.Typer(
     no_args_is_help=True,
 )
 app.add_typer(bench_app, name="bench")
+
+
+class Ablation(StrEnum):
+    full = "full"
+    no_collision = "no-collision"
+    lite = "lite"
+    no_supersedes = "no-supersedes"
 
 
 class Granularity(StrEnum):
@@ -39,10 +46,10 @@ def longmemeval(
     ctx: typer.Context,
     file: Annotated[Path, typer.Argument(help="A LongMemEval .json or .json.gz file.", show_default=False)],
     limit: Annotated[
-        int | None, typer.Option("--limit", "-n", min=1, help="Only the first N non-abstention questions.")
+        int | None, typer.Option("--limit", "-n", min=1, help="The first N questions (QA counts abstention).")
     ] = None,
     out: Annotated[
-        Path | None, typer.Option("--out", help="Write each question's ranked ids per system as JSONL.")
+        Path | None, typer.Option("--out", help="JSONL per question: ranked ids, or (QA) answer and label.")
     ] = None,
     granularity: Annotated[
         Granularity, typer.Option("--granularity", help="Rank and score sessions or user turns.")
@@ -50,12 +57,36 @@ def longmemeval(
     k: Annotated[
         str, typer.Option("--k", help="Cut-offs, comma-separated (e.g. 1,3,5,10,30,50).")
     ] = "1,3,5,10",
+    qa: Annotated[
+        bool,
+        typer.Option("--qa", help="Question answering: a reader model answers from recall, a judge scores."),
+    ] = False,
+    llm: Annotated[
+        str | None, typer.Option("--llm", help="--qa: the reader (and memory) model (default: the dcpm LLM).")
+    ] = None,
+    judge: Annotated[
+        str | None, typer.Option("--judge", help="--qa: the judge model (default: the reader).")
+    ] = None,
+    per_type: Annotated[
+        int | None, typer.Option("--per-type", min=1, help="--qa: the first N questions of each type.")
+    ] = None,
+    ablation: Annotated[
+        Ablation | None,
+        typer.Option(
+            "--ablation",
+            help="--qa: build memory with the whole system as this row of the paper's ablation "
+            "(default: raw inputs only, no LLM before the reader).",
+        ),
+    ] = None,
 ) -> None:
-    """LongMemEval's retrieval protocol: dcpm's recall vs plain BM25 vs plain dense, per type."""
+    """LongMemEval: retrieval (dcpm's recall vs plain BM25 vs plain dense) or, with --qa, answers."""
     from dcpm_cli import render
     from dcpm_cli.bench import longmemeval as bench
 
     s = _session(ctx)
+    if qa:
+        _qa(s, file, limit, per_type, ablation, llm, judge, out)
+        return
     with render.progress("questions", enabled=True) as bar:
         result = bench.run(
             file, s.get_embedder(), s.settings, limit=limit, granularity=granularity.value,
@@ -64,3 +95,30 @@ def longmemeval(
     typer.echo(bench.report(result))
     if out is not None:
         render.note(f"rankings written to {out}")
+
+
+def _qa(
+    s: Any,
+    file: Path,
+    limit: int | None,
+    per_type: int | None,
+    ablation: Ablation | None,
+    reader_spec: str | None,
+    judge_spec: str | None,
+    out: Path | None,
+) -> None:
+    from dcpm_cli import render
+    from dcpm_cli.bench import qa
+    from dcpm_cli.llm import get_llm
+
+    timeout = s.settings.llm_timeout
+    reader = get_llm(reader_spec or s.settings.llm, timeout=timeout) if reader_spec else s.get_llm()
+    judge = reader if not judge_spec or judge_spec == reader.name else get_llm(judge_spec, timeout=timeout)
+    with render.progress("questions", enabled=True) as bar:
+        result = qa.run_qa(
+            file, s.get_embedder(), s.settings, reader, judge, limit=limit, per_type=per_type,
+            ablation=ablation.value if ablation else None, out=out, progress=bar,
+        )  # fmt: skip
+    typer.echo(qa.report(result))
+    if out is not None:
+        render.note(f"answers and labels written to {out}")

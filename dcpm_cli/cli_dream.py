@@ -75,7 +75,8 @@ def dream(
         typer.Option(
             "--no-supersedes",
             envvar="DCPM_NO_SUPERSEDES",
-            help="Ablation: ignore revision chains (superseded facts are consolidated too).",
+            help="Ablation: no revision chains (superseded facts are consolidated too; the catch-up "
+            "extraction writes no chains).",
             show_default=False,
         ),
     ] = None,
@@ -139,7 +140,7 @@ def dream(
     from dcpm_cli.dream.run import DreamOptions, run_calibration
     from dcpm_cli.dream.run import dream as run_dream
 
-    s = _session(ctx)
+    s = _session(ctx).ablate(bool(no_supersedes))
     if calibrate:
         report = run_calibration(s.store(), s.get_embedder())
         render.calibration(report, as_json=as_json)
@@ -150,7 +151,7 @@ def dream(
         max_seconds=max_seconds,
         core_schemas=core_schemas,
         mode=mode.value if mode else None,
-        no_supersedes=no_supersedes,
+        no_supersedes=s.settings.no_supersedes or no_supersedes,
         eps1=eps1,
         eps2=eps2,
         max_cluster=max_cluster,

@@ -1,11 +1,19 @@
-"""Settings.resolve(): a command-line flag beats a DCPM_* environment variable, which beats the
-config file (`config.toml` in the dcpm home), which beats the default. Read at call time."""
+"""One resolver for every setting: a command-line flag beats a DCPM_* environment variable,
+which beats the config file (`config.toml` in the dcpm home), which beats the default. Read at
+call time, never at import.
+
+Two groups share it: `Settings` (top-level keys of config.toml) and `DreamOptions` (the
+`[dream]` table). Every value is coerced to its type and checked (`CHECKS`); a bad value, or
+a key config.toml does not know, is refused with one clear message (InputError, exit 2).
+`explain()` says where each value came from (`dcpm config show`).
+"""
 
 from __future__ import annotations
 
 import dataclasses
 import os
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
@@ -14,6 +22,7 @@ from dcpm_cli.errors import InputError
 
 DEFAULT_LLM = "ollama:qwen3:4b"
 DEFAULT_EMBEDDER = "minilm"
+MODES = ("full", "no-collision", "lite")
 
 
 def dcpm_home() -> Path:
@@ -37,6 +46,7 @@ class Settings:
     top_k: int = 5  # neighbours given to reconciliation per item
     supersede_attribute_min_cos: float = 0.6  # attribute similarity that still counts as "same"
     recall_min_similarity: float = 0.2  # cosine below which a memory is not "found" (MiniLM)
+    no_supersedes: bool = False  # the paper's ablation: no revision chains written or read
 
     @classmethod
     def env_name(cls, field: str) -> str:
@@ -44,33 +54,162 @@ class Settings:
 
     @classmethod
     def resolve(cls, **flags: Any) -> Settings:
-        """Merge flags (None = not given) over env, config file and defaults."""
-        values: dict[str, Any] = {}
-        config = _read_config_file()
-        for f in fields(cls):
-            if flags.get(f.name) is not None:
-                raw = flags[f.name]
-            elif cls.env_name(f.name) in os.environ:
-                raw = os.environ[cls.env_name(f.name)]
-            elif f.name in config:
-                raw = config[f.name]
-            else:
-                continue
-            values[f.name] = _coerce(f, raw)
-        settings = cls(**values)
-        if not settings.store:
-            settings = dataclasses.replace(settings, store=str(dcpm_home() / "store"))
+        """Merge flags (None = not given) over env, config file and defaults. The [dream]
+        values are checked too: a bad one fails every command, not just the nightly cron run."""
+        settings = _resolve(cls, None, flags)[0]
+        DreamOptions.resolve()
         return settings
 
 
-def _read_config_file() -> dict[str, Any]:
+@dataclass(frozen=True)
+class DreamOptions:
+    """`dcpm dream`'s options (see dream/run.py for what each does)."""
+
+    mode: str = "full"
+    core_schemas: bool = False
+    no_supersedes: bool = False
+    catch_up: bool = True
+    retry_declined: bool = False
+    dry_run: bool = False
+    max_calls: int | None = None
+    max_seconds: float | None = None
+    eps1: float | None = None
+    eps2: float | None = None
+    min_samples: int = 3
+    max_cluster: int = 40
+    theta_beh: float | None = None
+    theta_sem: float | None = None
+    max_group: int = 6
+    dedupe_cos: float = 0.92
+    context_k: int = 5
+    retries: int = 2
+
+    @staticmethod
+    def env_name(name: str) -> str:
+        if name in ("core_schemas", "no_supersedes"):
+            return "DCPM_" + name.upper()
+        return "DCPM_DREAM_" + name.upper()
+
+    @classmethod
+    def resolve(cls, **flags: Any) -> DreamOptions:
+        """Flags (None = not given) over DCPM_* variables, the config file's [dream] table,
+        and the defaults."""
+        return _resolve(cls, "dream", flags)[0]
+
+    @property
+    def sweeps(self) -> bool:
+        """Phase 3 runs only in full mode and with the explicit opt-in."""
+        return self.mode == "full" and self.core_schemas
+
+
+SECTIONS: dict[str | None, type] = {None: Settings, "dream": DreamOptions}
+
+
+def _between(lo: float, hi: float) -> tuple[Callable[[Any], bool], str]:
+    return (lambda v: lo <= v <= hi), f"between {lo:g} and {hi:g}"
+
+
+def _at_least(lo: float) -> tuple[Callable[[Any], bool], str]:
+    return (lambda v: v >= lo), f"at least {lo:g}"
+
+
+_POSITIVE = ((lambda v: v > 0), "greater than 0")
+_COSINE = _between(-1, 1)
+_RADIUS = ((lambda v: 0 < v < 2), "between 0 and 2 (a cosine distance)")
+
+# config key → (test, what a valid value is). None values (not set) are never checked.
+CHECKS: dict[str, tuple[Callable[[Any], bool], str]] = {
+    "embedder": ((lambda v: bool(v.strip())), "a name such as minilm"),
+    "llm": ((lambda v: bool(v.strip())), "a name such as ollama:qwen3:4b"),
+    "llm_timeout": _POSITIVE,
+    "llm_retries": _between(0, 20),
+    "history_window": _between(0, 1000),
+    "top_k": _between(1, 100),
+    "supersede_attribute_min_cos": _COSINE,
+    "recall_min_similarity": _COSINE,
+    "dream.mode": ((lambda v: v in MODES), "one of " + ", ".join(MODES)),
+    "dream.max_calls": _at_least(0),
+    "dream.max_seconds": _at_least(0),
+    "dream.eps1": _RADIUS,
+    "dream.eps2": _RADIUS,
+    "dream.min_samples": _between(1, 1000),
+    "dream.max_cluster": _at_least(3),
+    "dream.theta_beh": _COSINE,
+    "dream.theta_sem": _COSINE,
+    "dream.max_group": _between(2, 1000),
+    "dream.dedupe_cos": _COSINE,
+    "dream.context_k": _between(0, 100),
+    "dream.retries": _between(0, 20),
+}
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """One setting as resolved: its value and where it came from."""
+
+    key: str  # as in config.toml: "top_k", "dream.eps1"
+    value: Any
+    source: str  # flag | env | file | default
+    env: str
+
+
+def explain(**flags: Any) -> list[Resolved]:
+    """Every setting of every group, resolved, with its source (flags: the general ones)."""
+    out: list[Resolved] = []
+    for section in SECTIONS:
+        out += _resolve(SECTIONS[section], section, flags if section is None else {})[1]
+    return out
+
+
+def _resolve(cls: Any, section: str | None, flags: dict[str, Any]) -> tuple[Any, list[Resolved]]:
+    config = read_config()
+    table = config.get(section, {}) if section else config
+    values: dict[str, Any] = {}
+    sources: list[Resolved] = []
+    for f in fields(cls):
+        key, env = (f"{section}.{f.name}" if section else f.name), cls.env_name(f.name)
+        if flags.get(f.name) is not None:
+            raw, source = flags[f.name], "flag"
+        elif env in os.environ:
+            raw, source = os.environ[env], "env"
+        elif f.name in table:
+            raw, source = table[f.name], "file"
+        else:
+            sources.append(Resolved(key, f.default, "default", env))
+            continue
+        values[f.name] = _checked(key, _coerce(f, raw, key, env, source), env, source)
+        sources.append(Resolved(key, values[f.name], source, env))
+    obj = cls(**values)
+    if cls is Settings and not obj.store:
+        obj = dataclasses.replace(obj, store=str(dcpm_home() / "store"))
+        sources = [dataclasses.replace(r, value=obj.store) if r.key == "store" else r for r in sources]
+    return obj, sources
+
+
+def read_config() -> dict[str, Any]:
+    """config.toml, checked: every key must be a known setting."""
     path = dcpm_home() / "config.toml"
     if not path.exists():
         return {}
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
+        config = tomllib.loads(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
         raise InputError(f"cannot read {path}: {e}", "fix or remove the config file") from e
+    for section, cls in SECTIONS.items():
+        table = config.get(section, {}) if section else config
+        if section and not isinstance(table, dict):
+            raise InputError(
+                f"{path}: {section} must be a table", f"a line [{section}], then key = value lines"
+            )
+        known = {f.name for f in fields(cls)} | ({s for s in SECTIONS if s} if section is None else set())
+        unknown = sorted(set(table) - known)
+        if unknown:
+            where = f"the {section} table of {path}" if section else str(path)
+            raise InputError(
+                f"unknown setting {', '.join(map(repr, unknown))} in {where}",
+                "known: " + ", ".join(sorted(known)),
+            )
+    return config
 
 
 def parse_value(raw: Any, kind: str) -> Any:
@@ -86,18 +225,36 @@ def parse_value(raw: Any, kind: str) -> Any:
             return False
         raise ValueError(raw)
     if kind.startswith("int"):
+        if isinstance(raw, float) and not raw.is_integer():
+            raise ValueError(raw)
         return int(raw)
     if kind.startswith("float"):
         return float(raw)
     return str(raw)
 
 
-def _coerce(f: dataclasses.Field, raw: Any) -> Any:
-    kind = type(f.default).__name__
+_FROM = {"flag": "the command line", "env": "the environment", "file": "config.toml"}
+
+
+def _coerce(f: dataclasses.Field, raw: Any, key: str, env: str, source: str) -> Any:
+    kind = f.type if isinstance(f.type, str) else getattr(f.type, "__name__", "str")
     try:
         return parse_value(raw, kind)
     except (TypeError, ValueError) as e:
         raise InputError(
-            f"setting {f.name!r} must be a {kind}, got {raw!r}",
-            f"check --{f.name.replace('_', '-')}, {Settings.env_name(f.name)} or config.toml",
+            f"setting {key!r} must be a {kind.split(' ')[0]}, got {raw!r} (from {_FROM[source]})",
+            _hint(key, env),
         ) from e
+
+
+def _checked(key: str, value: Any, env: str, source: str) -> Any:
+    test, valid = CHECKS.get(key, (lambda v: True, ""))
+    if value is not None and not test(value):
+        message = f"setting {key!r} must be {valid}, got {value!r} (from {_FROM[source]})"
+        raise InputError(message, _hint(key, env))
+    return value
+
+
+def _hint(key: str, env: str) -> str:
+    flag = "--" + key.rsplit(".", 1)[-1].replace("_", "-")
+    return f"check {flag}, {env} or {key} in config.toml"

@@ -26,6 +26,11 @@ class StoreError(DcpmError):
     exit_code = 4
 
 
+class TextSearchFailed(StoreError):
+    """Full-text (BM25) search failed, e.g. a damaged index: recall goes on with vectors only
+    and says so."""
+
+
 class StoreMissing(StoreError):
     """There is no store yet at the configured location."""
 

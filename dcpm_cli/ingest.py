@@ -8,6 +8,7 @@ from datetime import UTC, date, datetime
 from enum import StrEnum
 from pathlib import Path
 
+from dcpm_cli import ingest_exports
 from dcpm_cli.errors import InputError
 from dcpm_cli.models import RawInput, utcnow
 
@@ -19,23 +20,42 @@ class Format(StrEnum):
     text = "text"
     jsonl = "jsonl"
     markdown = "markdown"
+    chatgpt = "chatgpt"  # the ChatGPT data export (conversations.json); see ingest_exports.py
+    claude = "claude"  # the Claude data export (conversations.json)
+    notes = "notes"  # a folder of Markdown daily notes (--file DIR)
+
+
+# Times dcpm accepts: far enough from datetime's limits (years 1 and 9999) that no later step
+# (a day's window back, a time zone) can overflow.
+EARLIEST = datetime(1000, 1, 1, tzinfo=UTC)
+LATEST = datetime(9000, 1, 1, tzinfo=UTC)
 
 
 def parse_time(value: str | float | int, what: str = "time") -> datetime:
     """ISO date or datetime (naive = UTC; a bare date = noon UTC), or Unix seconds."""
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        return datetime.fromtimestamp(float(value), UTC)
-    if isinstance(value, str):
-        s = value.strip()
-        try:
+    when = _read_time(value)
+    if when is None:
+        hint = "use an ISO date like 2026-03-01 or 2026-03-01T18:30"
+        raise InputError(f"cannot read {what} {value!r}", hint)
+    if not EARLIEST <= when < LATEST:
+        raise InputError(f"{what} {value!r} is out of range", "give a time between the years 1000 and 9000")
+    return when
+
+
+def _read_time(value: object) -> datetime | None:
+    try:
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            return datetime.fromtimestamp(float(value), UTC)  # NaN, inf, 1e20: ValueError etc.
+        if isinstance(value, str):
+            s = value.strip()
             if re.fullmatch(r"\d{4}-\d{2}-\d{2}", s):
                 d = date.fromisoformat(s)
                 return datetime(d.year, d.month, d.day, 12, tzinfo=UTC)
             dt = datetime.fromisoformat(s.replace("Z", "+00:00"))
-            return dt if dt.tzinfo else dt.replace(tzinfo=UTC)
-        except ValueError:
-            pass
-    raise InputError(f"cannot read {what} {value!r}", "use an ISO date like 2026-03-01 or 2026-03-01T18:30")
+            return (dt if dt.tzinfo else dt.replace(tzinfo=UTC)).astimezone(UTC)
+    except (ValueError, OverflowError, OSError):
+        return None
+    return None
 
 
 _HEADING = re.compile(r"^(#{1,3})\s+(.*?)\s*#*\s*$")
@@ -56,38 +76,50 @@ def _heading_date(title: str) -> datetime | None:
     if m:
         return parse_time(m.group(0).replace(" ", "T"))
     cleaned = re.sub(r"^(mon|tue|wed|thu|fri|sat|sun)[a-z]*,?\s+", "", title.strip(), flags=re.I)
-    for fmt in _DATE_FORMATS:
-        try:
-            d = datetime.strptime(cleaned, fmt)
-        except ValueError:
-            continue
-        return datetime(d.year, d.month, d.day, 12, tzinfo=UTC)
+    words = cleaned.split()
+    for head in dict.fromkeys([cleaned, " ".join(words[:3])]):  # a date, or a date and a title
+        for fmt in _DATE_FORMATS:
+            try:
+                d = datetime.strptime(head, fmt)
+            except ValueError:
+                continue
+            return datetime(d.year, d.month, d.day, 12, tzinfo=UTC)
     return None
 
 
 def parse_markdown(text: str, *, session: str, source: str, at: datetime | None) -> list[RawInput]:
-    """One input per dated heading; undated headings stay inside the entry they follow."""
+    """One input per dated heading, the heading line included; undated headings stay inside
+    the entry they follow. Every character lands in some input: text before the first dated
+    heading is an input of its own dated like the first entry (or `at`), unless it is only
+    headings (a title), which then open the first entry."""
     entries: list[tuple[datetime | None, list[str]]] = [(None, [])]
     for line in text.splitlines():
         m = _HEADING.match(line)
         when = _heading_date(m.group(2)) if m else None
         if when is not None:
             entries.append((when, []))
-        elif not (m and entries[-1][0] is None and not any(x.strip() for x in entries[-1][1])):
-            entries[-1][1].append(line)  # a title before any entry is not content
+        entries[-1][1].append(line)
+    preamble = entries.pop(0)[1]
+    if entries and all(_HEADING.match(x) or not x.strip() for x in preamble):
+        entries[0] = (entries[0][0], [*preamble, *entries[0][1]])  # a title opens the first entry
+    elif any(x.strip() for x in preamble):
+        entries.insert(0, (None, preamble))
+    first_date = next((when for when, _ in entries if when is not None), None)
     out = []
     for i, (when, lines) in enumerate(entries):
         body = "\n".join(lines).strip()
-        if body:
-            out.append(
-                RawInput(
-                    text=body,
-                    session=session,
-                    source=source,
-                    said_at=when or at or utcnow(),
-                    position="" if when or at else f"{source}#{i}",
-                )
+        if not body:
+            continue
+        said = when or at or first_date
+        out.append(
+            RawInput(
+                text=body,
+                session=session,
+                source=source,
+                said_at=said or utcnow(),
+                position="" if said else f"{source}#{i}",
             )
+        )
     return out
 
 
@@ -148,6 +180,15 @@ def parse(
     """Inputs from one text in the given (or detected) format."""
     if not text.strip():
         raise InputError("nothing to add: the input is empty")
+    if "\x00" in text:
+        line = text.count("\n", 0, text.index("\x00")) + 1
+        raise InputError(f"{source} holds a NUL byte (line {line}): it looks binary, not text")
+    if fmt is Format.auto and (export := ingest_exports.detect_text(text)):
+        fmt = Format(export)
+    if fmt in (Format.chatgpt, Format.claude):
+        return ingest_exports.parse_export(text, fmt.value, source=source)
+    if fmt is Format.notes:
+        raise InputError("--format notes reads a folder: dcpm add --file DIR --format notes")
     if fmt is Format.auto:
         fmt = (
             Format.jsonl

@@ -51,9 +51,17 @@ class LLM(Protocol):
         ...
 
 
-def structured(llm: LLM, messages: list[dict[str, str]], model: type[M], *, retries: int = 2) -> M:
-    """Ask for a reply validated as `model`; on an invalid reply, say why and ask again."""
-    schema = model.model_json_schema()
+def structured(
+    llm: LLM,
+    messages: list[dict[str, str]],
+    model: type[M],
+    *,
+    retries: int = 2,
+    schema: dict[str, Any] | None = None,
+) -> M:
+    """Ask for a reply validated as `model` (sent as `schema`, by default the model's own JSON
+    schema); on an invalid reply, say why and ask again."""
+    schema = schema or model.model_json_schema()
     convo = list(messages)
     last_error = ""
     for _ in range(retries + 1):
@@ -90,8 +98,10 @@ def _short_validation_error(e: ValidationError) -> str:
 
 
 @contextlib.contextmanager
-def ollama_errors(model: str) -> Iterator[None]:
-    """Translate the ollama client's and httpx's failures into dcpm errors."""
+def ollama_errors(model: str, timeout: float | None = None) -> Iterator[None]:
+    """Translate the ollama client's and httpx's failures into dcpm errors. Only a failed
+    connection (or a server that cannot serve the model) reads as "unavailable"; a slow model is
+    called slow, and a reply the client cannot read fails this call, not the batch."""
     import httpx
     import ollama
 
@@ -101,7 +111,11 @@ def ollama_errors(model: str) -> Iterator[None]:
     except ConnectionError as e:
         raise LLMUnavailable("cannot reach the Ollama server", hint) from e
     except httpx.TimeoutException as e:
-        raise LLMUnavailable("the Ollama server did not answer in time", "raise --llm-timeout") from e
+        waited = f" after {timeout:g} s" if timeout else ""
+        raise LLMUnavailable(
+            f"{model} timed out{waited}: the model is slow (the server is up)",
+            "raise --llm-timeout (DCPM_LLM_TIMEOUT), or use a smaller model",
+        ) from e
     except httpx.TransportError as e:
         raise LLMUnavailable(f"Ollama connection failed: {e}", hint) from e
     except ollama.ResponseError as e:
@@ -112,14 +126,24 @@ def ollama_errors(model: str) -> Iterator[None]:
         if e.status_code >= 500 or e.status_code == -1:
             raise LLMUnavailable(f"Ollama failed: {e.error}", "check the Ollama server's log") from e
         raise LLMError(f"Ollama refused the request: {e.error}", None) from e
-    except ValueError as e:  # a 200 whose body is not an Ollama response (a proxy page, another service)
-        raise LLMUnavailable(
-            "the server at OLLAMA_HOST did not answer like Ollama", "check OLLAMA_HOST points at Ollama"
+    except (ValueError, AttributeError, TypeError) as e:
+        # A 200 whose body the client cannot read (a proxy page, another service, a truncated
+        # body): this call failed; the next input may well succeed.
+        raise LLMBadReply(
+            f"the server at OLLAMA_HOST did not answer like Ollama ({type(e).__name__})",
+            "check OLLAMA_HOST points at Ollama",
         ) from e
 
 
 class OllamaLLM:
-    """A model served by Ollama, through the official client."""
+    """A model served by Ollama, through the official client.
+
+    A reply cut off at the token limit (`done_reason == "length"`) is asked for again with a
+    larger budget (`num_predict`), up to `MAX_PREDICT`; asking again with the same budget
+    would be cut off at the same place."""
+
+    FIRST_LARGER_PREDICT = 2048
+    MAX_PREDICT = 8192
 
     def __init__(self, model: str, *, host: str | None = None, timeout: float = 120.0) -> None:
         import ollama
@@ -127,16 +151,39 @@ class OllamaLLM:
         self.model = model
         self.name = f"ollama:{model}"
         self.usage = Usage()
+        self.timeout = timeout
         self._client = ollama.Client(host=host, timeout=timeout)
         self._think: bool | None = False  # thinking off; None once the model says it has none
 
     def chat(self, messages: list[dict[str, str]], *, schema: dict[str, Any] | None = None) -> Reply:
+        budget: int | None = None  # the server's default first
+        while True:
+            resp = self._chat_once(messages, schema, budget)
+            reply = Reply(
+                content=resp.message.content or "",
+                prompt_tokens=int(resp.prompt_eval_count or 0),
+                completion_tokens=int(resp.eval_count or 0),
+            )
+            self.usage.add(Usage(1, reply.prompt_tokens, reply.completion_tokens))
+            if resp.done_reason != "length" or budget == self.MAX_PREDICT:
+                return reply
+            budget = min(
+                max(2 * reply.completion_tokens, 2 * (budget or 0), self.FIRST_LARGER_PREDICT),
+                self.MAX_PREDICT,
+            )
+
+    def _chat_once(
+        self, messages: list[dict[str, str]], schema: dict[str, Any] | None, budget: int | None
+    ) -> Any:
         import ollama
 
-        kwargs: dict[str, Any] = {"options": {"temperature": 0}}
+        options: dict[str, Any] = {"temperature": 0}
+        if budget is not None:
+            options["num_predict"] = budget
+        kwargs: dict[str, Any] = {"options": options}
         if schema is not None:
             kwargs["format"] = schema
-        with ollama_errors(self.model):
+        with ollama_errors(self.model, self.timeout):
             try:
                 resp = self._client.chat(model=self.model, messages=messages, think=self._think, **kwargs)
             except ollama.ResponseError as e:
@@ -144,13 +191,8 @@ class OllamaLLM:
                     raise
                 self._think = None  # a model without a thinking mode rejects the flag
                 resp = self._client.chat(model=self.model, messages=messages, **kwargs)
-        reply = Reply(
-            content=resp.message.content or "",
-            prompt_tokens=int(resp.prompt_eval_count or 0),
-            completion_tokens=int(resp.eval_count or 0),
-        )
-        self.usage.add(Usage(1, reply.prompt_tokens, reply.completion_tokens))
-        return reply
+            resp.message.content  # noqa: B018  (a body without a message fails here, inside the guard)
+        return resp
 
 
 @dataclass

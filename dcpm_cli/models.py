@@ -180,6 +180,7 @@ class AddReport:
     completion_tokens: int = 0
     llm_error: str = ""
     repaired: str = ""  # what finishing writes a crash cut short did first
+    interrupted: bool = False  # Ctrl-C: what is above was done; the rest stays pending
     raw_ids: list[str] = field(default_factory=list)
     outcomes: list[InputOutcome] = field(default_factory=list)
 
@@ -221,6 +222,8 @@ class Recall:
     hits: list[Hit]
     as_of: datetime | None = None
     nodes: list[Node] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)  # e.g. full-text search failed
+    stale_nodes: set[str] = field(default_factory=set)  # every piece of evidence since superseded
 
 
 @dataclass

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from dcpm_cli.errors import InputError
+from dcpm_cli.errors import InputError, TextSearchFailed
 from dcpm_cli.models import FAILED, ITEM_KINDS, NO_ITEMS, PENDING, Event, Hit, MemoryItem, RawInput, Recall
 
 if TYPE_CHECKING:
@@ -55,17 +55,20 @@ def recall(
     kinds: list[str] | None = None,
     as_of: datetime | None = None,
     min_similarity: float = MIN_SIMILARITY,
+    chains: bool = True,
 ) -> Recall:
     """The k best memories for `query`: current beliefs (or those valid at `as_of`) first.
     A memory counts as found when its text shares words with the query or its cosine
-    similarity reaches `min_similarity`: a query about nothing stored finds nothing."""
+    similarity reaches `min_similarity`: a query about nothing stored finds nothing.
+    `chains=False` is the no-supersedes ablation: every item stands alone, no arcs."""
     vector = embedder.embed([query])[0]
     depth = max(4 * k, 20)
     item_kinds = [x for x in (kinds or ITEM_KINDS) if x in ITEM_KINDS]
     want_raw = not kinds or "raw" in kinds
 
-    rows, own = _search(store, vector, query, depth, item_kinds, want_raw, min_similarity)
-    context = _passage_context(store, vector, query, depth, as_of, min_similarity)
+    warnings: list[str] = []
+    rows, own = _search(store, vector, query, depth, item_kinds, want_raw, min_similarity, warnings)
+    context = _passage_context(store, vector, query, depth, as_of, min_similarity, warnings)
     found: dict[Key, MemoryItem | RawInput] = {}
     scores: dict[Key, float] = {}
     for key, row in rows.items():
@@ -81,10 +84,23 @@ def recall(
         # An input can be found through its passage alone (the answer is in the next turn).
         for raw_id, score in context.items():
             scores.setdefault(("raw", raw_id), score)
-    out = _best_hits(store, scores, rows, found, k, as_of)
-    _attach_nodes(store, out)
+    out = _best_hits(store, scores, rows, found, k, as_of, chains)
+    stale = _attach_nodes(store, out, chains=chains)
     nodes = {n.id: n for h in out for n in h.nodes}
-    return Recall(query=query, hits=out, as_of=as_of, nodes=list(nodes.values()))
+    return Recall(
+        query=query, hits=out, as_of=as_of, nodes=list(nodes.values()), warnings=warnings, stale_nodes=stale
+    )
+
+
+def _text_search(
+    store: Store, warnings: list[str], collection: str, query: str, k: int, **filters: Any
+) -> list[tuple[dict[str, Any], float]]:
+    """BM25 hits, or none with a warning: a failure must not pass for "no word matched"."""
+    try:
+        return store.text_search(collection, query, k, **filters)
+    except TextSearchFailed as e:
+        warnings.append(f"{e.message}: these results come from vector search only ({e.hint})")
+        return []
 
 
 def _search(
@@ -95,6 +111,7 @@ def _search(
     item_kinds: list[str],
     want_raw: bool,
     min_similarity: float,
+    warnings: list[str],
 ) -> tuple[dict[Key, dict[str, Any]], dict[Key, float]]:
     """Rows found by vector or BM25 search over items and raw inputs, and their fused scores."""
     rows: dict[Key, dict[str, Any]] = {}
@@ -111,11 +128,11 @@ def _search(
 
     if item_kinds:
         take("items", store.vector_search("items", vector, depth, kinds=item_kinds), dense)
-        take("items", store.text_search("items", query, depth, kinds=item_kinds), lexical)
+        take("items", _text_search(store, warnings, "items", query, depth, kinds=item_kinds), lexical)
     if want_raw:
         # Inputs not extracted yet are memory too: dcpm is useful before any LLM has run.
         take("raw", store.vector_search("raw", vector, depth, **RAW_SEARCHED), dense)
-        take("raw", store.text_search("raw", query, depth, **RAW_SEARCHED), lexical)
+        take("raw", _text_search(store, warnings, "raw", query, depth, **RAW_SEARCHED), lexical)
     return rows, _fuse(dense, lexical)
 
 
@@ -126,6 +143,7 @@ def _best_hits(
     found: dict[Key, MemoryItem | RawInput],
     k: int,
     as_of: datetime | None,
+    chains: bool = True,
 ) -> list[Hit]:
     """The k best-scored candidates as hits; raw inputs become objects only when they get
     there (those found through a passage alone are read from the store, a few at a time)."""
@@ -142,7 +160,7 @@ def _best_hits(
             read.update(batch)
             _read_inputs(store, batch, rows, found)
         obj = found.get(key)
-        hit = _hit(store, obj, scores[key], as_of, seen_chains) if obj is not None else None
+        hit = _hit(store, obj, scores[key], as_of, seen_chains, chains) if obj is not None else None
         if hit is not None:
             out.append(hit)
     return out
@@ -161,7 +179,13 @@ def _fuse(dense: dict[K, float], lexical: dict[K, float]) -> dict[K, float]:
 
 
 def _passage_context(
-    store: Store, vector: np.ndarray, query: str, depth: int, as_of: datetime | None, min_similarity: float
+    store: Store,
+    vector: np.ndarray,
+    query: str,
+    depth: int,
+    as_of: datetime | None,
+    min_similarity: float,
+    warnings: list[str],
 ) -> dict[str, float]:
     """Raw input id → the fused score of the best passage that holds it."""
     passages = {}
@@ -169,7 +193,7 @@ def _passage_context(
     lexical: dict[str, float] = {}
     for into, hits in (
         (dense, store.vector_search("passages", vector, depth)),
-        (lexical, store.text_search("passages", query, depth)),
+        (lexical, _text_search(store, warnings, "passages", query, depth)),
     ):
         for row, score in hits:
             if into is dense and score < min_similarity:
@@ -201,7 +225,12 @@ def _read_inputs(
 
 
 def _hit(
-    store: Store, found: MemoryItem | RawInput, score: float, as_of: datetime | None, seen: set[str]
+    store: Store,
+    found: MemoryItem | RawInput,
+    score: float,
+    as_of: datetime | None,
+    seen: set[str],
+    chains: bool = True,
 ) -> Hit | None:
     if isinstance(found, RawInput):
         raw = found
@@ -209,7 +238,8 @@ def _hit(
             return None
         return Hit("raw", raw.id, raw.text, raw.said_at, score, [raw.id], raw_ids=[raw.id])
     item = found
-    chain = store.chain(item.id) if (item.supersedes or item.superseded_by) else [item]
+    linked = chains and (item.supersedes or item.superseded_by)
+    chain = store.chain(item.id) if linked else [item]
     root = chain[0].id
     if root in seen:  # a superseded state never shows up as a separate, stale hit
         return None
@@ -218,7 +248,7 @@ def _hit(
     if state is None:
         return None
     return Hit(
-        kind=state.kind, id=state.id, text=state.text, when=state.event_at, score=score,
+        kind=state.kind, id=state.id, text=_text_at(store, state, as_of), when=state.event_at, score=score,
         matched=[item.id], chain=chain, raw_ids=state.raw_ids, topic=state.topic,
     )  # fmt: skip
 
@@ -231,17 +261,61 @@ def _state_at(chain: list[MemoryItem], as_of: datetime | None) -> MemoryItem | N
     return valid[-1] if valid else None
 
 
-def _attach_nodes(store: Store, hits: list[Hit]) -> None:
-    """Schema, intention and core-schema nodes whose evidence edges hold the hits' facts."""
-    fact_ids = {c.id: h for h in hits for c in h.chain}
-    by_node = store.nodes_with_evidence(list(fact_ids))
-    nodes = store.get_nodes(list(by_node))
+def _text_at(store: Store, state: MemoryItem, as_of: datetime | None) -> str:
+    """The state's text as it read at `as_of`: an UPDATE said later (by the time of the input
+    it came from) had not happened yet, and the event log keeps the text before it."""
+    if as_of is None or state.updated_at <= state.created_at:
+        return state.text  # never updated
+    updates = [e for e in store.events_for(state.id) if e.op == "UPDATE" and e.item_id == state.id]
+    sources = store.get_raw(sorted({e.raw_id for e in updates if e.raw_id}))
+    later = [
+        (sources[e.raw_id].said_at if e.raw_id in sources else e.at, e.at, e)
+        for e in updates
+        if (sources[e.raw_id].said_at if e.raw_id in sources else e.at) > as_of
+    ]
+    if not later:
+        return state.text
+    return min(later, key=lambda x: (x[0], x[1]))[2].previous_text
+
+
+def _attach_nodes(store: Store, hits: list[Hit], *, chains: bool = True) -> set[str]:
+    """Graph nodes reached from the hits: schemas and intentions whose evidence edges hold a
+    hit's facts (any state of its arc), then the core schemas those schemas are members of.
+    Returns the ids of stale nodes: every evidence fact superseded (for a core schema: every
+    member stale), so the pattern rests only on beliefs the user has since changed. Without
+    `chains` (the no-supersedes ablation) nothing is stale."""
+    fact_hits: dict[str, list[Hit]] = {}
+    for h in hits:
+        for c in h.chain:
+            fact_hits.setdefault(c.id, []).append(h)
+    by_node = store.nodes_with_evidence(list(fact_hits))
+    if not by_node:
+        return set()
+    reached: dict[str, list[Hit]] = {}
     for node_id, facts in by_node.items():
-        node = nodes.get(node_id)
-        if node is None:
-            continue
-        for hit in {id(fact_ids[f]): fact_ids[f] for f in facts}.values():
-            hit.nodes.append(node)
+        reached[node_id] = list({id(h): h for f in facts for h in fact_hits[f]}.values())
+    cores = store.members_for(schemas=list(reached))
+    for core, members in cores.items():
+        reached[core] = list({id(h): h for m in members for h in reached.get(m, [])}.values())
+    nodes = store.get_nodes(list(reached))
+    for node_id, node_hits in reached.items():
+        if node_id in nodes:
+            for hit in node_hits:
+                hit.nodes.append(nodes[node_id])
+    return stale_nodes(store, list(by_node), cores) if chains else set()
+
+
+def stale_nodes(store: Store, node_ids: list[str], cores: dict[str, list[str]]) -> set[str]:
+    """Of these schemas/intentions and these cores (→ all their members), the stale ones."""
+    evidence = store.evidence_for(node_ids)
+    superseded = store.superseded_ids(sorted({f for fs in evidence.values() for f in fs}))
+    stale = {n for n, fs in evidence.items() if fs and all(f in superseded for f in fs)}
+    # A member not reached from the hits may be stale too: ask for those a core needs.
+    others = sorted({m for ms in cores.values() for m in ms} - set(node_ids))
+    if others:
+        stale |= stale_nodes(store, others, {})
+    stale |= {core for core, members in cores.items() if members and all(m in stale for m in members)}
+    return stale
 
 
 # -- history, show, stats ------------------------------------------------------------------

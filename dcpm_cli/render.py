@@ -36,13 +36,21 @@ def print_json(obj: Any) -> None:
 
 
 def error(message: str, hint: str | None = None) -> None:
-    err.print(f"[bold red]error:[/] {message}", markup=True, highlight=False)
+    from rich.markup import escape  # "[dream]" in a message is text, not a style
+
+    err.print(f"[bold red]error:[/] {escape(message)}", markup=True, highlight=False)
     if hint:
-        err.print(f"[dim]hint:[/] {hint}", markup=True)
+        err.print(f"[dim]hint:[/] {escape(hint)}", markup=True)
 
 
 def note(message: str) -> None:
     err.print(message, markup=False)
+
+
+def warnings(lines: list[str]) -> None:
+    """Something went wrong but the command still did its job: said on stderr, once each."""
+    for line in dict.fromkeys(lines):
+        err.print(f"warning: {line}", markup=False)
 
 
 @contextlib.contextmanager
@@ -73,6 +81,7 @@ def add_report(report: Any, *, as_json: bool, verb: str = "stored") -> None:
     if as_json:
         data = report.to_dict()
         data.pop("outcomes", None)
+        data["rejected"] = [r for o in report.outcomes for r in o.rejected]  # LLM decisions refused
         print_json(data)
         return
     parts = [f"{verb} {report.stored} input{'s' if report.stored != 1 else ''}"] if verb == "stored" else []
@@ -103,7 +112,12 @@ def _day(d: Any) -> str:
     return f"{d:%Y-%m-%d}" if d else "----------"
 
 
-def hit_dict(hit: Any, *, arc: bool = True) -> dict[str, Any]:
+def node_dict(node: Any, stale: set[str]) -> dict[str, Any]:
+    d = {"id": node.id, "kind": node.kind, "text": node.text, "domain": node.domain}
+    return {**d, "stale": node.id in stale}
+
+
+def hit_dict(hit: Any, *, arc: bool = True, stale: set[str] | None = None) -> dict[str, Any]:
     """The JSON shape of one recall hit (documented in the README)."""
     d: dict[str, Any] = {
         "id": hit.id,
@@ -120,7 +134,7 @@ def hit_dict(hit: Any, *, arc: bool = True) -> dict[str, Any]:
         ]
         if arc
         else [],
-        "nodes": [{"id": n.id, "kind": n.kind, "text": n.text, "domain": n.domain} for n in hit.nodes],
+        "nodes": [node_dict(n, stale or set()) for n in hit.nodes],
     }
     return d
 
@@ -129,8 +143,8 @@ def recall_dict(result: Any) -> dict[str, Any]:
     return {
         "query": result.query,
         "as_of": result.as_of.isoformat() if result.as_of else None,
-        "hits": [hit_dict(h) for h in result.hits],
-        "nodes": [{"id": n.id, "kind": n.kind, "text": n.text, "domain": n.domain} for n in result.nodes],
+        "hits": [hit_dict(h, stale=result.stale_nodes) for h in result.hits],
+        "nodes": [node_dict(n, result.stale_nodes) for n in result.nodes],
     }
 
 
@@ -156,14 +170,21 @@ def recall_table(result: Any, *, arc: bool) -> None:
                 style = "bold" if c.id == hit.id else "dim"
                 out.print(Text(f"    {mark} {_day(c.event_at)}  {c.text}  {c.id}", style=style))
         for node in hit.nodes:
-            out.print(Text(f"      {node.kind}: {node.text}  {node.id}", style="magenta"))
+            if node.id in result.stale_nodes:  # its evidence has all been superseded
+                out.print(Text(f"      {node.kind} (stale): {node.text}  {node.id}", style="dim"))
+            else:
+                out.print(Text(f"      {node.kind}: {node.text}  {node.id}", style="magenta"))
 
 
 def recall_prompt(result: Any) -> None:
     """A compact context block to pipe into an LLM."""
+    sys.stdout.write(recall_prompt_text(result))
+
+
+def recall_prompt_text(result: Any) -> str:
+    """What `recall --format prompt` prints (the QA bench gives the same text to its reader)."""
     if not result.hits:
-        sys.stdout.write(f"No stored memory matches: {result.query}\n")
-        return
+        return f"No stored memory matches: {result.query}\n"
     when = f" as of {result.as_of:%Y-%m-%d}" if result.as_of else ""
     lines = [f"Relevant memory about the user{when} (current beliefs; earlier states in brackets):"]
     for hit in result.hits:
@@ -173,8 +194,9 @@ def recall_prompt(result: Any) -> None:
         arc = "; ".join(f"{c.event_at:%Y-%m-%d}: {c.text}" for c in earlier)
         lines.append(f"- ({label}, {hit.when:%Y-%m-%d}) {text}" + (f" [earlier: {arc}]" if arc else ""))
     for node in result.nodes:
-        lines.append(f"- ({node.kind.replace('_', ' ')}) {node.text}")
-    sys.stdout.write("\n".join(lines) + "\n")
+        stale = ", stale: its evidence has since changed" if node.id in result.stale_nodes else ""
+        lines.append(f"- ({node.kind.replace('_', ' ')}{stale}) {node.text}")
+    return "\n".join(lines) + "\n"
 
 
 def arc_dict(arc: list[Any]) -> dict[str, Any]:
@@ -258,6 +280,7 @@ def detail(d: dict[str, Any]) -> None:
             out.print(Text(f"from {r.id} ({_day(r.said_at)}, {r.role}): {r.text}"))
         for e in d["events"]:
             extra = f"; before: {e.previous_text}" if e.previous_text else ""
+            extra += f"; {e.detail}" if e.detail else ""
             out.print(
                 Text(
                     f"{_day(e.at)} {e.op} {e.item_id}{' ← ' + e.target_id if e.target_id else ''}{extra}",
@@ -488,7 +511,8 @@ def schemas(overview: dict[str, Any], *, as_json: bool) -> None:
         branch = root.add(Text(title, "bold"))
         if kind == "core_schema":
             for n in of_kind:
-                core = branch.add(Text(f"{n['text']}  ({n['id']}, {n['domain'] or '-'})", "magenta"))
+                stale = ", stale" if n.get("stale") else ""
+                core = branch.add(Text(f"{n['text']}  ({n['id']}, {n['domain'] or '-'}{stale})", "magenta"))
                 for m in n["members"]:
                     info = overview["member_text"].get(m, {})
                     core.add(Text(f"{info.get('domain') or '-'}: {info.get('text', '(missing)')}  ({m})"))
@@ -498,7 +522,8 @@ def schemas(overview: dict[str, Any], *, as_json: bool) -> None:
             d = n["domain"] or "-"
             if d not in domains:
                 domains[d] = branch.add(Text(d, "cyan"))
-            domains[d].add(Text(f"{n['text']}  ({n['id']}, {n['evidence']} facts)"))
+            stale = ", stale" if n.get("stale") else ""
+            domains[d].add(Text(f"{n['text']}  ({n['id']}, {n['evidence']} facts{stale})"))
     _print_tree(root)
     for link in overview["links"][:20]:
         out.print(Text(f"{link['src']} {link['relation']} {link['dst']}", "dim"))
@@ -518,3 +543,70 @@ def _print_tree(tree: Any) -> None:
 
     walk(tree, 0)
     sys.stdout.flush()
+
+
+# -- your memory, your control: forget, export/import, reembed, backup, config (#9) ----------
+
+
+def forget_plan(plan: Any, *, as_json: bool, done: Any = None) -> None:
+    """What a forget removes (or removed), the cascade spelled out."""
+    if as_json:
+        data = {k: v for k, v in asdict(plan).items() if k != "texts"}
+        if done is not None:
+            data.update(event=done.event_id, events_scrubbed=done.events_scrubbed, forgotten=True)
+        print_json(data)
+        return
+    head = "forgotten" if done is not None else "would forget"
+    counts = f"{len(plan.raw_ids)} raw input(s), {len(plan.item_ids)} item(s), {len(plan.node_ids)} node(s)"
+    out.print(f"{head}: {counts}")
+    for ident in plan.removed:
+        out.print(f"  - {ident}  {_clip(plan.texts.get(ident, ''))}", markup=False)
+    for ident, keep in plan.trimmed.items():
+        out.print(f"  item {ident} keeps its other source(s): {', '.join(keep)}", markup=False)
+    for ident, (before, after) in plan.relinks.items():
+        out.print(f"  chain relinked: {before or '∅'} → {ident} → {after or '∅'}", markup=False)
+    if plan.edge_ids:
+        out.print(f"  {len(plan.edge_ids)} graph edge(s) removed")
+    for ident, why in plan.marked.items():
+        out.print(f"  node {ident} kept: {why}", markup=False)
+    if plan.passages:
+        out.print(
+            f"  {len(plan.passages)} passage(s) rebuilt without it, in session(s) {', '.join(plan.sessions)}",
+            markup=False,
+        )
+    if done is None:
+        out.print("  the event log will keep the ids and the time, never the text; old versions are purged")
+    else:
+        out.print(
+            f"  logged as {done.event_id}; {done.events_scrubbed} older event(s) blanked; old versions purged"
+        )
+
+
+def _clip(text: str, n: int = 70) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
+def summary(data: dict[str, Any], *, as_json: bool, title: str) -> None:
+    """A flat report (export, import, reembed, backup) as `key: value` lines or JSON."""
+    if as_json:
+        print_json(data)
+        return
+    out.print(title, markup=False)
+    for key, value in data.items():
+        out.print(f"  {key}: {value}", markup=False)
+
+
+def settings_table(rows: list[dict[str, Any]], *, as_json: bool) -> None:
+    """Every resolved setting with where it came from."""
+    if as_json:
+        print_json(rows)
+        return
+    from rich.table import Table
+
+    table = Table(box=None, pad_edge=False)
+    for col in ("setting", "value", "source", "environment"):
+        table.add_column(col, overflow="fold")
+    for r in rows:
+        table.add_row(r["name"], "" if r["value"] is None else str(r["value"]), r["source"], r["env"])
+    out.print(table)

@@ -10,11 +10,13 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import UTC, date, datetime, timedelta
+from datetime import timedelta
 from typing import TYPE_CHECKING
 
+from dcpm_cli.dates import resolve_when
 from dcpm_cli.errors import LLMError, LLMUnavailable
 from dcpm_cli.llm import structured
 from dcpm_cli.models import (
@@ -100,11 +102,18 @@ class Writer:
     # -- the whole pipeline ---------------------------------------------------------------
 
     def add(
-        self, raws: Sequence[RawInput], *, extract: bool = True, progress: Progress | None = None
+        self,
+        raws: Sequence[RawInput],
+        *,
+        extract: bool = True,
+        progress: Progress | None = None,
+        on_stored: Callable[[], None] | None = None,
     ) -> AddReport:
         report = AddReport()
         report.repaired = self.finish_interrupted()
         new, report.already_stored = self.persist(raws)
+        if on_stored:
+            on_stored()  # every input is on disk: what fails from here on loses nothing
         report.stored = len(new)
         report.raw_ids = [r.id for r in new]
         todo = [r for r in new if r.status == PENDING]
@@ -112,7 +121,18 @@ class Writer:
             self._extract_all(todo, report, progress)
         # This run's inputs only: a concurrent `dcpm add` has pending inputs of its own.
         report.pending = len(todo) - report.extracted - report.failed
-        self.store.maintain()  # compaction and indices when due; a few ms when nothing is
+        if not report.interrupted:
+            self.store.maintain()  # compaction and indices when due; a few ms when nothing is
+        return report
+
+    def extract(self, raws: Sequence[RawInput]) -> AddReport:
+        """Extract these stored inputs, the ones still pending (the MCP server's background
+        worker: it stored them itself a moment before)."""
+        report = AddReport()
+        todo = [r for r in raws if r.status == PENDING]
+        self._extract_all(todo, report, None)
+        report.pending = len(todo) - report.extracted - report.failed
+        self.store.maintain()
         return report
 
     def process_pending(
@@ -129,7 +149,8 @@ class Writer:
         todo = self.store.raw_by_status([PENDING, FAILED], limit)
         self._extract_all(todo, report, progress, stop)
         report.pending = self.store.count_by_kind("raw").get(PENDING, 0)
-        self.store.maintain()
+        if not report.interrupted:
+            self.store.maintain()
         return report
 
     def _extract_all(
@@ -152,6 +173,11 @@ class Writer:
             before = replace(llm.usage)
             try:
                 outcome = self.process_one(raw)
+            except KeyboardInterrupt:
+                # Ctrl-C: stop between writes and report what was done; this input and the
+                # rest stay pending for `dcpm process`.
+                report.interrupted = True
+                break
             except LLMUnavailable as e:
                 # Stop here: the rest stay pending rather than each waiting for a dead server.
                 self._set_status(raw.id, PENDING, e.message, raw.attempts + 1)
@@ -209,7 +235,7 @@ class Writer:
         history = self.store.recent_raw(raw.session, raw.said_at, self.settings.history_window)
         got = structured(
             self.llm,
-            extraction.messages(raw, history),
+            extraction.messages(raw, history, self._known_attributes(raw)),
             extraction.Extraction,
             retries=self.settings.llm_retries,
         )
@@ -237,6 +263,8 @@ class Writer:
         vectors = self.embedder.embed([i.text for i in kept])
         plan = self._reconcile(kept, vectors)
         self.checkpoint("reconciled")
+        if self.settings.no_supersedes:  # the paper's ablation: no chains, a change of mind is new
+            plan = [_Plan("ADD") if p.op == "SUPERSEDE" else p for p in plan]
         with self.store.lock():
             current = self.store.get_raw([raw.id]).get(raw.id)
             if current is not None and current.status == DONE:
@@ -248,6 +276,12 @@ class Writer:
                 self.store.set_raw_status(raw.id, DONE, "", raw.attempts + 1)
         return outcome
 
+    def _known_attributes(self, raw: RawInput) -> list[tuple[str, str]]:
+        """(subject, attribute) of the current items nearest to this input, most similar first."""
+        near = self.store.nearest_items(self.embedder.embed([raw.text])[0], KNOWN_ATTRIBUTES)
+        pairs = [(i.subject, i.attribute) for i, _ in near if i.attribute and i.kind != "summary"]
+        return list(dict.fromkeys(pairs))
+
     def _item(self, raw: RawInput, index: int, x: extraction.ExtractedItem) -> MemoryItem:
         now = utcnow()
         return MemoryItem(
@@ -258,7 +292,7 @@ class Writer:
             subject=(x.subject or "user").strip(),
             attribute=normalise(x.attribute),
             salience=float(x.salience),
-            event_at=_parse_when(x.when) or raw.said_at,
+            event_at=resolve_when(x.when, raw.said_at) or raw.said_at,
             created_at=now,
             updated_at=now,
             raw_ids=[raw.id],
@@ -277,38 +311,59 @@ class Writer:
         asked = [i for i, c in enumerate(candidates) if c]
         if not asked:
             return plans
-        sub_items = [kept[i] for i in asked]
+        items, cands = [kept[i] for i in asked], [candidates[i] for i in asked]
+        ask = reconcile.Ask(items, cands, [self._related(x, cs) for x, cs in zip(items, cands, strict=True)])
         got = structured(
             self.llm,  # type: ignore[arg-type]
-            reconcile.messages(sub_items, [candidates[i] for i in asked]),
-            reconcile.Reconciliation,
+            ask.messages(),
+            ask.model(),
             retries=self.settings.llm_retries,
+            schema=ask.schema(),
         )
-        decided: set[int] = set()
-        for d in got.decisions:
-            if d.item >= len(asked) or d.item in decided:
-                continue  # out of range or a second decision for the same item: ignored
-            decided.add(d.item)
+        for d in got.decisions:  # type: ignore[attr-defined]  # one per item, in order: the schema says so
             i = asked[d.item]
-            plans[i] = self._checked(kept[i], d, candidates[i])
+            plans[i] = self._checked(kept[i], d, candidates[i], ask.related[d.item])
         return plans
 
-    def _checked(self, item: MemoryItem, d: reconcile.Decision, cands: list[MemoryItem]) -> _Plan:
-        """Validate one decision; an invalid one falls back to ADD, with the reason kept."""
+    def _related(self, item: MemoryItem, cands: list[MemoryItem]) -> set[str]:
+        """The candidates an item may supersede or update: same subject, same attribute."""
+        return {c.id for c in cands if not self._supersede_refusal(item, c)}
+
+    def _checked(
+        self, item: MemoryItem, d: reconcile.Decision, cands: list[MemoryItem], related: set[str]
+    ) -> _Plan:
+        """Validate one decision; every refusal keeps its reason. SUPERSEDE and UPDATE need a
+        target with the item's subject and attribute; an UPDATE that changes what its target
+        said is a change of stance (SUPERSEDE: the old text stays as history); a DUPLICATE
+        that says something else is not dropped."""
         if d.op == "ADD":
             return _Plan("ADD")
-        by_id = {c.id: c for c in cands}
-        target = by_id.get(d.target or "")
+        target = {c.id: c for c in cands}.get(d.target or "")
         if target is None:
-            return _Plan("ADD", reason=f"{d.op} target {d.target!r} is not a candidate")
+            return _Plan("ADD", reason=f"{d.op} target {d.target!r} is not a candidate: added instead")
         if d.op == "DUPLICATE":
-            return _Plan("DUPLICATE", target)
+            if self._same_meaning(item, target):
+                return _Plan("DUPLICATE", target)
+            if target.id in related:
+                why = f"DUPLICATE of {target.id} says something else: superseded instead"
+                return _Plan("SUPERSEDE", target, reason=why)
+            return _Plan(
+                "ADD", reason=f"DUPLICATE of {target.id} refused: it says something else", refused=target
+            )
+        if target.id not in related:
+            why = self._supersede_refusal(item, target)
+            return _Plan("ADD", reason=f"{d.op} {target.id} refused: {why}", refused=target)
         if d.op == "UPDATE":
-            return _Plan("UPDATE", target, text=(d.text or "").strip() or f"{target.text}; {item.text}")
-        why = self._supersede_refusal(item, target)
-        if why:
-            return _Plan("ADD", reason=f"SUPERSEDE {target.id} refused: {why}")
+            merged = (d.text or "").strip() or f"{target.text}; {item.text}"
+            change = _changes_stance(item.text, target.text, merged)
+            if change:
+                return _Plan("SUPERSEDE", target, reason=f"UPDATE {target.id} made a SUPERSEDE: {change}")
+            return _Plan("UPDATE", target, text=merged)
         return _Plan("SUPERSEDE", target)
+
+    def _same_meaning(self, a: MemoryItem, b: MemoryItem) -> bool:
+        va, vb = self.embedder.embed([a.text, b.text])
+        return float(va @ vb) >= DUPLICATE_MIN_COS
 
     def _supersede_refusal(self, item: MemoryItem, old: MemoryItem) -> str:
         """Only an item about the same subject and attribute may supersede (no Graphiti-style
@@ -344,6 +399,8 @@ class Writer:
         for i, (item, p) in enumerate(zip(kept, plan, strict=True)):
             if p.reason:
                 out.rejected.append(p.reason)
+                refused = (p.refused or p.target).id if (p.refused or p.target) else ""
+                events.append(Event("REJECTED", item.id, raw.id, refused, detail=p.reason))
             if p.op == "DUPLICATE":
                 out.duplicates += 1
                 continue
@@ -407,7 +464,8 @@ class _Plan:
     op: str
     target: MemoryItem | None = None
     text: str = ""
-    reason: str = ""
+    reason: str = ""  # why the model's decision was not applied as given
+    refused: MemoryItem | None = None  # the target it named, when refused
 
 
 def _merged(fresh: str, p: _Plan, item: MemoryItem) -> str:
@@ -428,11 +486,53 @@ def _new_owner() -> str:
     return new_owner()
 
 
-def _parse_when(value: str | None) -> datetime | None:
-    if not value:
-        return None
-    try:
-        d = date.fromisoformat(value.strip()[:10])
-    except ValueError:
-        return None
-    return datetime(d.year, d.month, d.day, 12, tzinfo=UTC)
+# Current items near an input whose attributes extraction is offered.
+KNOWN_ATTRIBUTES = 8
+# A DUPLICATE drops the new item: only when both say nearly the same (MiniLM puts paraphrases
+# of one statement above ~0.8 and two stances on one attribute, "vegetarian"/"vegan", below).
+DUPLICATE_MIN_COS = 0.8
+# Words that say a stance changed; an UPDATE whose new item says one is a SUPERSEDE.
+_CHANGE = re.compile(
+    r"\b(no longer|any ?more|stopped|quit|gave up|switched|instead|used to|now|sold|moved|dropped|"
+    r"changed|started|back to|again|left|new)\b",
+    re.IGNORECASE,
+)
+_WORD = re.compile(r"[a-z0-9][a-z0-9'-]{2,}")
+_STOP = frozenset(
+    [
+        "the",
+        "and",
+        "has",
+        "have",
+        "had",
+        "with",
+        "for",
+        "that",
+        "this",
+        "was",
+        "are",
+        "is",
+        "user",
+        "user's",
+        "their",
+        "they",
+        "them",
+        "from",
+    ]
+)
+
+
+def _changes_stance(new: str, old: str, merged: str) -> str:
+    """Why an UPDATE of `old` by `new` into `merged` is not a mere added detail ('' if it is)."""
+    if m := _CHANGE.search(new):
+        return f"the new item says a change ({m.group(0)!r})"
+    merged_words = set(_words(merged))
+    for name, text in (("the old text", old), ("the new item", new)):
+        words = _words(text)
+        if words and sum(w in merged_words for w in words) / len(words) < 0.6:
+            return f"the merged text leaves out most of {name}"
+    return ""
+
+
+def _words(text: str) -> list[str]:
+    return [w for w in _WORD.findall(text.casefold()) if w not in _STOP]

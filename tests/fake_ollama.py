@@ -28,6 +28,7 @@ class Reply:
     content: Any
     prompt_eval_count: int = 42
     eval_count: int = 7
+    done_reason: str = "stop"  # "length": cut off at the token limit (num_predict)
 
 
 @dataclass
@@ -161,7 +162,7 @@ class FakeOllama:
                 "created_at": datetime.now(UTC).isoformat().replace("+00:00", "Z"),
                 "message": {"role": "assistant", "content": text},
                 "done": True,
-                "done_reason": "stop",
+                "done_reason": behaviour.done_reason,
                 "prompt_eval_count": behaviour.prompt_eval_count,
                 "eval_count": behaviour.eval_count,
             },

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -60,13 +61,13 @@ def test_a_clean_store_passes_every_check(cli, llm: ScriptedLLM) -> None:
 
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
-    assert [line.split()[0] for line in lines[:-1]] == ["ok"] * 9
+    assert [line.split()[0] for line in lines[:-1]] == ["ok"] * 10
     assert "every check holds" in lines[-1]
     data = json.loads(cli("check", "--json").stdout)
     assert data["ok"] is True and data["repairs"] == []
     assert [c["name"] for c in data["checks"]] == [
         "format", "embedder", "raw inputs", "unfinished writes", "chains",
-        "provenance", "graph", "passages", "claims",
+        "provenance", "graph", "passages", "text search", "claims",
     ]  # fmt: skip
 
 
@@ -203,3 +204,25 @@ def test_a_store_of_a_newer_format_is_refused_and_left_untouched(cli, store: Sto
     assert "format 99, written by a newer dcpm" in result.stderr
     assert "upgrade dcpm" in result.stderr
     assert store.count(S.RAW) == 0
+
+
+def test_a_failing_full_text_search_is_said_on_stderr_and_repaired(cli) -> None:
+    assert cli("add", "--no-extract", "I drink green tea every morning").exit_code == 0
+    store = cli.open_store()
+    assert cli("recall", "green tea").stderr == ""
+    index_files = [p for p in Path(store.uri, "raw_inputs.lance", "_indices").rglob("*") if p.is_file()]
+    assert index_files
+    for p in index_files:
+        p.unlink()  # a damaged full-text index
+
+    result = cli("recall", "green tea", "--json")
+
+    assert result.exit_code == 0
+    assert json.loads(result.stdout)["hits"][0]["text"] == "I drink green tea every morning"  # by vector
+    assert "warning: full-text search of raw failed" in result.stderr
+    assert "vector search only" in result.stderr
+    assert cli("check").exit_code == 6
+    repaired = cli("check", "--repair")
+    assert repaired.exit_code == 0, repaired.stdout
+    assert "rebuilt the full-text index of raw" in repaired.stdout
+    assert "warning" not in cli("recall", "green tea").stderr

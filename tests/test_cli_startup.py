@@ -6,7 +6,7 @@ import json
 import subprocess
 import sys
 
-HEAVY = ["torch", "lancedb", "sklearn", "ollama", "sentence_transformers", "onnxruntime", "pyarrow"]
+HEAVY = ["torch", "lancedb", "sklearn", "ollama", "sentence_transformers", "onnxruntime", "pyarrow", "mcp"]
 
 PROBE = """
 import json, sys

@@ -4,6 +4,7 @@ validated, applied in order, and the graph grows across nights without duplicate
 from __future__ import annotations
 
 import json
+import re
 from datetime import UTC, datetime
 
 from dream_fixtures import (
@@ -26,7 +27,7 @@ from dream_fixtures import (
 from dcpm_cli.dream.integrity import check_graph
 from dcpm_cli.llm import ScriptedLLM
 from dcpm_cli.models import Edge, MemoryItem, Node, short_hash
-from dcpm_cli.prompts.induction import Induction
+from dcpm_cli.prompts.induction import Action
 from dcpm_cli.store import Store
 
 MORE_DEADLINES = [
@@ -78,7 +79,14 @@ def test_clusters_become_schema_and_intention_nodes_with_evidence(store, embedde
     assert check_graph(store).ok
     # The model saw the facts by label and answered in the schema-constrained format.
     first = llm.calls[0]
-    assert first["schema"] == Induction.model_json_schema()
+    action = first["schema"]["$defs"]["Action"]["properties"]
+    assert action["facts"]["anyOf"][0]["items"]["enum"] == ["F1", "F2", "F3", "F4", "F5"]
+    assert action["node"]["anyOf"][0]["enum"] == ["new1", "new2", "new3", "new4"]  # no node exists yet
+    assert set(action) == set(Action.model_fields)
+    third = llm.calls[2]
+    shown = set(re.findall(r"\bn_[0-9a-f]{12}\b", third["messages"][-1]["content"]))
+    enum = third["schema"]["$defs"]["Action"]["properties"]["node"]["anyOf"][0]["enum"]
+    assert shown and set(enum) == shown | {"new1", "new2", "new3", "new4"}  # exactly the nodes it was shown
     prompt = first["messages"][-1]["content"]
     assert all(f"F{i} " in prompt for i in range(1, 6)) and THEMES["deadlines"][1][0] in prompt
 

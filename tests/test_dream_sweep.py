@@ -164,12 +164,23 @@ def test_a_new_member_joins_the_existing_core_schema(store, embedder) -> None:
     )
     schema_graph(store, embedder, {"n_d": music})
 
-    llm = ScriptedLLM().enqueue({"behaviour": music[2]})  # one abstraction, no core call
+    (before,) = [n for n in store.all_nodes() if n.kind == "core_schema"]
+    wider = (
+        "User grows whatever they care about (body, garden, pupils, music) by small daily attention, "
+        "trusting slow accumulation over forced results."
+    )
+    llm = ScriptedLLM().enqueue({"behaviour": music[2]}, {"text": wider})  # abstraction, core again
     out = dream_once(store, embedder, llm, core_schemas=True)
 
     (core,) = [n for n in store.all_nodes() if n.kind == "core_schema"]
-    assert store.members_of(core.id) == ["n_a", "n_b", "n_d"]
-    assert len(llm.calls) == 1 and out.run.core_created == 0
+    assert core.id == before.id and store.members_of(core.id) == ["n_a", "n_b", "n_d"]
+    assert len(llm.calls) == 2 and out.run.core_created == 0
+    assert "cello" in llm.calls[1]["messages"][-1]["content"]  # the new member is in the prompt
+    assert (core.text, core.domain) == (wider, "gardening+music+wellness")
+    assert core.updated_at > before.updated_at
+    _, sem, _ = store.node_vectors(["core_schema"])
+    assert float(sem[0] @ embedder.embed([wider])[0]) > 0.99  # E_sem follows the new text
+    assert check_graph(store).ok
 
 
 def test_collision_scan_compares_cross_domain_pairs_with_behaviours_only(embedder) -> None:

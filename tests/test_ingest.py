@@ -32,8 +32,8 @@ def test_sample_journal_is_one_input_per_dated_heading() -> None:
     days = [r.said_at for r in raws]
     assert days == sorted(days) and len(set(days)) == 38
     assert days[0] == datetime(2026, 2, 1, 12, tzinfo=UTC)
-    assert raws[0].text.startswith("Sunday, and my partner Tomás made his roast chicken")
-    assert not any(r.text.startswith("#") or "# Journal" in r.text for r in raws)
+    assert raws[0].text.startswith("# Journal\n\n## 2026-02-01\nSunday, and my partner Tomás made")
+    assert all(r.text.startswith("## 20") for r in raws[1:])  # each entry keeps its heading
     assert {r.session for r in raws} == {"journal"} and {r.role for r in raws} == {"user"}
 
 
@@ -60,20 +60,68 @@ Same day, another entry.
 """
     raws = ingest.parse(text)
 
-    assert [(r.said_at, r.text.splitlines()[0]) for r in raws] == [
+    assert [(r.said_at, r.text.splitlines()[-1]) for r in raws] == [
         (datetime(2026, 3, 3, 12, tzinfo=UTC), "Ran in the rain."),
-        (datetime(2026, 3, 5, 12, tzinfo=UTC), "Pasta again."),
+        (datetime(2026, 3, 5, 12, tzinfo=UTC), "still the 5th of March."),
         (datetime(2026, 3, 7, 12, tzinfo=UTC), "Bought seeds."),
         (datetime(2026, 3, 9, 21, 30, tzinfo=UTC), "Late night coding."),
         (datetime(2026, 3, 9, 12, tzinfo=UTC), "Same day, another entry."),
     ]
+    assert raws[0].text.startswith("# My notes\n\n## Monday, 3 March 2026\n")
     assert "Not a date, just a heading" in raws[1].text and "still the 5th" in raws[1].text
 
 
 def test_text_before_the_first_dated_heading_is_kept() -> None:
     raws = ingest.parse("Some preface I wrote.\n\n## 2026-01-02\nFirst entry.\n", session="j")
 
-    assert [r.text for r in raws] == ["Some preface I wrote.", "First entry."]
+    assert [r.text for r in raws] == ["Some preface I wrote.", "## 2026-01-02\nFirst entry."]
+    assert raws[0].said_at == raws[1].said_at == datetime(2026, 1, 2, 12, tzinfo=UTC)
+
+
+JOURNAL_WITH_EVERY_PART = """A preface, before any date, that says I keep this journal for my therapist.
+
+### Undated heading inside the preface
+More preface.
+
+## 2026-03-01 I quit smoking
+
+## 2026-03-02 Quit my job
+I handed in my notice at Brightloop today.
+
+#### An undated sub-heading
+with words under it
+
+## March 4, 2026 Moved to Leeds
+"""
+
+
+def test_every_character_of_a_journal_lands_in_some_input(cli, tmp_path: Path) -> None:
+    journal = tmp_path / "life.md"
+    journal.write_text(JOURNAL_WITH_EVERY_PART, encoding="utf-8")
+
+    done = cli("add", "--no-extract", "--file", str(journal))
+
+    assert done.exit_code == 0, done.stderr
+    stored = cli.open_store().raw_by_status([PENDING])
+    stored.sort(key=lambda r: JOURNAL_WITH_EVERY_PART.index(r.text))
+    assert "".join("".join(r.text.split()) for r in stored) == "".join(JOURNAL_WITH_EVERY_PART.split())
+    assert [r.text.splitlines()[0] for r in stored] == [
+        "A preface, before any date, that says I keep this journal for my therapist.",
+        "## 2026-03-01 I quit smoking",  # a heading-only entry is an input, title and all
+        "## 2026-03-02 Quit my job",
+        "## March 4, 2026 Moved to Leeds",
+    ]
+    days = [r.said_at.date().isoformat() for r in stored]
+    assert days == ["2026-03-01", "2026-03-01", "2026-03-02", "2026-03-04"]
+
+
+def test_a_piped_heading_only_entry_is_stored(cli) -> None:
+    done = cli("add", "--no-extract", "-", input="## 2026-03-01 I quit smoking\n")
+
+    assert done.exit_code == 0, done.stderr
+    assert done.stdout.startswith("stored 1 input")
+    (raw,) = cli.open_store().raw_by_status([PENDING])
+    assert raw.text == "## 2026-03-01 I quit smoking"
 
 
 def test_undated_text_gets_a_stable_identity_from_its_place() -> None:
@@ -250,7 +298,7 @@ def test_stdin_that_is_not_utf8_is_kept_and_refused(cli, dcpm_home: Path) -> Non
     assert done.exit_code == 2
     assert "stdin is not UTF-8 text" in one_line(done.stderr)
     (kept,) = (dcpm_home / "rejected").iterdir()
-    assert "au lait" in kept.read_text(encoding="utf-8")
+    assert kept.read_bytes() == b"caf\xe9 au lait\n"  # byte for byte, not after lossy decoding
 
 
 def test_a_file_that_is_not_utf8_is_refused(cli, tmp_path: Path) -> None:

@@ -101,15 +101,46 @@ def test_closed_port_is_unavailable(dcpm_home: Path) -> None:
     assert "ollama serve" in (e.value.hint or "")
 
 
-def test_a_server_slower_than_the_timeout_is_unavailable(fake_ollama: FakeOllama) -> None:
+def test_a_server_slower_than_the_timeout_is_called_slow_not_down(fake_ollama: FakeOllama) -> None:
     fake_ollama.enqueue(Delay(30, then=GOOD))
     llm = OllamaLLM("tiny", host=fake_ollama.host, timeout=0.3)
 
     with pytest.raises(LLMUnavailable) as e:
         llm.chat(MESSAGES)
 
-    assert "did not answer in time" in e.value.message
+    assert e.value.message == "tiny timed out after 0.3 s: the model is slow (the server is up)"
     assert "--llm-timeout" in (e.value.hint or "")
+    assert "ollama serve" not in (e.value.hint or "")
+
+
+def test_a_reply_cut_off_at_the_token_limit_is_asked_again_with_a_larger_budget(
+    fake_ollama: FakeOllama,
+) -> None:
+    cut = json.dumps(GOOD)[:30]
+    fake_ollama.enqueue(
+        Reply(cut, eval_count=1024, done_reason="length"),
+        Reply(cut, eval_count=2048, done_reason="length"),
+        Reply(GOOD, eval_count=300),
+    )
+    llm = OllamaLLM("tiny", host=fake_ollama.host, timeout=10)
+
+    got = structured(llm, MESSAGES, Extraction)
+
+    assert got.items[0].attribute == "coffee habit"
+    budgets = [s["options"].get("num_predict") for s in fake_ollama.chat_requests]
+    assert budgets == [None, 2048, 4096]  # larger each time, never the same request again
+    assert llm.usage.calls == 3 and llm.usage.completion_tokens == 1024 + 2048 + 300
+
+
+def test_the_larger_budget_has_a_ceiling(fake_ollama: FakeOllama) -> None:
+    fake_ollama.enqueue(*[Reply("{", eval_count=5000, done_reason="length")] * 3)
+    llm = OllamaLLM("tiny", host=fake_ollama.host, timeout=10)
+
+    reply = llm.chat(MESSAGES)
+
+    assert reply.content == "{"
+    assert [s["options"].get("num_predict") for s in fake_ollama.chat_requests] == [None, 8192]
+    assert fake_ollama.pending == 1
 
 
 def test_malformed_content_is_retried_then_a_bad_reply(fake_ollama: FakeOllama) -> None:
@@ -148,16 +179,40 @@ def test_a_retry_that_succeeds_returns_the_valid_reply(fake_ollama: FakeOllama) 
         RawBody(b'{"status": "ok"}'),  # JSON, but not a chat response
     ],
 )
-def test_a_server_that_does_not_answer_like_ollama_is_unavailable(
+def test_a_reply_that_is_not_like_ollama_fails_the_call_not_as_unavailable(
     fake_ollama: FakeOllama, body: RawBody
 ) -> None:
     fake_ollama.enqueue(body)
 
-    with pytest.raises(LLMUnavailable) as e:
+    with pytest.raises(LLMBadReply) as e:
         OllamaLLM("tiny", host=fake_ollama.host, timeout=10).chat(MESSAGES)
 
+    assert not isinstance(e.value, LLMUnavailable)
     assert "did not answer like Ollama" in e.value.message
     assert "OLLAMA_HOST" in (e.value.hint or "")
+
+
+def test_an_unreadable_reply_fails_one_input_and_the_batch_goes_on(
+    fake_ollama: FakeOllama, store: Store, embedder, settings: Settings
+) -> None:
+    from dcpm_cli.writer import Writer
+
+    raws = ingest.parse(
+        '{"role": "user", "content": "I bake bread on Sundays.", "timestamp": "2026-01-01"}\n'
+        '{"role": "user", "content": "I play chess online.", "timestamp": "2026-01-02"}\n',
+        session="s",
+    )
+    fake_ollama.enqueue(
+        RawBody(b"<html>502 Bad Gateway</html>", content_type="text/html"),
+        extraction(item("Plays chess online", topic="hobbies", attribute="games")),
+    )
+    llm = OllamaLLM("tiny", host=fake_ollama.host, timeout=10)
+
+    report = Writer(store, embedder, llm, settings).add(raws)
+
+    assert (report.extracted, report.failed, report.pending, report.llm_error) == (1, 1, 0, "")
+    assert "did not answer like Ollama" in report.outcomes[0].error
+    assert [i.text for i in store.all_items()] == ["Plays chess online"]
 
 
 def test_ollama_host_env_is_respected(fake_ollama: FakeOllama, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -254,3 +309,49 @@ def test_scripted_llm_counts_tokens_per_call() -> None:
     assert (llm.usage.calls, llm.usage.prompt_tokens, llm.usage.completion_tokens) == (2, 101, 12)
     with pytest.raises(LLMUnavailable, match="no reply left"):
         llm.chat([{"role": "user", "content": "more?"}])
+
+
+def test_ctrl_c_during_add_prints_what_was_done_and_exits_130(fake_ollama: FakeOllama) -> None:
+    import os
+    import signal
+    import subprocess
+    import time
+
+    from conftest import dcpm_script
+
+    log = "".join(
+        json.dumps({"role": "user", "content": text, "timestamp": f"2026-01-0{n}"}) + "\n"
+        for n, text in enumerate(["I bake bread on Sundays.", "I play chess.", "I grow tomatoes."], 1)
+    )
+    fake_ollama.enqueue(
+        extraction(item("Bakes bread on Sundays", topic="food", attribute="baking")),
+        Delay(60, then=GOOD),  # the second input's call hangs until Ctrl-C
+    )
+    proc = subprocess.Popen(
+        [dcpm_script(), "--llm", "ollama:tiny", "add", "-", "--session", "s"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "OLLAMA_HOST": fake_ollama.host, "COLUMNS": "100"},
+    )
+    assert proc.stdin is not None
+    proc.stdin.write(log)
+    proc.stdin.close()
+    deadline = time.monotonic() + 120
+    while len(fake_ollama.chat_requests) < 2 and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.1)
+    proc.send_signal(signal.SIGINT)
+    proc.wait(timeout=120)
+    assert proc.stdout is not None and proc.stderr is not None
+    out, err = proc.stdout.read(), proc.stderr.read()
+
+    assert proc.returncode == 130, err
+    assert (
+        out.strip() == "stored 3 inputs, extracted 1, +1 new, 0 superseded, 0 updated, 0 duplicates, "
+        "2 pending extraction"
+    )
+    assert "interrupted: 2 input(s) still pending" in err
+    assert "Traceback" not in err
+    store = Store(Settings.resolve().store, get_embedder("minilm"), create=False)
+    assert sorted(r.text for r in store.raw_by_status(["pending"])) == ["I grow tomatoes.", "I play chess."]

@@ -26,6 +26,7 @@ ranks undiscounted) and its ideal (all gold ranked first).
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import json
 import math
@@ -34,7 +35,7 @@ import shutil
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -368,9 +369,7 @@ def run(
             questions.append(rec)
     questions = questions[:limit] if limit else questions
     memo = MemoEmbedder(embedder)
-    workdir = Path(tempfile.mkdtemp(prefix="dcpm-longmemeval-"))
-    sink = out.open("w", encoding="utf-8") if out else None
-    try:
+    with haystacks(out) as (workdir, write):
         for n, rec in enumerate(questions, 1):
             q = parse_question(rec)
             r = run_question(q, memo, settings, workdir, granularity, ks)
@@ -379,24 +378,39 @@ def run(
             if not r.metrics:
                 result.skipped_no_gold += 1
             result.questions.append(r)
-            if sink:
-                line = {
+            write(
+                {
                     "question_id": r.id,
                     "question_type": r.type,
                     "granularity": granularity,
                     "gold": r.gold,
                     **{s: r.ranked[s][:OUT_DEPTH] for s in SYSTEMS},
                 }
-                sink.write(json.dumps(line) + "\n")
-                sink.flush()
+            )
             if progress:
                 progress(n, len(questions))
+    result.wall_seconds = time.perf_counter() - t_start
+    return result
+
+
+@contextlib.contextmanager
+def haystacks(out: Path | None) -> Iterator[tuple[Path, Callable[[dict[str, Any]], None]]]:
+    """A temp dir for the questions' stores (removed at the end, whatever happens) and a writer
+    of one JSON line per question to `out`, flushed at once so a stopped run keeps its work."""
+    workdir = Path(tempfile.mkdtemp(prefix="dcpm-longmemeval-"))
+    sink = out.open("w", encoding="utf-8") if out else None
+
+    def write(line: dict[str, Any]) -> None:
+        if sink:
+            sink.write(json.dumps(line) + "\n")
+            sink.flush()
+
+    try:
+        yield workdir, write
     finally:
         if sink:
             sink.close()
         shutil.rmtree(workdir, ignore_errors=True)
-    result.wall_seconds = time.perf_counter() - t_start
-    return result
 
 
 # -- the printed table ----------------------------------------------------------------------

@@ -82,7 +82,8 @@ class Outcome:
 
 def ask(llm: LLM, cl: Cluster, graph: GraphIndex, retries: int) -> list[induction.Action]:
     """The induction call for one cluster."""
-    return structured(llm, prompt(cl, graph), induction.Induction, retries=retries).actions
+    reply = induction.reply_model(len(cl.facts), [n.id for n, _ in cl.nearest] + list(cl.evidence_nodes))
+    return structured(llm, prompt(cl, graph), reply, retries=retries).actions
 
 
 def prompt(cl: Cluster, graph: GraphIndex) -> list[dict[str, str]]:

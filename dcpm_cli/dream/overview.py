@@ -29,6 +29,9 @@ def graph_overview(
         elif e.kind != EVIDENCE:
             links.append({"src": e.src, "dst": e.dst, "relation": e.kind})
     shown = {n.id for n in nodes}
+    from dcpm_cli.recall import stale_nodes
+
+    stale = stale_nodes(store, [n.id for n in nodes if n.kind != "core_schema"], members)
     rows = [
         {
             "id": n.id,
@@ -38,6 +41,7 @@ def graph_overview(
             "behaviour": n.behaviour,
             "evidence": evidence.get(n.id, 0),
             "members": sorted(members.get(n.id, [])),
+            "stale": n.id in stale,  # every fact it rests on superseded since
             "created_at": n.created_at,
         }
         for n in sorted(nodes, key=lambda n: (KIND_ORDER.get(n.kind, 9), n.domain, -evidence.get(n.id, 0)))
@@ -45,7 +49,7 @@ def graph_overview(
     counts: dict[str, int] = {}
     for n in nodes:
         counts[n.kind] = counts.get(n.kind, 0) + 1
-    names = {n.id: n for n in store.get_nodes(sorted({m for ms in members.values() for m in ms}))}
+    names = store.get_nodes(sorted({m for ms in members.values() for m in ms}))
     return {
         "counts": counts,
         "nodes": rows,

@@ -40,12 +40,12 @@ import dataclasses
 import json
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from dcpm_cli.config import parse_value
+from dcpm_cli.config import DreamOptions
 from dcpm_cli.dream import induce
 from dcpm_cli.dream.budget import Budget, BudgetReached
 from dcpm_cli.dream.calibrate import CalibrationReport, calibrate, thresholds_for
@@ -61,68 +61,11 @@ if TYPE_CHECKING:
     from dcpm_cli.store import Store
     from dcpm_cli.writer import Writer
 
-MODES = ("full", "no-collision", "lite")
 MAX_LOGGED_REJECTIONS = 100
 SAVE_EVERY = 10  # clusters between run-log updates (each update is one more Lance commit)
 
 Log = Callable[[str], None]
 Progress = Callable[[int, int], None]
-
-
-@dataclass(frozen=True)
-class DreamOptions:
-    mode: str = "full"
-    core_schemas: bool = False
-    no_supersedes: bool = False
-    catch_up: bool = True
-    retry_declined: bool = False
-    dry_run: bool = False
-    max_calls: int | None = None
-    max_seconds: float | None = None
-    eps1: float | None = None
-    eps2: float | None = None
-    min_samples: int = 3
-    max_cluster: int = 40
-    theta_beh: float | None = None
-    theta_sem: float | None = None
-    max_group: int = 6
-    dedupe_cos: float = 0.92
-    context_k: int = 5
-    retries: int = 2
-
-    @staticmethod
-    def env_name(name: str) -> str:
-        if name in ("core_schemas", "no_supersedes"):
-            return "DCPM_" + name.upper()
-        return "DCPM_DREAM_" + name.upper()
-
-    @classmethod
-    def resolve(cls, **flags: Any) -> DreamOptions:
-        """Flags (None = not given) over DCPM_* variables, the config file's [dream] table,
-        and the defaults."""
-        from dcpm_cli.config import _read_config_file
-
-        section = _read_config_file().get("dream", {})
-        values: dict[str, Any] = {}
-        for f in fields(cls):
-            if flags.get(f.name) is not None:
-                raw = flags[f.name]
-            elif cls.env_name(f.name) in os.environ:
-                raw = os.environ[cls.env_name(f.name)]
-            elif isinstance(section, dict) and f.name in section:
-                raw = section[f.name]
-            else:
-                continue
-            values[f.name] = _coerce(f, raw, cls.env_name(f.name))
-        opts = cls(**values)
-        if opts.mode not in MODES:
-            raise InputError(f"unknown dream mode {opts.mode!r}", "use one of: " + ", ".join(MODES))
-        return opts
-
-    @property
-    def sweeps(self) -> bool:
-        """Phase 3 runs only in full mode and with the explicit opt-in."""
-        return self.mode == "full" and self.core_schemas
 
 
 @dataclass
@@ -340,7 +283,8 @@ def _phase3(
         _sweep_counts(out.run, result)
     say(
         f"phase 3: {result.behaviours} behavioural descriptions, {len(result.collisions)} collisions "
-        f"({result.redundant} redundant pairs skipped), {result.cores_created} core schemas created"
+        f"({result.redundant} redundant pairs skipped), {result.cores_created} core schemas created, "
+        f"{result.cores_rewritten} rewritten for new members"
     )
 
 
@@ -519,14 +463,3 @@ def _message(e: LLMError) -> str:
 def _run_id() -> str:
     now = utcnow()
     return f"d_{now:%Y%m%dT%H%M%S}_{short_hash(now.isoformat(), str(os.getpid()), n=6)}"
-
-
-def _coerce(f: dataclasses.Field, raw: Any, env: str) -> Any:
-    kind = f.type if isinstance(f.type, str) else getattr(f.type, "__name__", "str")
-    try:
-        return parse_value(raw, kind)
-    except (TypeError, ValueError) as e:
-        raise InputError(
-            f"dream setting {f.name!r} cannot be {raw!r}",
-            f"check --{f.name.replace('_', '-')}, {env} or [dream] in config.toml",
-        ) from e

@@ -9,8 +9,9 @@
     with union-find, strongest first, and a group is not grown past `max_group` members (a
     core schema over a dozen habits says nothing).
 (c) Core induction: a group already inside one core schema is left alone; a group that
-    overlaps an existing core schema adds its new members to it; any other group gets one
-    LLM call that writes a `core_schema` node, then `member` edges to each schema.
+    overlaps an existing core schema adds its new members to it, and one LLM call writes
+    that core schema's text again over all its members; any other group gets one LLM call
+    that writes a `core_schema` node, then `member` edges to each schema.
 """
 
 from __future__ import annotations
@@ -53,6 +54,7 @@ class SweepResult:
     groups: list[list[str]] = field(default_factory=list)
     cores_created: int = 0
     members_added: int = 0
+    cores_rewritten: int = 0  # existing core schemas induced again after new members joined
     failures: list[str] = field(default_factory=list)  # calls with no valid reply (retried next run)
 
 
@@ -186,23 +188,14 @@ def induce_cores(
         overlap = max(members.items(), key=lambda kv: len(kv[1] & g), default=None)
         if overlap is not None and overlap[1] & g:
             core, have = overlap
-            edges = [Edge(MEMBER, core, s) for s in sorted(g - have)]
-            with store.lock():
-                store.add_edges(edges)
-            have |= g
-            result.members_added += len(edges)
+            _grow_core(store, embedder, llm, core, have, g, budget, result, retries)
             continue
         budget.check()
         schemas = list(store.get_nodes(group).values())
-        try:
-            got = structured(
-                llm, core_schema.messages(schemas), core_schema.CoreSchema, retries=budget.retries(retries)
-            )
-        except LLMBadReply as e:
-            result.failures.append(f"core schema over {', '.join(group)}: no valid reply ({e.message})")
+        written = _core_text(llm, schemas, budget, retries, result)
+        if written is None:
             continue
-        text = " ".join(got.text.split())
-        domain = "+".join(sorted({s.domain for s in schemas if s.domain}))
+        text, domain = written
         node = Node(id=node_id("core_schema", domain, text), kind="core_schema", text=text, domain=domain)
         vector = embedder.embed([text])
         with store.lock():
@@ -211,6 +204,51 @@ def induce_cores(
         members[node.id] = set(group)
         result.cores_created += 1
         result.members_added += len(group)
+
+
+def _core_text(
+    llm: LLM, schemas: list[Node], budget: Budget, retries: int, result: SweepResult
+) -> tuple[str, str] | None:
+    """One core-induction call over these member schemas: (text, domain), or None when the
+    model gives no valid reply (recorded; the next run tries again)."""
+    try:
+        got = structured(
+            llm, core_schema.messages(schemas), core_schema.CoreSchema, retries=budget.retries(retries)
+        )
+    except LLMBadReply as e:
+        ids = ", ".join(sorted(s.id for s in schemas))
+        result.failures.append(f"core schema over {ids}: no valid reply ({e.message})")
+        return None
+    return " ".join(got.text.split()), "+".join(sorted({s.domain for s in schemas if s.domain}))
+
+
+def _grow_core(
+    store: Store,
+    embedder: Embedder,
+    llm: LLM,
+    core: str,
+    have: set[str],
+    group: set[str],
+    budget: Budget,
+    result: SweepResult,
+    retries: int,
+) -> None:
+    """New members join an existing core schema, whose text is then induced again over all
+    its members: a pattern seen in a third domain is stated for all three, not the first two.
+    The members are linked first, so a failed rewrite loses no edge (the text stays as it was)."""
+    edges = [Edge(MEMBER, core, s) for s in sorted(group - have)]
+    with store.lock():
+        store.add_edges(edges)
+    have |= group
+    result.members_added += len(edges)
+    budget.check()
+    written = _core_text(llm, list(store.get_nodes(sorted(have)).values()), budget, retries, result)
+    if written is None:
+        return
+    text, domain = written
+    with store.lock():
+        store.rewrite_node(core, text, domain, embedder.embed([text])[0])
+    result.cores_rewritten += 1
 
 
 def sweep(

@@ -23,7 +23,9 @@ Return JSON {"items": [...]}. Each item:
 - attribute: the aspect of the subject it describes, 1-3 words ("diet", "exercise routine",
   "coffee habit"); a later change of the same attribute must use the same words.
 - salience: 0..1, how much this matters for knowing the user over months.
-- when: ISO date (YYYY-MM-DD) the statement is about, if stated or clear; else null.
+- when: the time words the user gave for it, copied as said ("two months ago", "last
+  Tuesday", "since March", "in 2019") or a date they gave (YYYY-MM-DD); else null. Do not
+  compute dates: dcpm reads the words against the day the input was said.
 
 Rules: only what the USER states about themselves or their world; never facts from the
 assistant's turns (those are context only). One idea per item. No items for greetings,
@@ -54,11 +56,22 @@ class Extraction(BaseModel):
     items: list[ExtractedItem] = Field(max_length=24)
 
 
-def messages(raw: RawInput, history: list[RawInput]) -> list[dict[str, str]]:
+def messages(
+    raw: RawInput, history: list[RawInput], known: list[tuple[str, str]] | None = None
+) -> list[dict[str, str]]:
+    """The prompt; `known` (subject, attribute) pairs already in memory near this input are
+    offered so that a later change of an attribute reuses its words."""
     lines = [f"[{h.said_at:%Y-%m-%d}] {h.role}: {h.text[:1000]}" for h in history]
     context = "\n".join(lines) if lines else "(none)"
+    attrs = "; ".join(f"{a} ({s})" if s != "user" else a for s, a in known or [])
+    offered = (
+        f"Attributes already in memory (when the input is about one of them, use the same "
+        f"subject and attribute words): {attrs}\n\n"
+        if attrs
+        else ""
+    )
     user = (
-        f"Earlier turns (context only):\n{context}\n\n"
+        f"Earlier turns (context only):\n{context}\n\n{offered}"
         f"The user's input, said on {raw.said_at:%Y-%m-%d}:\n{raw.text}"
     )
     return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]

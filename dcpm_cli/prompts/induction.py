@@ -5,15 +5,17 @@ applies the valid ones in the order emitted."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, create_model
 
 if TYPE_CHECKING:
     from dcpm_cli.models import MemoryItem, Node
 
 ACTIONS = ("create_schema", "create_intention", "add_evidence", "add_edge")
 RELATIONS = ("related_to", "leads_to", "conflicts_with", "refines")
+REFS = ("new1", "new2", "new3", "new4")
 
 SYSTEM = f"""You consolidate a user's long-term memory. You get a CLUSTER of related facts about
 the user, labelled F1, F2, ..., and EXISTING memory nodes near them. Return JSON
@@ -35,7 +37,7 @@ Rules:
 - facts: the labels (F1, F2, ...) of the facts that support it.
 - If an EXISTING node already says what the facts show, use add_evidence; never create a
   node that repeats an existing one.
-- ref: a short name ("new1") for a node you create, so a later add_edge can use it.
+- ref: a name ("new1" to "new4") for a node you create, so a later add_edge can use it.
 - If the facts show no regularity and no concern, return {{"actions": []}}.
 - At most 4 actions."""
 
@@ -60,6 +62,39 @@ class Induction(BaseModel):
 
 def fact_label(i: int) -> str:
     return f"F{i + 1}"
+
+
+def reply_model(n_facts: int, node_ids: Sequence[str]) -> type[Induction]:
+    """This call's reply model. The JSON schema sent to the model (`format`) makes the fact
+    labels, node ids and refs it may name enums, so a small model under grammar-constrained
+    decoding cannot cite a fact or node that is not in the prompt; the reply is still
+    validated as `Induction`, so a server that ignores the schema gets each bad action
+    refused on its own by the planner, not the whole reply."""
+    labels: Any = Literal[tuple(fact_label(i) for i in range(max(n_facts, 1)))]  # type: ignore[misc]
+    nodes: Any = Literal[tuple(dict.fromkeys([*node_ids, *REFS]))]  # type: ignore[misc]
+    refs: Any = Literal[REFS]  # type: ignore[misc]
+    relation: Any = Literal[RELATIONS]  # type: ignore[misc]
+    action = create_model(
+        "Action",
+        __base__=Action,
+        facts=(list[labels] | None, Field(default=None, max_length=80)),
+        node=(nodes | None, None),
+        src=(nodes | None, None),
+        dst=(nodes | None, None),
+        relation=(relation | None, None),
+        ref=(refs | None, None),
+    )
+    strict = create_model(
+        "Induction", __base__=Induction, actions=(list[action], Field(default_factory=list, max_length=12))
+    )
+    schema = strict.model_json_schema()
+
+    class Reply(Induction):
+        @classmethod
+        def model_json_schema(cls, *args: Any, **kwargs: Any) -> dict[str, Any]:
+            return schema
+
+    return Reply
 
 
 def messages(

@@ -1,38 +1,106 @@
-"""System 1, step 3: one batched call decides ADD / SUPERSEDE / UPDATE / DUPLICATE per item."""
+"""System 1, step 3: one batched call decides ADD / SUPERSEDE / UPDATE / DUPLICATE per item.
+
+The reply schema is built for each call (`Ask.schema`): one decision per new item, in order
+(`prefixItems`), each allowed to name only that item's own candidates as its target, and
+offered SUPERSEDE and UPDATE only when some candidate shares the item's subject and attribute
+(`related`). Under grammar-constrained decoding (Ollama's `format`) a small model then cannot
+name a memory it was not shown, skip an item, or rewrite an unrelated memory. The decision
+states its reason before its verdict.
+"""
 
 from __future__ import annotations
 
-from typing import Literal
+from dataclasses import dataclass
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from dcpm_cli.models import MemoryItem
 
-SYSTEM = """You maintain a user's long-term memory. For each NEW item, compare it with the
-EXISTING items listed under it and choose one operation:
-- "ADD": the new item is about something not covered by any existing item.
-- "SUPERSEDE": the new item contradicts or is an evolved version of ONE existing item about
-  the same subject and the same attribute (a change of mind, habit or situation). The old
-  item is kept as history. target = that existing item's id.
-- "UPDATE": the new item adds detail to ONE existing item without contradicting it.
-  target = that item's id; text = one merged sentence keeping both.
-- "DUPLICATE": an existing item already says the same thing.
-Never SUPERSEDE an item about a different subject or attribute; when unsure, ADD.
-Return JSON {"decisions": [{"item": <number>, "op": ..., "target": <id or null>,
-"text": <merged text or null>}]}, one decision per new item."""
+SYSTEM = """You keep a person's long-term memory up to date. Each NEW item comes with EXISTING
+memories that may be about the same thing. For each NEW item choose one op:
+- "SUPERSEDE": the new item is a change of what an existing memory says about the same
+  subject and attribute: a new value now (another job, city, diet, habit; started, stopped,
+  switched, quit). target = that memory; it is kept as history.
+- "DUPLICATE": an existing memory already says the same thing. target = that memory.
+- "UPDATE": the new item only adds a detail to an existing memory about the same subject and
+  attribute and changes nothing it said. target = that memory; text = one sentence that keeps
+  both.
+- "ADD": no existing memory is about the same subject and attribute. target = null.
+Only memories marked [same attribute] can be SUPERSEDE or UPDATE targets. Never merge
+different things (an allergy, a diet and a job are different attributes).
+First write a short reason (which memory, and whether the value changed), then the op.
+Return JSON {"decisions": [...]}: one decision per NEW item, in order."""
 
 
 class Decision(BaseModel):
     model_config = ConfigDict(str_strip_whitespace=True)
 
     item: int = Field(ge=0)
+    reason: str = Field(default="", max_length=400)
     op: Literal["ADD", "SUPERSEDE", "UPDATE", "DUPLICATE"]
     target: str | None = None
     text: str | None = Field(default=None, max_length=800)
 
 
-class Reconciliation(BaseModel):
-    decisions: list[Decision] = Field(max_length=48)
+@dataclass
+class Ask:
+    """One reconcile call: the new items, each with its candidates and which are related."""
+
+    items: list[MemoryItem]
+    candidates: list[list[MemoryItem]]
+    related: list[set[str]]  # per item: ids of candidates with its subject and attribute
+
+    def ops(self, i: int) -> list[str]:
+        if not self.candidates[i]:
+            return ["ADD"]
+        return ["ADD", "DUPLICATE", "SUPERSEDE", "UPDATE"] if self.related[i] else ["ADD", "DUPLICATE"]
+
+    def model(self, *, strict: bool = False) -> type[BaseModel]:
+        """The pydantic model of a reply to exactly this call: one decision per item, in order.
+        `strict` also limits each item's op and target (the schema sent); the model that
+        validates the reply does not, so that an op outside them is refused by the writer with
+        its reason recorded, rather than asked for again."""
+        per_item = []
+        for i, cands in enumerate(self.candidates):
+            fields: dict[str, Any] = {"item": (Literal[i], ...)}  # type: ignore[valid-type]
+            if strict:
+                ids = tuple(c.id for c in cands)
+                fields["op"] = (Literal[tuple(self.ops(i))], ...)  # type: ignore[valid-type]
+                fields["target"] = (Literal[ids] | None if ids else None, None)  # type: ignore[valid-type]
+            per_item.append(create_model(f"Decision{i}", __base__=Decision, **fields))
+        return create_model(
+            "Reconciliation",
+            decisions=(tuple[tuple(per_item)], ...),  # type: ignore[valid-type]
+        )
+
+    def schema(self) -> dict[str, Any]:
+        """The JSON schema sent: the strict model's, with the reason and the target required (in
+        that order), so that a grammar writes the reason before the verdict and says null for
+        no target."""
+        schema = self.model(strict=True).model_json_schema()
+        for name, d in schema.get("$defs", {}).items():
+            if name.startswith("Decision"):
+                props = d["properties"]
+                order = ["item", "reason", "op", "target", "text"]
+                d["properties"] = {k: props[k] for k in order if k in props}
+                d["required"] = ["item", "reason", "op", "target"]
+        return schema
+
+    def messages(self) -> list[dict[str, str]]:
+        blocks = []
+        for i, (item, cands) in enumerate(zip(self.items, self.candidates, strict=True)):
+            lines = [f"NEW item {i}: {_describe(item)}"]
+            ordered = sorted(cands, key=lambda c: c.id not in self.related[i])
+            lines += [
+                f"  EXISTING {c.id}{' [same attribute]' if c.id in self.related[i] else ''}: {_describe(c)}"
+                for c in ordered
+            ] or ["  (no existing items)"]
+            blocks.append("\n".join(lines))
+        return [
+            {"role": "system", "content": SYSTEM},
+            {"role": "user", "content": "\n\n".join(blocks)},
+        ]
 
 
 def _describe(item: MemoryItem) -> str:
@@ -40,15 +108,3 @@ def _describe(item: MemoryItem) -> str:
         f'{item.kind}, topic {item.topic or "-"}, subject "{item.subject}", '
         f'attribute "{item.attribute or "-"}", {item.event_at:%Y-%m-%d}: {item.text}'
     )
-
-
-def messages(new: list[MemoryItem], candidates: list[list[MemoryItem]]) -> list[dict[str, str]]:
-    blocks = []
-    for i, (item, cands) in enumerate(zip(new, candidates, strict=True)):
-        lines = [f"NEW item {i}: {_describe(item)}"]
-        lines += [f"  EXISTING {c.id}: {_describe(c)}" for c in cands] or ["  (no existing items)"]
-        blocks.append("\n".join(lines))
-    return [
-        {"role": "system", "content": SYSTEM},
-        {"role": "user", "content": "\n\n".join(blocks)},
-    ]

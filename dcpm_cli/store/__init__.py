@@ -17,10 +17,12 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from dcpm_cli.errors import EmbedderMismatch, LockBusy, StoreError, StoreMissing
+from dcpm_cli.errors import EmbedderMismatch, LockBusy, StoreError, StoreMissing, TextSearchFailed
 from dcpm_cli.models import PENDING, Event, MemoryItem, Passage, RawInput
 from dcpm_cli.store import schemas as S
 from dcpm_cli.store.claims import ClaimVerbs
+from dcpm_cli.store.dump import DumpVerbs
+from dcpm_cli.store.erase import EraseVerbs
 from dcpm_cli.store.graph import GraphVerbs
 from dcpm_cli.store.journal import JournalVerbs
 from dcpm_cli.store.passages import PassageVerbs
@@ -47,7 +49,7 @@ def _utc(value: datetime | None) -> datetime | None:
     return value if value.tzinfo else value.replace(tzinfo=UTC)
 
 
-class Store(GraphVerbs, PassageVerbs, JournalVerbs, ClaimVerbs):
+class Store(GraphVerbs, PassageVerbs, JournalVerbs, ClaimVerbs, EraseVerbs, DumpVerbs):
     """A dcpm store at a LanceDB URI (a local directory, or object storage)."""
 
     def __init__(self, uri: str, embedder: Embedder, *, create: bool = True) -> None:
@@ -60,7 +62,7 @@ class Store(GraphVerbs, PassageVerbs, JournalVerbs, ClaimVerbs):
         if self.local_path is not None:
             if not create and not self.local_path.exists():
                 raise StoreMissing(f"nothing stored yet at {uri}", 'add something: dcpm add "..."')
-            self.local_path.mkdir(parents=True, exist_ok=True)
+            _usable_dir(self.local_path, uri, write=create)
         try:
             # Interval 0: every read sees commits made by other processes (cron + a shell pipe).
             self.db = lancedb.connect(str(self.local_path or uri), read_consistency_interval=timedelta(0))
@@ -104,6 +106,8 @@ class Store(GraphVerbs, PassageVerbs, JournalVerbs, ClaimVerbs):
                     held.depth = 0
         except Timeout as e:
             raise LockBusy("another dcpm process is writing to this store", "try again later") from e
+        except PermissionError as e:
+            raise StoreError(f"cannot write to the store at {self.uri}: permission denied", _WHERE) from e
 
     @contextlib.contextmanager
     def _remote_lease(self) -> Iterator[None]:
@@ -297,9 +301,7 @@ class Store(GraphVerbs, PassageVerbs, JournalVerbs, ClaimVerbs):
         # Most context is minutes old: read a day back first, widen only when that is short
         # (reading a 10k-turn session whole for six turns made `dcpm process` quadratic).
         for days in (1, 30, None):
-            since = (
-                "" if days is None else f" AND said_at >= timestamp {stamp(before - timedelta(days=days))}"
-            )
+            since = "" if days is None else _since(before, days, stamp)
             rows = self._rows(S.RAW, base + since, _RAW_COLUMNS)
             if len(rows) >= n:
                 break
@@ -505,17 +507,40 @@ class Store(GraphVerbs, PassageVerbs, JournalVerbs, ClaimVerbs):
     def text_search(
         self, collection: str, query: str, k: int, **filters: Sequence[str] | None
     ) -> list[tuple[dict[str, Any], float]]:
-        """Rows of "items" or "raw" ranked by BM25 over their text (unindexed rows scanned too)."""
+        """Rows of "items" or "raw" ranked by BM25 over their text (unindexed rows scanned too).
+        A query of only stop words or operators finds nothing; a failure (a damaged index)
+        raises TextSearchFailed, so the caller can say that results came from vectors only."""
         table, where = _COLLECTIONS[collection], _filters(filters)
-        self.ensure_text_index(table)
-        q = self.table(table).search(query, query_type="fts").limit(k)
-        if where:
-            q = q.where(where, prefilter=True)
         try:
+            self.ensure_text_index(table)
+            q = self.table(table).search(query, query_type="fts").limit(k)
+            if where:
+                q = q.where(where, prefilter=True)
             rows = q.select([*_COLUMNS[table], "_score"]).to_arrow().to_pylist()
-        except (ValueError, RuntimeError, OSError):
-            return []  # e.g. a query of only stop words or operators
+        except (ValueError, RuntimeError, OSError) as e:
+            why = (str(e).strip().splitlines() or [type(e).__name__])[0][:200]
+            raise TextSearchFailed(
+                f"full-text search of {collection} failed ({why})", "dcpm check --repair rebuilds the index"
+            ) from e
         return [(r, float(r.pop("_score"))) for r in rows]
+
+    def text_index_problems(self) -> dict[str, str]:
+        """collection → why its full-text search fails (a query that must run, on each)."""
+        out = {}
+        for collection in ("raw", "items", "passages"):
+            try:
+                self.text_search(collection, "dcpm", 1)
+            except TextSearchFailed as e:
+                out[collection] = e.message
+        return out
+
+    def rebuild_text_index(self, collection: str) -> None:
+        from lancedb.index import FTS
+
+        with self.lock():
+            self.table(_COLLECTIONS[collection]).create_index(
+                "text", config=FTS(with_position=False), replace=True
+            )
 
     def ensure_text_index(self, table: str) -> None:
         t = self.table(table)
@@ -566,6 +591,30 @@ class Store(GraphVerbs, PassageVerbs, JournalVerbs, ClaimVerbs):
         rows = self._rows(S.EVENTS, where)
         rows.sort(key=lambda r: r["at"])
         return [self._from_row(Event, r) for r in rows]
+
+
+def _since(before: datetime, days: int, stamp: Any) -> str:
+    try:
+        return f" AND said_at >= timestamp {stamp(before - timedelta(days=days))}"
+    except OverflowError:  # an input stored near year 1 by an older dcpm: no lower bound
+        return ""
+
+
+_WHERE = "check --store / DCPM_STORE / DCPM_HOME"
+
+
+def _usable_dir(path: Path, uri: str, *, write: bool) -> None:
+    """The store's directory, created 0700 when missing; a clear error when it cannot be used."""
+    from dcpm_cli.private import private_dir
+
+    if path.exists() and not path.is_dir():
+        raise StoreError(f"the store {uri} is a file, not a directory", _WHERE)
+    try:
+        private_dir(path)
+    except OSError as e:
+        raise StoreError(f"cannot create the store at {uri}: {e.strerror or e}", _WHERE) from e
+    if write and not os.access(path, os.W_OK | os.X_OK):
+        raise StoreError(f"cannot write to the store at {uri}: permission denied", _WHERE)
 
 
 _FILTER_COLUMNS = {"kinds": "kind", "statuses": "status", "roles": "role"}

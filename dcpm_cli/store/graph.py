@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import os
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -101,6 +102,27 @@ class GraphVerbs:
         )
         self.table(S.NODES).merge_insert("id").when_matched_update_all().execute(data)
 
+    def rewrite_node(self, node_id: str, text: str, domain: str, vector: np.ndarray) -> None:
+        """A node's text (and its vector, E_sem) and domain rewritten in place, id kept: a
+        core schema re-induced when members join. Its behavioural description stays."""
+        import pyarrow as pa
+
+        from dcpm_cli.models import utcnow
+
+        data = self._arrow(S.NODES, _in("id", [node_id]), None)
+        if data.num_rows == 0:
+            return
+        schema = data.schema
+        for name, value in (("text", text), ("domain", domain)):
+            data = data.set_column(schema.get_field_index(name), name, pa.array([value], pa.string()))
+        when = schema.field("updated_at")
+        data = data.set_column(schema.get_field_index("updated_at"), when, pa.array([utcnow()], when.type))
+        field = schema.field("vector")
+        data = data.set_column(
+            schema.get_field_index("vector"), field, pa.array([[float(x) for x in vector]], field.type)
+        )
+        self.table(S.NODES).merge_insert("id").when_matched_update_all().execute(data, on_bad_vectors="null")
+
     def delete_nodes(self, ids: Sequence[str]) -> None:
         for chunk in _chunks(ids):
             self.table(S.NODES).delete(_in("id", chunk))
@@ -153,6 +175,35 @@ class GraphVerbs:
         """The member schema ids of a core schema."""
         rows = self._rows(S.EDGES, f"kind = '{MEMBER}' AND src = {_q(core_id)}", ["dst"])
         return sorted(r["dst"] for r in rows)
+
+    def evidence_for(self, node_ids: Sequence[str]) -> dict[str, list[str]]:
+        """node id → every fact id its evidence edges point to."""
+        out: dict[str, list[str]] = {}
+        for chunk in _chunks(node_ids):
+            for r in self._rows(S.EDGES, f"kind = '{EVIDENCE}' AND {_in('src', chunk)}", ["src", "dst"]):
+                out.setdefault(r["src"], []).append(r["dst"])
+        return out
+
+    def members_for(self, *, cores: Sequence[str] = (), schemas: Sequence[str] = ()) -> dict[str, list[str]]:
+        """core schema id → all its member schema ids, for the given cores and for the cores
+        that have any of the given schemas as a member."""
+        found = set(cores)
+        for chunk in _chunks(schemas):
+            where = f"kind = '{MEMBER}' AND {_in('dst', chunk)}"
+            found.update(r["src"] for r in self._rows(S.EDGES, where, ["src"]))
+        out: dict[str, list[str]] = {}
+        for chunk in _chunks(sorted(found)):
+            for r in self._rows(S.EDGES, f"kind = '{MEMBER}' AND {_in('src', chunk)}", ["src", "dst"]):
+                out.setdefault(r["src"], []).append(r["dst"])
+        return {core: sorted(m) for core, m in out.items()}
+
+    def superseded_ids(self, ids: Sequence[str]) -> set[str]:
+        """The given item ids that a later state has superseded."""
+        out: set[str] = set()
+        for chunk in _chunks(ids):
+            where = f"{_in('id', chunk)} AND superseded_by IS NOT NULL"
+            out.update(r["id"] for r in self._rows(S.ITEMS, where, ["id"]))
+        return out
 
     def evidence_counts(self) -> dict[str, int]:
         """node id → number of evidence edges."""
@@ -284,13 +335,7 @@ class GraphVerbs:
         keeps working during a dream."""
         from filelock import FileLock, Timeout
 
-        if self.local_path is not None:
-            path = self.local_path / ".dream.lock"
-        else:  # an object store: one dream at a time per machine
-            from dcpm_cli.config import dcpm_home
-
-            path = dcpm_home() / "locks" / f"dream-{short_hash(self.uri)}.lock"
-            path.parent.mkdir(parents=True, exist_ok=True)
+        path = self._dream_lock_path()
         lock = FileLock(str(path), timeout=0)
         try:
             lock.acquire()
@@ -299,18 +344,38 @@ class GraphVerbs:
                 "another `dcpm dream` is running on this store",
                 "wait for it to finish; a cron job can simply run again later",
             ) from e
+        holder = path.with_suffix(".pid")
         try:
+            holder.write_text(str(os.getpid()), encoding="utf-8")
             yield
         finally:
+            holder.unlink(missing_ok=True)
             lock.release()
 
     def dream_running(self) -> bool:
-        """Whether a dream holds the lock right now."""
+        """Whether a dream holds the lock right now: read from the process id the dream
+        records beside it, never by taking the lock (a probe holding it for a moment made a
+        dream starting in that moment exit 5)."""
         try:
-            with self.dream_lock():
-                return False
-        except LockBusy:
+            pid = int(self._dream_lock_path().with_suffix(".pid").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return False
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False  # killed without cleaning up
+        except PermissionError:
             return True
+        return True
+
+    def _dream_lock_path(self) -> Path:
+        if self.local_path is not None:
+            return self.local_path / ".dream.lock"
+        from dcpm_cli.config import dcpm_home  # an object store: one dream at a time per machine
+
+        path = dcpm_home() / "locks" / f"dream-{short_hash(self.uri)}.lock"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return path
 
     # -- helpers --------------------------------------------------------------------------
 

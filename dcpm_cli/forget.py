@@ -1,0 +1,210 @@
+"""`dcpm forget`: remove raw inputs, items or graph nodes for good, with the cascade worked out
+(and shown) before anything changes.
+
+- A raw input takes with it the items extracted only from it; items with other sources just
+  lose its id.
+- A removed item is unlinked from its revision chain and its neighbours are linked to each
+  other, so the chain stays symmetric (`a.superseded_by == b` ⇔ `b.supersedes == a`).
+- Evidence edges to removed items go; a node left with no evidence goes, and so does a core
+  schema left with no members; a core schema that keeps some members stays, and is named in
+  the plan and the log as marked.
+- Passages holding a removed input are rebuilt without it; the event log's text about every
+  removed id is blanked, and one FORGET event records when and which ids — never the text.
+- Then the store purges (see store/erase.py): no data file, old version or index keeps it.
+
+`plan_forget()` reads only; `apply_forget()` writes, under the store's write lock.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from dcpm_cli.errors import InputError
+from dcpm_cli.models import Event, MemoryItem, short_hash, utcnow
+
+if TYPE_CHECKING:
+    from dcpm_cli.embed import Embedder
+    from dcpm_cli.store import Store
+
+MEMBER = "member"
+EVIDENCE = "evidence"
+
+
+@dataclass
+class ForgetPlan:
+    """What a forget will remove and change; texts are for showing the user only."""
+
+    requested: list[str]
+    raw_ids: list[str] = field(default_factory=list)
+    item_ids: list[str] = field(default_factory=list)
+    node_ids: list[str] = field(default_factory=list)
+    edge_ids: list[str] = field(default_factory=list)
+    trimmed: dict[str, list[str]] = field(default_factory=dict)  # item → the raw ids it keeps
+    relinks: dict[str, tuple[str | None, str | None]] = field(
+        default_factory=dict
+    )  # item → (supersedes, superseded_by)
+    marked: dict[str, str] = field(default_factory=dict)  # node kept, and why
+    passages: list[str] = field(default_factory=list)
+    sessions: list[str] = field(default_factory=list)  # whose passages are rebuilt
+    texts: dict[str, str] = field(default_factory=dict)  # id → text (display only)
+
+    @property
+    def empty(self) -> bool:
+        return not (self.raw_ids or self.item_ids or self.node_ids)
+
+    @property
+    def removed(self) -> list[str]:
+        return [*self.raw_ids, *self.item_ids, *self.node_ids]
+
+
+@dataclass
+class ForgetReport:
+    plan: ForgetPlan
+    event_id: str
+    events_scrubbed: int
+    rows_rewritten: dict[str, int]
+
+
+def select_by_query(
+    store: Store, embedder: Embedder, query: str, *, k: int = 3, min_similarity: float = 0.2
+) -> list[str]:
+    """The ids `recall` finds for `query`: raw inputs, and matched items with the inputs they
+    came from (forgetting a belief means forgetting the words it was taken from)."""
+    from dcpm_cli.recall import recall
+
+    ids: list[str] = []
+    for hit in recall(store, embedder, query, k=k, min_similarity=min_similarity).hits:
+        ids += [hit.id] if hit.kind == "raw" else [*(hit.matched or [hit.id]), *hit.raw_ids]
+    return list(dict.fromkeys(ids))
+
+
+def plan_forget(store: Store, ids: list[str]) -> ForgetPlan:
+    """Work out the cascade of forgetting `ids` (r_…, m_…, n_… in any mix); nothing changes."""
+    ids = list(dict.fromkeys(i.strip() for i in ids if i.strip()))
+    if not ids:
+        raise InputError("nothing to forget", "give ids (r_…, m_…, n_…) or --query TEXT")
+    plan = ForgetPlan(requested=ids)
+    raws = store.get_raw(ids)
+    items = store.get_items(ids)
+    nodes = store.get_nodes(ids)
+    unknown = [i for i in ids if i not in raws and i not in items and i not in nodes]
+    if unknown:
+        raise InputError(f"no raw input, item or node with id {', '.join(unknown)}", "see `dcpm show ID`")
+    plan.raw_ids = list(raws)
+    plan.texts.update({r.id: r.text for r in raws.values()})
+    gone_items: dict[str, MemoryItem] = dict(items)
+    for item in store.items_from_raws(plan.raw_ids):
+        keep = [r for r in item.raw_ids if r not in raws]
+        if keep:
+            plan.trimmed[item.id] = keep
+        else:
+            gone_items[item.id] = item
+    plan.item_ids = list(gone_items)
+    for item_id in plan.item_ids:
+        plan.trimmed.pop(item_id, None)
+    plan.texts.update({i.id: i.text for i in gone_items.values()})
+    _plan_chains(store, plan, gone_items)
+    _plan_graph(store, plan, list(nodes))
+    held = store.passages_holding(plan.raw_ids)
+    plan.passages = sorted({p for p, _ in held})
+    plan.sessions = sorted({s for _, s in held if s})
+    return plan
+
+
+def _plan_chains(store: Store, plan: ForgetPlan, gone: dict[str, MemoryItem]) -> None:
+    """Relink what is left of every chain a removed item was part of."""
+    seen: set[str] = set()
+    for item in gone.values():
+        if item.id in seen or not (item.supersedes or item.superseded_by):
+            continue
+        chain = store.chain(item.id)
+        seen.update(c.id for c in chain)
+        left = [c for c in chain if c.id not in gone]
+        for n, c in enumerate(left):
+            before = left[n - 1].id if n else None
+            after = left[n + 1].id if n + 1 < len(left) else None
+            if (c.supersedes, c.superseded_by) != (before, after):
+                plan.relinks[c.id] = (before, after)
+
+
+def _plan_graph(store: Store, plan: ForgetPlan, node_ids: list[str]) -> None:
+    """Evidence edges to removed items go; nodes left without evidence or members go, until
+    nothing more falls."""
+    gone_nodes = set(node_ids)
+    edges = {e.id: e for e in store.edges_touching([*plan.item_ids, *gone_nodes])}
+    while True:
+        dead = {
+            e.id
+            for e in edges.values()
+            if e.dst in plan.item_ids or e.src in gone_nodes or e.dst in gone_nodes
+        }
+        sources = {e.src for e in edges.values() if e.id in dead and e.src not in gone_nodes}
+        fallen = set()
+        for node_id in sources:
+            own = [e for e in store.edges_touching([node_id]) if e.src == node_id]
+            left = [e for e in own if e.id not in dead]
+            had_evidence = any(e.kind == EVIDENCE for e in own)
+            if had_evidence and not any(e.kind == EVIDENCE for e in left):
+                if any(e.kind == MEMBER for e in left):
+                    plan.marked[node_id] = "lost all its evidence; kept for its members"
+                else:
+                    fallen.add(node_id)
+            elif any(e.kind == MEMBER for e in own) and not any(e.kind == MEMBER for e in left):
+                fallen.add(node_id)
+            elif any(e.kind == MEMBER for e in own) and len(left) < len(own):
+                plan.marked[node_id] = "lost some of its members"
+        if not fallen:
+            break
+        gone_nodes |= fallen
+        edges.update({e.id: e for e in store.edges_touching(sorted(fallen))})
+    for node_id in gone_nodes:
+        plan.marked.pop(node_id, None)
+    plan.edge_ids = sorted(dead)
+    plan.node_ids = sorted(gone_nodes)
+    plan.texts.update({n.id: n.text for n in store.get_nodes(plan.node_ids).values()})
+
+
+def apply_forget(store: Store, plan: ForgetPlan) -> ForgetReport:
+    """Carry out a plan. Order: what refers to the removed rows changes first, then the rows go,
+    then the purge, so an interruption leaves extra rows (forget again), never a broken chain."""
+    with store.lock():
+        scope = store.erasure_scope(plan.raw_ids, plan.item_ids, plan.node_ids)
+        for item_id, (before, after) in plan.relinks.items():
+            store.set_chain_links(item_id, before, after)
+        for item_id, keep in plan.trimmed.items():
+            store.set_item_raw_ids(item_id, keep)
+        store.delete_edges(plan.edge_ids)
+        store.delete_nodes(plan.node_ids)
+        store.delete_items(plan.item_ids)
+        store.delete_raw(plan.raw_ids)
+        if plan.sessions:
+            store.index_passages(plan.sessions)
+        scrubbed = store.scrub_events(plan.removed)
+        when = utcnow()
+        event = Event(
+            op="FORGET",
+            item_id=plan.requested[0],
+            target_id="f_" + short_hash(*plan.removed, when.isoformat()),
+            detail=_detail(plan),
+            at=when,
+        )
+        store.log_forget(event)
+        rewritten = store.purge(scope)
+        store.__dict__.pop("_vectors", None)  # in-memory copies of the tables held the text
+    return ForgetReport(plan, event.id, scrubbed, rewritten)
+
+
+def _detail(plan: ForgetPlan) -> str:
+    from dcpm_cli.store.erase import forget_detail
+
+    return forget_detail(
+        requested=plan.requested,
+        raw=plan.raw_ids,
+        items=plan.item_ids,
+        nodes=plan.node_ids,
+        edges=plan.edge_ids,
+        trimmed=sorted(plan.trimmed),
+        relinked=sorted(plan.relinks),
+        marked=sorted(plan.marked),
+    )

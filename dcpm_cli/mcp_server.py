@@ -1,0 +1,400 @@
+"""`dcpm mcp`: dcpm as a Model Context Protocol server, for agents (Claude Desktop / Code,
+Cursor, any MCP client).
+
+The embedder and the store are loaded once and stay warm. What the CLI guarantees holds here:
+`remember` puts the raw input on disk before anything else and returns its id at once; the
+read tools never call an LLM; writes take the store's lock file, so a concurrent `dcpm add`
+or a cron `dcpm dream` is safe. Extraction runs in one worker thread of the server with its
+own store handle (like another process: it serialises on the same lock file), so a slow LLM
+never holds up `recall`. Inputs the worker has not reached when the server stops stay pending
+for `dcpm process`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hmac
+import json
+import queue
+import threading
+from collections.abc import Iterator
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Annotated, Any
+
+from pydantic import Field  # the tools' argument descriptions (annotations are read at run time)
+
+from dcpm_cli.errors import DcpmError, InputError
+from dcpm_cli.models import PENDING, RawInput, utcnow
+
+if TYPE_CHECKING:
+    from dcpm_cli.config import Settings
+    from dcpm_cli.embed import Embedder
+    from dcpm_cli.llm import LLM
+    from dcpm_cli.models import AddReport
+    from dcpm_cli.store import Store
+
+INSTRUCTIONS = (
+    "dcpm is the user's long-term memory. Call `recall` before answering anything that may "
+    "depend on what the user said earlier (preferences, plans, facts about their life); call "
+    "`remember` with what the user tells you that is worth keeping, in their own words. "
+    "Beliefs that changed are kept as revision chains: `history` shows how one evolved."
+)
+STATS = "Counts per kind, chains, pending inputs, dream runs, size on disk (as `dcpm stats --json`)."
+SCHEMAS = "What dreams built: schemas, intentions, core schemas by domain (as `dcpm schemas --json`)."
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+
+
+class _Serialised:
+    """An embedder shared by the request threads and the worker, one call at a time (the
+    tokenizer is not safe to call from two threads at once)."""
+
+    def __init__(self, inner: Embedder) -> None:
+        self._inner, self._lock = inner, threading.Lock()
+        self.model_id, self.dim = inner.model_id, inner.dim
+
+    def embed(self, texts: Any) -> Any:
+        with self._lock:
+            return self._inner.embed(texts)
+
+
+@dataclass
+class Memory:
+    """The warm core behind the tools: one embedder, one store handle for requests, one
+    extraction worker. Every method returns plain JSON-able data or raises DcpmError."""
+
+    settings: Settings
+    embedder: Embedder
+    llm: LLM | None  # None: store raw only (`dcpm mcp --no-extract`); `dcpm process` later
+    _store: Store | None = None
+    _reads: threading.Lock = field(default_factory=threading.Lock)
+    _jobs: queue.Queue = field(default_factory=queue.Queue)
+    _worker: threading.Thread | None = None
+
+    def __post_init__(self) -> None:
+        from dcpm_cli.store import Store
+
+        self.embedder = _Serialised(self.embedder)
+        self._store = Store(self.settings.store, self.embedder)
+
+    @property
+    def store(self) -> Store:
+        assert self._store is not None
+        return self._store
+
+    # -- writes -----------------------------------------------------------------------------
+
+    def remember(
+        self,
+        text: str,
+        *,
+        role: str = "user",
+        session: str = "",
+        at: str | None = None,
+        wait: bool = False,
+    ) -> dict[str, Any]:
+        """Store one input now; extract it in the background (or before returning, if `wait`)."""
+        from dcpm_cli import ingest
+        from dcpm_cli.writer import Writer
+
+        if not text.strip():
+            raise InputError("nothing to remember: the text is empty")
+        if role not in ingest.ROLES:
+            raise InputError(f"role must be one of {', '.join(ingest.ROLES)}, got {role!r}")
+        # An utterance, like a typed `dcpm add "…"`: the same words at another time are new.
+        said = ingest.parse_time(at, "at") if at else utcnow()
+        raw = RawInput(text=text.strip(), role=role, session=session, source="mcp", said_at=said)
+        with self._reads:
+            stored = Writer(self.store, self.embedder, None, self.settings).add([raw], extract=False)
+            status = self.store.get_raw([raw.id])[raw.id].status
+        out: dict[str, Any] = {"raw_id": raw.id, "stored": bool(stored.stored), "status": status}
+        if status != PENDING or self.llm is None:
+            return out
+        done = self._submit(raw.id)
+        if not wait:
+            return {**out, "status": "extracting in the background"}
+        report = done.result()
+        return {**out, **_extraction(report), "status": self._status(raw.id)}
+
+    def _submit(self, raw_id: str) -> Future:
+        if self._worker is None:
+            self._worker = threading.Thread(target=self._work, name="dcpm-extract", daemon=True)
+            self._worker.start()
+        done: Future = Future()
+        self._jobs.put((raw_id, done))
+        return done
+
+    def _work(self) -> None:
+        """The extraction worker: its own store handle, the inputs in the order remembered."""
+        from dcpm_cli.store import Store
+        from dcpm_cli.writer import Writer
+
+        writer = Writer(Store(self.settings.store, self.embedder), self.embedder, self.llm, self.settings)
+        while (job := self._jobs.get()) is not None:
+            raw_id, done = job
+            try:
+                raws = list(writer.store.get_raw([raw_id]).values())
+                done.set_result(writer.extract(raws))
+            except BaseException as e:  # the caller of `wait` sees it; the input stays stored
+                done.set_exception(e)
+
+    def _status(self, raw_id: str) -> str:
+        with self._reads:
+            raw = self.store.get_raw([raw_id]).get(raw_id)
+        return raw.status if raw else "unknown"
+
+    def close(self, timeout: float = 30.0) -> None:
+        """Let the worker finish the input in hand; the rest stay pending for `dcpm process`."""
+        if self._worker is not None:
+            while True:
+                try:
+                    self._jobs.get_nowait()[1].cancel()
+                except queue.Empty:
+                    break
+            self._jobs.put(None)
+            self._worker.join(timeout)
+
+    # -- reads (never an LLM) ---------------------------------------------------------------
+
+    def recall(
+        self,
+        query: str,
+        *,
+        k: int = 10,
+        as_of: str | None = None,
+        arc: bool = True,
+        kinds: list[str] | None = None,
+    ) -> dict[str, Any]:
+        """The same object as `dcpm recall --json`."""
+        from dcpm_cli import ingest, render
+        from dcpm_cli.models import ITEM_KINDS
+        from dcpm_cli.recall import recall
+
+        if not query.strip():
+            raise InputError("give a query", "e.g. 'what does the user eat?'")
+        for x in kinds or []:
+            if x not in (*ITEM_KINDS, "raw"):
+                raise InputError(f"unknown kind {x!r}", "use fact, identity, summary or raw")
+        when = ingest.parse_time(as_of, "as_of") if as_of else None
+        with self._reads:
+            result = recall(
+                self.store, self.embedder, query, k=k, kinds=kinds or None, as_of=when,
+                min_similarity=self.settings.recall_min_similarity,
+            )  # fmt: skip
+        out = render.recall_dict(result)
+        if not arc:
+            for hit in out["hits"]:
+                hit["chain"] = []
+        return out
+
+    def history(self, target: str, *, k: int = 3) -> list[dict[str, Any]]:
+        from dcpm_cli import render
+        from dcpm_cli.recall import arcs
+
+        with self._reads:
+            return [render.arc_dict(a) for a in arcs(self.store, self.embedder, target, k=k)]
+
+    def show(self, ident: str) -> dict[str, Any]:
+        from dcpm_cli.recall import describe
+
+        with self._reads:
+            return _plain(describe(self.store, ident.strip()))
+
+    def stats(self) -> dict[str, Any]:
+        from dcpm_cli.recall import store_stats
+
+        with self._reads:
+            return _plain(store_stats(self.store))
+
+    def schemas(self) -> dict[str, Any]:
+        from dcpm_cli.dream.overview import graph_overview
+
+        with self._reads:
+            return _plain(graph_overview(self.store))
+
+
+@contextlib.contextmanager
+def _as_tool_error() -> Iterator[None]:
+    """A dcpm failure reaches the agent as its message and hint (the SDK would hide it)."""
+    from mcp.server.mcpserver.exceptions import ToolError
+
+    try:
+        yield
+    except DcpmError as e:
+        raise ToolError(e.message + (f" ({e.hint})" if e.hint else "")) from e
+
+
+def _plain(obj: Any) -> Any:
+    """Dataclasses and datetimes as JSON values (the same as the CLI's --json)."""
+    from dcpm_cli import render
+
+    return json.loads(render.to_json(obj))
+
+
+def _extraction(report: AddReport) -> dict[str, Any]:
+    o = report.outcomes[0] if report.outcomes else None
+    return {
+        "added": o.added if o else [],
+        "superseded": [{"old": a, "new": b} for a, b in o.superseded] if o else [],
+        "updated": o.updated if o else [],
+        "error": report.llm_error or (o.error if o else ""),
+    }
+
+
+# -- the MCP server -----------------------------------------------------------------------------
+
+
+def build_server(memory: Memory) -> Any:
+    """An MCPServer with dcpm's tools and resources (descriptions are what the agent reads)."""
+    from mcp.server.mcpserver import MCPServer
+
+    from dcpm_cli import __version__
+
+    server = MCPServer("dcpm", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
+
+    tool = server.tool()
+
+    @tool
+    def remember(
+        text: Annotated[str, Field(description="What to remember, in the user's own words.")],
+        role: Annotated[str, Field(description="Who said it: user (default), assistant or system.")] = "user",
+        session: Annotated[
+            str, Field(description="A conversation id, so extraction sees the turns before it.")
+        ] = "",
+        at: Annotated[
+            str | None, Field(description="When it was said, ISO date or time (default: now).")
+        ] = None,
+        wait: Annotated[
+            bool,
+            Field(
+                description="true: extract facts before returning (seconds with a local LLM); "
+                "false (default): return at once and extract in the background."
+            ),
+        ] = False,
+    ) -> dict[str, Any]:
+        """Store something the user said or that is worth keeping. The words are on disk before
+        this returns (raw_id); facts and changes of mind are extracted from them by an LLM,
+        in the background unless wait is true. Only the user's own statements become facts."""
+        with _as_tool_error():
+            return memory.remember(text, role=role, session=session, at=at, wait=wait)
+
+    @tool
+    def recall(
+        query: Annotated[str, Field(description="What to look for, e.g. 'what does the user eat?'.")],
+        k: Annotated[int, Field(description="How many memories.", ge=1, le=100)] = 10,
+        as_of: Annotated[
+            str | None, Field(description="ISO date: what was believed then, instead of now.")
+        ] = None,
+        arc: Annotated[
+            bool, Field(description="Include each belief's revision arc (chain), oldest first.")
+        ] = True,
+        kinds: Annotated[
+            list[str] | None, Field(description="Only these kinds: fact, identity, summary, raw.")
+        ] = None,
+    ) -> dict[str, Any]:
+        """Search the user's memory: current beliefs first, each with the ids of the words it
+        came from and its revision arc, plus schemas/intentions built from the facts. A
+        search, never an LLM call: fast. Same JSON as `dcpm recall --json`."""
+        with _as_tool_error():
+            return memory.recall(query, k=k, as_of=as_of, arc=arc, kinds=kinds)
+
+    @tool
+    def history(
+        target: Annotated[str, Field(description="A query, or an item id (m_...).")],
+        k: Annotated[int, Field(description="How many beliefs, for a query.", ge=1, le=20)] = 3,
+    ) -> list[dict[str, Any]]:
+        """How a belief evolved: each state, when, the words it came from, what replaced it."""
+        with _as_tool_error():
+            return memory.history(target, k=k)
+
+    @tool
+    def show(
+        id: Annotated[str, Field(description="An item (m_...), raw input (r_...) or node (n_...) id.")],
+    ) -> dict[str, Any]:
+        """Everything about one id: the item with its sources, chain and event log; a raw input
+        with its extraction status and the items made from it; or a graph node with evidence."""
+        with _as_tool_error():
+            return memory.show(id)
+
+    json_type = "application/json"
+
+    @server.resource("dcpm://stats", name="stats", mime_type=json_type, description=STATS)
+    def stats() -> str:
+        return json.dumps(memory.stats(), ensure_ascii=False)
+
+    @server.resource("dcpm://schemas", name="schemas", mime_type=json_type, description=SCHEMAS)
+    def schemas() -> str:
+        return json.dumps(memory.schemas(), ensure_ascii=False)
+
+    return server
+
+
+def serve(memory: Memory, *, http: tuple[str, int] | None = None, token: str | None = None) -> None:
+    """Serve over stdio (default) or streamable HTTP at http://HOST:PORT/mcp until stopped."""
+    import anyio
+
+    server = build_server(memory)
+    try:
+        if http is None:
+            anyio.run(server.run_stdio_async)
+        else:
+            anyio.run(_serve_http, server, http, token)
+    finally:
+        memory.close()
+
+
+def check_http(host: str, token: str | None) -> None:
+    if host not in LOOPBACK and not token:
+        raise InputError(
+            f"--http {host} listens beyond this machine: it needs a bearer token",
+            "add --token SECRET (or DCPM_MCP_TOKEN), or bind to 127.0.0.1",
+        )
+
+
+async def _serve_http(server: Any, http: tuple[str, int], token: str | None) -> None:
+    import uvicorn
+    from mcp.server.transport_security import TransportSecuritySettings
+
+    host, port = http
+    security = None if host in LOOPBACK else TransportSecuritySettings(enable_dns_rebinding_protection=False)
+    app = server.streamable_http_app(host=host, transport_security=security)
+    if token:
+        app = BearerAuth(app, token)
+    config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
+    await uvicorn.Server(config).serve()
+
+
+class BearerAuth:
+    """ASGI middleware: every HTTP request needs `Authorization: Bearer <token>` (401 if not)."""
+
+    def __init__(self, app: Any, token: str) -> None:
+        self.app, self._expected = app, f"Bearer {token}".encode()
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            given = dict(scope.get("headers") or []).get(b"authorization", b"")
+            if not hmac.compare_digest(given, self._expected):
+                body = b'{"error": "missing or wrong bearer token"}'
+                await send({"type": "http.response.start", "status": 401, "headers": [
+                    (b"content-type", b"application/json"), (b"www-authenticate", b"Bearer")]})  # fmt: skip
+                await send({"type": "http.response.body", "body": body})
+                return
+        await self.app(scope, receive, send)
+
+
+def parse_http(value: str) -> tuple[str, int]:
+    """HOST:PORT, PORT alone (on 127.0.0.1), or [IPv6]:PORT."""
+    host, sep, port = value.rpartition(":")
+    if not sep:
+        host, port = "127.0.0.1", value
+    host = host.strip("[]") or "127.0.0.1"
+    try:
+        number = int(port)
+    except ValueError:
+        number = -1
+    if not 0 < number < 65536:
+        raise InputError(f"--http wants HOST:PORT, got {value!r}", "e.g. --http 127.0.0.1:8765")
+    return host, number
+
+
+__all__ = ["Memory", "build_server", "check_http", "parse_http", "serve"]

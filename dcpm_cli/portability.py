@@ -1,0 +1,228 @@
+"""`dcpm export` / `dcpm import`: the whole memory as JSONL, one typed record a line.
+
+Line 1 is a header: `{"type": "header", "format": 1, "embedder": …, "dim": …, "counts": …}`.
+Then raw inputs, items (both chain pointers), events, nodes, edges, dream runs and
+calibrations, in that order (`store/dump.py`); timestamps in ISO 8601; vectors only with
+`--with-vectors`. Passages are rebuilt from the raw inputs on import.
+
+Import is idempotent (records already present, by id, are skipped: importing twice changes
+nothing), refuses a format newer than this dcpm reads, and embeds with the store's embedder
+whenever the file has no vectors or they come from another model.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+from dcpm_cli.errors import InputError
+
+if TYPE_CHECKING:
+    from dcpm_cli.embed import Embedder
+    from dcpm_cli.store import Store
+
+FORMAT = 1  # bump when a record changes shape; import reads every format up to this one
+BATCH = 1000  # records embedded and written together on import
+_TIME_FIELDS = {"said_at", "created_at", "event_at", "updated_at", "at", "started_at", "ended_at"}
+
+Progress = Callable[[int, int], None]
+
+
+def header(store: Store, *, with_vectors: bool) -> dict[str, Any]:
+    from dcpm_cli import __version__
+    from dcpm_cli.store.dump import RECORD_TABLES
+
+    return {
+        "type": "header",
+        "format": FORMAT,
+        "dcpm": __version__,
+        "embedder": store.embedder_id,
+        "dim": store.dim,
+        "with_vectors": with_vectors,
+        "exported_at": datetime.now(UTC).isoformat(),
+        "counts": {kind: store.record_count(kind) for kind in RECORD_TABLES},
+    }
+
+
+def export_lines(
+    store: Store, *, with_vectors: bool = False, progress: Progress | None = None
+) -> Iterator[str]:
+    """The export, one JSON line at a time (the store is read in batches)."""
+    from dcpm_cli.store.dump import RECORD_TABLES
+
+    head = header(store, with_vectors=with_vectors)
+    total, done = sum(head["counts"].values()), 0
+    yield _line(head)
+    for kind in RECORD_TABLES:
+        for row in store.dump(kind, with_vectors=with_vectors):
+            yield _line({"type": kind, **row})
+            done += 1
+            if progress and done % 1000 == 0:
+                progress(done, total)
+    if progress:
+        progress(done, total)
+
+
+def _line(record: dict[str, Any]) -> str:
+    return json.dumps(record, default=_jsonable, ensure_ascii=False, sort_keys=True)
+
+
+def _jsonable(o: Any) -> Any:
+    if isinstance(o, datetime):
+        return (o if o.tzinfo else o.replace(tzinfo=UTC)).isoformat()
+    raise TypeError(f"cannot serialise {type(o).__name__}")
+
+
+@dataclass
+class ImportReport:
+    format: int = FORMAT
+    source_embedder: str = ""
+    vectors: str = ""  # "from the file" | "re-embedded (…)"
+    added: dict[str, int] = field(default_factory=dict)
+    already_present: dict[str, int] = field(default_factory=dict)
+    passages: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "format": self.format,
+            "source_embedder": self.source_embedder,
+            "vectors": self.vectors,
+            "added": self.added,
+            "already_present": self.already_present,
+            "passages_built": self.passages,
+        }
+
+
+def import_lines(
+    store: Store, embedder: Embedder, lines: Iterable[str], *, progress: Progress | None = None
+) -> ImportReport:
+    """Add an export's records to `store` (whose embedder is `embedder`); see the module doc."""
+    from dcpm_cli.store.dump import RECORD_TABLES
+
+    numbered = ((n, line) for n, line in enumerate(lines, 1) if line.strip())
+    head = _header(next(numbered, (1, "")))
+    reuse = bool(head.get("with_vectors")) and (head.get("embedder"), head.get("dim")) == (
+        store.embedder_id,
+        store.dim,
+    )
+    report = ImportReport(
+        format=int(head["format"]),
+        source_embedder=str(head.get("embedder", "")),
+        vectors="from the file" if reuse else f"embedded by {store.embedder_id}",
+    )
+    total = sum(int(v) for v in dict(head.get("counts") or {}).values())
+    done = 0
+    sessions: set[str] = set()
+    kind, batch = "", []
+    with store.lock():
+        for n, line in numbered:
+            record = _record(n, line)
+            if record["type"] not in RECORD_TABLES:
+                raise InputError(
+                    f"line {n}: unknown record type {record['type']!r}", "is this a dcpm export?"
+                )
+            if record["type"] != kind or len(batch) >= BATCH:
+                done += _flush(store, embedder, kind, batch, reuse, report, sessions)
+                kind, batch = record["type"], []
+                if progress:
+                    progress(done, total)
+            batch.append(record)
+        done += _flush(store, embedder, kind, batch, reuse, report, sessions)
+        report.passages = store.index_passages(sessions) if sessions else 0
+    store.maintain()
+    if progress:
+        progress(done, total)
+    return report
+
+
+def _header(numbered: tuple[int, str]) -> dict[str, Any]:
+    n, line = numbered
+    head = _record(n, line) if line else {}
+    if head.get("type") != "header":
+        raise InputError("not a dcpm export: the first line is not its header", "make one with `dcpm export`")
+    fmt = head.get("format")
+    if not isinstance(fmt, int) or fmt < 1:
+        raise InputError(
+            f"the export's format {fmt!r} is not a version number", "make one with `dcpm export`"
+        )
+    if fmt > FORMAT:
+        raise InputError(
+            f"this export has format {fmt}, newer than this dcpm reads (up to {FORMAT})",
+            "upgrade dcpm on this machine, or export again with the dcpm that reads it",
+        )
+    return head
+
+
+def _record(n: int, line: str) -> dict[str, Any]:
+    try:
+        record = json.loads(line)
+    except json.JSONDecodeError as e:
+        raise InputError(f"line {n} is not JSON: {e.msg}", "is this a dcpm export?") from e
+    if not isinstance(record, dict) or "type" not in record:
+        raise InputError(f"line {n} is not a dcpm record", "is this a dcpm export?")
+    return record
+
+
+def _flush(
+    store: Store,
+    embedder: Embedder,
+    kind: str,
+    batch: list[dict[str, Any]],
+    reuse: bool,
+    report: ImportReport,
+    sessions: set[str],
+) -> int:
+    if not batch:
+        return 0
+    import numpy as np
+
+    from dcpm_cli.models import MemoryItem
+    from dcpm_cli.store.dump import VECTOR_SOURCES
+
+    try:
+        rows = [{k: _value(k, v) for k, v in r.items() if k != "type"} for r in batch]
+        fresh = [rows[i] for i in store.new_record_keys(kind, rows)]
+    except (KeyError, ValueError, TypeError) as e:
+        raise InputError(f"a {kind} record is incomplete or malformed: {e}", "is this a dcpm export?") from e
+    report.added[kind] = report.added.get(kind, 0) + len(fresh)
+    report.already_present[kind] = report.already_present.get(kind, 0) + len(rows) - len(fresh)
+    if not fresh:
+        return len(batch)
+    vectors: dict[str, np.ndarray | None] = {}
+    for column, text_column in VECTOR_SOURCES.get(kind, {}).items():
+        if reuse and all(column in r for r in fresh):
+            matrix = np.full((len(fresh), store.dim), np.nan, dtype=np.float32)
+            for i, r in enumerate(fresh):
+                if r[column] is not None:
+                    matrix[i] = r[column]
+            vectors[column] = matrix
+        else:
+            vectors[column] = _embed(embedder, [r.get(text_column) or "" for r in fresh], store.dim)
+    if kind == "item":
+        for r in fresh:
+            names = MemoryItem.__dataclass_fields__
+            r["content_hash"] = MemoryItem(**{k: v for k, v in r.items() if k in names}).content_hash
+    if kind == "raw":
+        sessions.update(r["session"] for r in fresh if r.get("role") == "user" and r.get("session"))
+    store.load(kind, fresh, vectors)
+    return len(batch)
+
+
+def _embed(embedder: Embedder, texts: list[str], dim: int) -> Any:
+    """Vectors of the non-empty texts; rows of NaN (stored as null) for empty ones."""
+    import numpy as np
+
+    matrix = np.full((len(texts), dim), np.nan, dtype=np.float32)
+    todo = [i for i, t in enumerate(texts) if t]
+    if todo:
+        matrix[todo] = embedder.embed([texts[i] for i in todo])
+    return matrix
+
+
+def _value(key: str, value: Any) -> Any:
+    if key in _TIME_FIELDS and isinstance(value, str):
+        return datetime.fromisoformat(value)
+    return value

@@ -1,0 +1,186 @@
+"""Store verbs for `dcpm forget`: delete rows, and make sure the bytes that held their text
+are gone from disk, not just hidden. Mixed into `Store`; like it, the only code that knows
+these tables.
+
+Why more than a delete: Lance never changes a data file. A delete writes a deletion vector
+beside the file, an update writes the new row elsewhere and marks the old one deleted, and
+compaction rewrites a fragment only when more than a tenth of its rows are deleted. So the
+forgotten text stays in the old data file, in older table versions, and in the full-text index
+(its token lists). `purge()` therefore rewrites every row still alive in a fragment that held
+forgotten text (one merge-insert: the old fragment ends fully deleted and leaves the
+manifest), rebuilds the full-text indices, and drops every older version and unreferenced
+file at once.
+"""
+
+from __future__ import annotations
+
+import json
+import warnings
+from collections.abc import Iterable, Sequence
+from datetime import timedelta
+from typing import Any
+
+from dcpm_cli.models import Edge, Event
+from dcpm_cli.store import schemas as S
+from dcpm_cli.store.sql import in_list as _in
+from dcpm_cli.store.sql import quote as _q
+
+_CHUNK = 500
+# "raw" / "items" / "nodes" / "events" / "passages": what forget may touch, by table.
+ERASABLE = {"raw": S.RAW, "items": S.ITEMS, "nodes": S.NODES, "events": S.EVENTS, "passages": S.PASSAGES}
+
+
+class EraseVerbs:
+    # provided by Store
+    def _rows(self, table: str, where: str | None, columns: Any = None, limit: int | None = None) -> list: ...
+    def table(self, name: str) -> Any: ...
+    def _table_of(self, objs: Any, table: str, vectors: Any = None, **extra: Any) -> Any: ...
+    def has_table(self, name: str) -> bool: ...
+    @staticmethod
+    def _from_row(cls: Any, row: dict[str, Any]) -> Any: ...
+
+    # -- what a forget reaches ------------------------------------------------------------
+
+    def items_from_raws(self, raw_ids: Sequence[str]) -> list[Any]:
+        """Items whose provenance includes any of these raw inputs."""
+        out = []
+        for chunk in _chunks(raw_ids):
+            ids = ", ".join(_q(r) for r in chunk)
+            out += self.all_items(f"array_has_any(raw_ids, [{ids}])")  # type: ignore[attr-defined]
+        return out
+
+    def passages_holding(self, raw_ids: Sequence[str]) -> list[tuple[str, str]]:
+        """(passage id, session) of the passages that hold any of these raw inputs."""
+        out: list[tuple[str, str]] = []
+        for chunk in _chunks(raw_ids):
+            ids = ", ".join(_q(r) for r in chunk)
+            rows = self._rows(S.PASSAGES, f"array_has_any(raw_ids, [{ids}])", ["id", "session"])
+            out += [(r["id"], r["session"]) for r in rows]
+        return out
+
+    def edges_touching(self, ids: Sequence[str]) -> list[Edge]:
+        """Edges whose source or destination is one of `ids`."""
+        out: dict[str, Edge] = {}
+        for chunk in _chunks(ids):
+            where = f"{_in('src', chunk)} OR {_in('dst', chunk)}"
+            for r in self._rows(S.EDGES, where):
+                out[r["id"]] = self._from_row(Edge, r)
+        return list(out.values())
+
+    def fragments_of(self, collection: str, where: str) -> set[int]:
+        """Ids of the Lance fragments holding the rows that match `where` (row address >> 32)."""
+        rows = self.table(ERASABLE[collection]).search().where(where).select(["_rowaddr"]).limit(None)
+        return {int(a) >> 32 for a in rows.to_arrow()["_rowaddr"].to_pylist()}
+
+    def erasure_scope(
+        self, raw_ids: Sequence[str], item_ids: Sequence[str], node_ids: Sequence[str]
+    ) -> dict[str, set[int]]:
+        """Fragments, per collection, whose data files hold text that is about to be forgotten.
+        Taken before anything is deleted (afterwards the rows have no address)."""
+        ids = [*raw_ids, *item_ids, *node_ids]
+        scope: dict[str, set[int]] = {name: set() for name in ERASABLE}
+        for chunk in _chunks(raw_ids):
+            scope["raw"] |= self.fragments_of("raw", _in("id", chunk))
+            quoted = ", ".join(_q(r) for r in chunk)
+            scope["passages"] |= self.fragments_of("passages", f"array_has_any(raw_ids, [{quoted}])")
+        for chunk in _chunks(item_ids):
+            scope["items"] |= self.fragments_of("items", _in("id", chunk))
+        for chunk in _chunks(node_ids):
+            scope["nodes"] |= self.fragments_of("nodes", _in("id", chunk))
+        for chunk in _chunks(ids):
+            scope["events"] |= self.fragments_of("events", _events_about(chunk))
+        return scope
+
+    # -- changes --------------------------------------------------------------------------
+
+    def delete_raw(self, ids: Sequence[str]) -> None:
+        for chunk in _chunks(ids):
+            self.table(S.RAW).delete(_in("id", chunk))
+
+    def delete_items(self, ids: Sequence[str]) -> None:
+        for chunk in _chunks(ids):
+            self.table(S.ITEMS).delete(_in("id", chunk))
+
+    def set_item_raw_ids(self, item_id: str, raw_ids: Sequence[str]) -> None:
+        import pyarrow as pa
+
+        values = pa.array([list(raw_ids)], pa.list_(pa.string()))[0]
+        self.table(S.ITEMS).update(where=f"id = {_q(item_id)}", values={"raw_ids": values})
+
+    def set_chain_links(self, item_id: str, supersedes: str | None, superseded_by: str | None) -> None:
+        self.table(S.ITEMS).update(
+            where=f"id = {_q(item_id)}", values={"supersedes": supersedes, "superseded_by": superseded_by}
+        )
+
+    def scrub_events(self, ids: Sequence[str]) -> int:
+        """Blank the text kept in events about these ids (previous/new text, detail): the log
+        keeps that something happened to them, never what they said."""
+        n = 0
+        for chunk in _chunks(ids):
+            where = f"({_events_about(chunk)}) AND (previous_text != '' OR new_text != '' OR detail != '')"
+            n += self.table(S.EVENTS).count_rows(where)
+            self.table(S.EVENTS).update(
+                where=where, values={"previous_text": "", "new_text": "", "detail": ""}
+            )
+        return n
+
+    def log_forget(self, event: Event) -> None:
+        self.table(S.EVENTS).add(self._table_of([event], S.EVENTS))
+
+    def forget_events(self) -> list[Event]:
+        rows = self._rows(S.EVENTS, "op = 'FORGET'")
+        return sorted((self._from_row(Event, r) for r in rows), key=lambda e: e.at)
+
+    # -- really gone ----------------------------------------------------------------------
+
+    def purge(self, scope: dict[str, set[int]]) -> dict[str, int]:
+        """Rewrite the surviving rows of the fragments in `scope`, rebuild full-text indices,
+        and drop every older version and unreferenced file of every table. Returns the rows
+        rewritten per collection. Callers hold the write lock; readers of older versions in
+        other processes may see their read fail once (they retry on the next command)."""
+        rewritten: dict[str, int] = {}
+        for collection, fragments in scope.items():
+            if fragments and self.has_table(ERASABLE[collection]):
+                rewritten[collection] = self._rewrite_fragments(ERASABLE[collection], fragments)
+        from lancedb.index import FTS
+
+        for name in [*ERASABLE.values(), S.EDGES]:
+            if not self.has_table(name):
+                continue
+            t = self.table(name)
+            for index in t.list_indices():
+                if index.index_type == "FTS":
+                    t.create_index(index.columns[0], config=FTS(with_position=False), replace=True)
+        for name in self.db.list_tables().tables:  # type: ignore[attr-defined]
+            with warnings.catch_warnings():  # "concurrent readers may fail": we hold the lock
+                warnings.simplefilter("ignore", UserWarning)
+                # dcpm keeps its own history (event log, chains); these versions hold the text.
+                self.table(name).optimize(cleanup_older_than=timedelta(0), delete_unverified=True)
+        return rewritten
+
+    def _rewrite_fragments(self, name: str, fragments: Iterable[int]) -> int:
+        t = self.table(name)
+        n = 0
+        for frag in sorted(fragments):
+            lo, hi = frag << 32, (frag + 1) << 32
+            rows = t.search().where(f"_rowaddr >= {lo} AND _rowaddr < {hi}").limit(None).to_arrow()
+            if rows.num_rows:
+                rows = rows.select(t.schema.names)
+                # One commit: the rows move to a new fragment, the old one is left empty.
+                t.merge_insert("id").when_matched_update_all().execute(rows, on_bad_vectors="null")
+                n += rows.num_rows
+        return n
+
+
+def _events_about(ids: Sequence[str]) -> str:
+    return f"{_in('item_id', ids)} OR {_in('raw_id', ids)} OR {_in('target_id', ids)}"
+
+
+def _chunks(ids: Sequence[str]) -> Iterable[list[str]]:
+    ids = list(ids)
+    for i in range(0, len(ids), _CHUNK):
+        yield ids[i : i + _CHUNK]
+
+
+def forget_detail(**parts: Any) -> str:
+    return json.dumps(parts, sort_keys=True)

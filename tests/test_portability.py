@@ -1,0 +1,143 @@
+"""`dcpm export` / `dcpm import`: round trips through the CLI with real LanceDB and MiniLM."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from test_writer import fitness_raws, fitness_replies
+
+from dcpm_cli.models import Calibration, DreamRun, Edge, Node
+
+QUERIES = ["how do I like to exercise", "Zumba with friends", "hiking"]
+
+
+@pytest.fixture
+def rich_store(writer, llm, store, embedder):
+    """A chain of five beliefs with their raw inputs and events, graph nodes and edges, a dream
+    run and a calibration: every record type an export carries."""
+    raws = fitness_raws()
+    llm.enqueue(*fitness_replies(raws))
+    writer.add(raws)
+    items = store.all_items()
+    nodes = [
+        Node("n_fit", "schema", "Exercises for the company of others", "fitness"),
+        Node("n_core", "core_schema", "Seeks belonging through shared effort", ""),
+    ]
+    with store.lock():
+        store.add_nodes(nodes, embedder.embed([n.text for n in nodes]))
+        store.set_behaviours(
+            {"n_fit": ("joins groups to stay motivated", embedder.embed(["joins groups"])[0])}
+        )
+        store.add_edges(
+            [Edge("evidence", "n_fit", i.id) for i in items[:3]] + [Edge("member", "n_core", "n_fit")]
+        )
+        store.save_dream_run(DreamRun(id="d_1", status="ok", clusters=1, rejections=["cluster 1: no text"]))
+        store.save_calibration(Calibration("all-MiniLM-L6-v2", 0.5, 0.4, 0.5, 0.45, method="builtin-set"))
+    return store
+
+
+def records(path: Path) -> tuple[dict, list[str]]:
+    lines = path.read_text(encoding="utf-8").splitlines()
+    head = json.loads(lines[0])
+    head.pop("exported_at")
+    return head, lines[1:]
+
+
+def recall_all(cli, *store_flag: str) -> list[dict]:
+    return [json.loads(cli(*store_flag, "recall", q, "--json").stdout) for q in QUERIES]
+
+
+@pytest.mark.parametrize("with_vectors", [False, True], ids=["re-embedded", "with-vectors"])
+def test_round_trip_gives_the_same_records_and_the_same_answers(
+    rich_store, cli, tmp_path: Path, with_vectors: bool
+) -> None:
+    first, second, fresh = tmp_path / "a.jsonl", tmp_path / "b.jsonl", str(tmp_path / "fresh")
+    flags = ["--with-vectors"] if with_vectors else []
+    assert cli("export", "--out", str(first), *flags).exit_code == 0
+
+    imported = cli("--store", fresh, "import", str(first), "--json")
+
+    assert imported.exit_code == 0, imported.stderr
+    report = json.loads(imported.stdout)
+    assert report["added"] == {
+        "raw": 5,
+        "item": 5,
+        "event": 5,
+        "node": 2,
+        "edge": 4,
+        "dream_run": 1,
+        "calibration": 1,
+    }
+    assert report["vectors"] == ("from the file" if with_vectors else "embedded by all-MiniLM-L6-v2")
+    assert cli("--store", fresh, "export", "--out", str(second), *flags).exit_code == 0
+    head_a, lines_a = records(first)
+    head_b, lines_b = records(second)
+    assert head_a == head_b and head_a["format"] == 1 and head_a["embedder"] == "all-MiniLM-L6-v2"
+    assert sorted(lines_a) == sorted(lines_b)
+    items = [json.loads(line) for line in lines_a if '"type": "item"' in line]
+    assert sum(1 for i in items if i["supersedes"]) == 4 and sum(1 for i in items if i["superseded_by"]) == 4
+    assert recall_all(cli) == recall_all(cli, "--store", fresh)
+
+
+def test_importing_twice_changes_nothing(rich_store, cli, tmp_path: Path) -> None:
+    dump, again = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    cli("export", "--out", str(dump))
+
+    second = cli("import", str(dump), "--json")  # into the store it came from
+
+    assert second.exit_code == 0
+    report = json.loads(second.stdout)
+    assert set(report["added"].values()) == {0}
+    assert report["already_present"]["item"] == 5
+    cli("export", "--out", str(again))
+    assert records(dump) == records(again)
+
+
+def test_import_merges_into_a_store_that_has_other_memories(rich_store, cli, tmp_path: Path) -> None:
+    dump, other = tmp_path / "a.jsonl", str(tmp_path / "other")
+    cli("export", "--out", str(dump))
+    cli("--store", other, "add", "--no-extract", "My sister lives in Leeds")
+
+    assert cli("--store", other, "import", str(dump)).exit_code == 0
+
+    assert json.loads(cli("--store", other, "stats", "--json").stdout)["raw_inputs"] == 6
+    hits = json.loads(cli("--store", other, "recall", "where does my sister live", "--json").stdout)["hits"]
+    assert "Leeds" in hits[0]["text"]
+    assert recall_all(cli, "--store", other)[0]["hits"][0]["id"] == recall_all(cli)[0]["hits"][0]["id"]
+
+
+def test_vectors_of_another_embedder_are_ignored_and_recomputed(rich_store, cli, tmp_path: Path) -> None:
+    dump, fresh = tmp_path / "a.jsonl", str(tmp_path / "fresh")
+    cli("export", "--out", str(dump), "--with-vectors")
+    lines = dump.read_text(encoding="utf-8").splitlines()
+    head = json.loads(lines[0]) | {"embedder": "bge-m3", "dim": 1024}
+    dump.write_text("\n".join([json.dumps(head), *lines[1:]]) + "\n", encoding="utf-8")
+
+    report = json.loads(cli("--store", fresh, "import", str(dump), "--json").stdout)
+
+    assert report["source_embedder"] == "bge-m3" and report["vectors"] == "embedded by all-MiniLM-L6-v2"
+    assert recall_all(cli) == recall_all(cli, "--store", fresh)
+
+
+def test_a_newer_format_or_a_broken_file_is_refused_and_nothing_is_stored(cli, tmp_path: Path) -> None:
+    newer = tmp_path / "newer.jsonl"
+    newer.write_text(json.dumps({"type": "header", "format": 99}) + "\n", encoding="utf-8")
+    res = cli("import", str(newer))
+    assert res.exit_code == 2
+    assert "format 99, newer than this dcpm reads (up to 1)" in " ".join(res.stderr.split())
+
+    broken = tmp_path / "broken.jsonl"
+    broken.write_text('{"type": "header", "format": 1}\n{"type": "raw", "text": \n', encoding="utf-8")
+    res = cli("import", str(broken))
+    assert res.exit_code == 2 and "line 2 is not JSON" in res.stderr
+    assert cli("import", str(tmp_path / "missing.jsonl")).exit_code == 2
+
+
+def test_export_to_stdout_is_one_json_record_a_line(rich_store, cli) -> None:
+    res = cli("export")
+    lines = res.stdout.splitlines()
+    kinds = [json.loads(line)["type"] for line in lines]
+    assert kinds[0] == "header" and kinds.count("raw") == 5 and kinds.count("node") == 2
+    assert all("vector" not in json.loads(line) for line in lines)

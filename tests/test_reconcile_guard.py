@@ -1,0 +1,248 @@
+"""Reconciliation a small model cannot get wrong in harmful ways: a reply schema built per call,
+an UPDATE only within one subject and attribute, never a change of stance, every refusal
+recorded; relative times resolved against when the input was said."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+
+import jsonschema
+import pytest
+from replies import decide, decisions, extraction, item, item_id
+
+from dcpm_cli.dates import resolve_when
+from dcpm_cli.llm import ScriptedLLM
+from dcpm_cli.models import DONE, FAILED, RawInput
+from dcpm_cli.recall import recall
+from dcpm_cli.store import Store
+from dcpm_cli.writer import Writer
+
+
+def said(day: str, text: str = "") -> RawInput:
+    return RawInput(text=text or f"input of {day}", said_at=datetime.fromisoformat(day).replace(tzinfo=UTC))
+
+
+def seed(writer: Writer, llm: ScriptedLLM, *items: dict) -> RawInput:
+    raw = said("2026-01-01")
+    llm.enqueue(extraction(*items))
+    writer.add([raw])
+    return raw
+
+
+ALLERGY = item("Is allergic to penicillin", kind="identity", topic="health", attribute="allergies")
+DIET = item("Eats meat every day, steak is the favourite dinner", topic="food", attribute="diet")
+
+
+def test_update_across_attributes_is_refused_recorded_and_shown(
+    writer: Writer, llm: ScriptedLLM, store: Store, cli
+) -> None:
+    first = seed(writer, llm, ALLERGY)
+    allergy = item_id(first)
+    job = said("2026-02-01")
+    llm.enqueue(
+        extraction(item("Started a new job as an editor", topic="work", attribute="job")),
+        decisions(decide("UPDATE", allergy, text="Is allergic to penicillin and works as an editor")),
+    )
+
+    report = writer.add([job])
+
+    assert (report.added, report.updated) == (1, 0)
+    assert [i.text for i in store.all_items() if i.id == allergy] == ["Is allergic to penicillin"]
+    (why,) = report.outcomes[0].rejected
+    assert why == f"UPDATE {allergy} refused: different attribute ('job' vs 'allergies')"
+    # The refusal is in the event log of both items, and `dcpm show` prints it.
+    (event,) = [e for e in store.events_for(item_id(job)) if e.op == "REJECTED"]
+    assert (event.target_id, event.detail, event.raw_id) == (allergy, why, job.id)
+    shown = cli("show", allergy)
+    assert f"REJECTED {item_id(job)} ← {allergy}; {why}" in shown.stdout
+    shown = json.loads(cli("show", item_id(job), "--json").stdout)
+    assert [e["detail"] for e in shown["events"] if e["op"] == "REJECTED"] == [why]
+
+
+def test_a_change_of_stance_offered_as_update_becomes_a_supersede(
+    writer: Writer, llm: ScriptedLLM, store: Store
+) -> None:
+    first = seed(writer, llm, DIET)
+    meat = item_id(first)
+    veg = said("2026-04-05")
+    llm.enqueue(
+        extraction(item("Has gone vegetarian and no longer eats meat", topic="food", attribute="diet")),
+        decisions(
+            decide("UPDATE", meat, text="Eats meat every day, steak is the favourite dinner; vegetarian")
+        ),
+    )
+
+    report = writer.add([veg])
+
+    assert (report.superseded, report.updated) == (1, 0)
+    assert [c.text for c in store.chain(meat)] == [
+        "Eats meat every day, steak is the favourite dinner",
+        "Has gone vegetarian and no longer eats meat",
+    ]
+    assert report.outcomes[0].rejected == [
+        f"UPDATE {meat} made a SUPERSEDE: the new item says a change ('no longer')"
+    ]
+
+
+def test_an_update_that_drops_what_the_target_said_becomes_a_supersede(
+    writer: Writer, llm: ScriptedLLM, store: Store
+) -> None:
+    first = seed(writer, llm, DIET)
+    meat = item_id(first)
+    llm.enqueue(
+        extraction(item("Eats lentil curry on Mondays", topic="food", attribute="diet")),
+        decisions(decide("UPDATE", meat, text="Eats lentil curry on Mondays")),
+    )
+
+    report = writer.add([said("2026-03-01")])
+
+    assert report.superseded == 1
+    assert "the merged text leaves out most of the old text" in report.outcomes[0].rejected[0]
+    assert store.get_items([meat])[meat].text == "Eats meat every day, steak is the favourite dinner"
+
+
+def test_a_real_added_detail_is_still_an_update(writer: Writer, llm: ScriptedLLM, store: Store) -> None:
+    first = seed(writer, llm, item("Grows tomatoes on the balcony", topic="hobbies", attribute="gardening"))
+    target = item_id(first)
+    merged = "Grows tomatoes from seed on the balcony"
+    llm.enqueue(
+        extraction(item("Grows the balcony tomatoes from seed", topic="hobbies", attribute="gardening")),
+        decisions(decide("UPDATE", target, text=merged)),
+    )
+
+    report = writer.add([said("2026-02-01")])
+
+    assert (report.updated, report.outcomes[0].rejected) == (1, [])
+    assert store.get_items([target])[target].text == merged
+
+
+def test_a_duplicate_that_says_something_else_is_not_dropped(
+    writer: Writer, llm: ScriptedLLM, store: Store
+) -> None:
+    first = seed(writer, llm, ALLERGY)
+    llm.enqueue(
+        extraction(item("Plays the cello in an orchestra", topic="hobbies", attribute="instrument")),
+        decisions(decide("DUPLICATE", item_id(first))),
+    )
+
+    report = writer.add([said("2026-02-01")])
+
+    assert (report.added, report.duplicates) == (1, 0)
+    assert "says something else" in report.outcomes[0].rejected[0]
+    assert sorted(i.text for i in store.all_items()) == [
+        "Is allergic to penicillin",
+        "Plays the cello in an orchestra",
+    ]
+
+
+def test_the_reply_schema_names_only_each_items_own_candidates(
+    writer: Writer, llm: ScriptedLLM, store: Store
+) -> None:
+    first = seed(writer, llm, ALLERGY, DIET)
+    allergy, diet = item_id(first, 0), item_id(first, 1)
+    llm.enqueue(
+        extraction(
+            item("Has gone vegan", topic="food", attribute="diet"),
+            item("Moved to Porto", topic="home", attribute="home city"),
+        ),
+        decisions(decide("SUPERSEDE", diet, item=0), decide("ADD", item=1)),
+    )
+
+    writer.add([said("2026-05-01")])
+
+    sent = llm.calls[-1]
+    schema = sent["schema"]
+    assert schema["title"] == "Reconciliation"
+    content = sent["messages"][-1]["content"]
+    assert f"EXISTING {diet} [same attribute]" in content and f"EXISTING {allergy}:" in content
+    ok = {"decisions": [
+        {"item": 0, "reason": "same diet, new value", "op": "SUPERSEDE", "target": diet},
+        {"item": 1, "reason": "nothing about a city", "op": "ADD", "target": None},
+    ]}  # fmt: skip
+    jsonschema.validate(ok, schema)
+    bad = [
+        {"decisions": [ok["decisions"][0]]},  # a missing decision
+        {"decisions": [{**ok["decisions"][0], "target": "m_invented"}, ok["decisions"][1]]},
+        {"decisions": [ok["decisions"][1], ok["decisions"][0]]},  # out of order
+        # item 1 has no candidate with its attribute: neither SUPERSEDE nor UPDATE is offered
+        {"decisions": [ok["decisions"][0], {**ok["decisions"][1], "op": "UPDATE", "target": allergy}]},
+        {"decisions": [ok["decisions"][0], {k: v for k, v in ok["decisions"][1].items() if k != "reason"}]},
+    ]
+    for reply in bad:
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate(reply, schema)
+    (decision,) = [d for d in schema["$defs"].values() if d["title"] == "Decision0"]
+    assert list(decision["properties"])[:3] == ["item", "reason", "op"]  # the reason before the verdict
+
+
+def test_a_missing_decision_is_asked_again_and_never_silently_added(
+    writer: Writer, llm: ScriptedLLM, store: Store
+) -> None:
+    first = seed(writer, llm, DIET)
+    raw = said("2026-05-01")
+    two = extraction(
+        item("Has gone vegan", topic="food", attribute="diet"),
+        item("Eats tofu often", topic="food", attribute="diet"),
+    )
+    one_decision = decisions(decide("SUPERSEDE", item_id(first), item=0))
+    llm.enqueue(two, one_decision, one_decision, one_decision)
+
+    report = writer.add([raw])
+
+    assert (report.failed, report.added, report.superseded) == (1, 0, 0)
+    assert "decisions" in report.outcomes[0].error
+    assert "That reply was invalid" in llm.calls[-1]["messages"][-1]["content"]
+    assert store.get_raw([raw.id])[raw.id].status == FAILED  # `dcpm process` tries it again
+    assert [i.id for i in store.all_items()] == [item_id(first)]
+
+
+def test_extraction_is_offered_the_attributes_already_in_memory(
+    writer: Writer, llm: ScriptedLLM, store: Store
+) -> None:
+    seed(writer, llm, DIET, item("Works as an accountant at a bank", topic="work", attribute="job"))
+    llm.enqueue(extraction())
+
+    writer.add([said("2026-06-01", "I went vegetarian last month.")])
+
+    prompt = llm.calls[-1]["messages"][-1]["content"]
+    assert "Attributes already in memory" in prompt
+    assert "diet" in prompt.split("Attributes already in memory", 1)[1]
+
+
+@pytest.mark.parametrize(
+    ("words", "day"),
+    [
+        ("two months ago", "2026-03-01"),  # month precision: the month it names, from its start
+        ("last Tuesday", "2026-05-05"),
+        ("since March", "2026-03-01"),
+        ("yesterday", "2026-05-09"),
+        ("2024-05-01", "2024-05-01"),
+        ("in 2019", "2019-05-01"),
+    ],
+)
+def test_relative_time_is_read_against_when_it_was_said(words: str, day: str) -> None:
+    when = resolve_when(words, datetime(2026, 5, 10, 18, tzinfo=UTC))  # a Sunday
+    assert when == datetime.fromisoformat(day).replace(hour=12, tzinfo=UTC)
+
+
+@pytest.mark.parametrize("words", [None, "", "null", "at some point"])
+def test_time_words_that_name_no_day_give_none(words: str | None) -> None:
+    assert resolve_when(words, datetime(2026, 5, 10, tzinfo=UTC)) is None
+
+
+def test_as_of_sees_a_stance_from_when_it_began_not_when_it_was_told(
+    writer: Writer, llm: ScriptedLLM, store: Store
+) -> None:
+    raw = said("2026-05-10", "I quit coffee two months ago.")
+    llm.enqueue(
+        extraction(item("Has quit coffee", topic="food", attribute="coffee habit", when="two months ago"))
+    )
+
+    writer.add([raw])
+
+    (stored,) = store.all_items()
+    assert stored.event_at == datetime(2026, 3, 1, 12, tzinfo=UTC)
+    april = recall(store, writer.embedder, "coffee", as_of=datetime(2026, 4, 1, tzinfo=UTC))
+    assert [h.text for h in april.hits if h.kind != "raw"] == ["Has quit coffee"]
+    assert store.get_raw([raw.id])[raw.id].status == DONE
