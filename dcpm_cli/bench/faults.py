@@ -425,6 +425,7 @@ def kill_add(lab: Lab, tally: Tally, trials: int, rng: Any, *, extract: bool, si
         tally.killed += was_killed
         if was_killed:
             carried = lines  # the next trial runs it again
+            typical *= 1.1  # runs grow with the store: keep some of them finishing
         else:
             typical = 0.7 * typical + 0.3 * (time.perf_counter() - t0)
             if code in (0, 3):  # 3: stored, extraction pending (the LLM failed)
@@ -475,7 +476,9 @@ def kill_dream(lab: Lab, tally: Tally, trials: int, rng: Any, *, size: int) -> N
         code, out = finish(proc)
         tally.trials += 1
         tally.killed += was_killed
-        if not was_killed:
+        if was_killed:
+            typical *= 1.1
+        else:
             typical = 0.7 * typical + 0.3 * (time.perf_counter() - t0)
             if code != 0:
                 tally.note(f"trial {trial}: dream exited {code}: {out.strip()[-300:]}")
