@@ -1,17 +1,17 @@
 """Fault injection: does dcpm keep every input it acknowledged, and is the store sound (or made
 sound by one `dcpm check --repair`) after kill -9, LLM faults and concurrent writers?
 
-    python -m dcpm_cli.bench.faults [--kills 100] [--dream-kills 50] [--llm-rounds 5]
+    python -m dcpm_cli.bench.faults [--kills 12] [--dream-kills 8] [--llm-rounds 12]
                                     [--writers 3] [--inputs 100] [--seed 7]
 
 Scenarios (the fake Ollama server of tests/fake_ollama.py answers every LLM call, in a thread of
 this process; the real `dcpm` runs as subprocesses, the real embedder, the real LanceDB):
 
 - kill -9 of `dcpm add` (with extraction) and of `dcpm add --no-extract`: each trial runs one
-  `add` of a JSONL batch and SIGKILLs it at a seeded random moment; a batch whose `add` was
-  killed is added again with the next trial's batch (a rerun). After each trial: every input
-  whose `add` exited 0 is stored, and `dcpm check` holds, or holds after one `--repair`.
-  At the end one more run (and `dcpm process`) must complete all the work.
+  `add` of a JSONL batch and SIGKILLs it at a seeded random moment. After each trial: every input
+  whose `add` exited 0 (or 3: stored, extraction pending) is stored, and `dcpm check`
+  holds, or holds after one `--repair`. A killed batch is the next trial's batch (the rerun);
+  at the end one more run (and `dcpm process`) must complete all the work.
 - kill -9 of `dcpm dream`: fresh inputs each trial (pending extraction, so the dream catches up
   first), the dream killed at random; the same checks; a last dream must end `ok`.
 - LLM faults at extraction and at reconcile: server down (no server at extraction; a
@@ -56,6 +56,9 @@ ROOT = Path(dcpm_cli.__file__).resolve().parents[1]
 FAULTS = ("down", "timeout", "http500", "invalid_json", "schema", "length")
 PHASES = ("extraction", "reconcile")
 MODEL = "tiny"
+# A kill lands at a uniform moment between these fractions of a typical run's duration (the
+# first ~40% of a run is interpreter and library start-up, before the store is touched).
+KILL_FROM, KILL_TO = 0.4, 1.3
 LLM_TIMEOUT = 1.0  # seconds per call in fault trials: the timeout fault waits longer than this
 
 # Inputs on a few themes, so that extracted facts cluster and dreams have work.
@@ -77,6 +80,7 @@ class Tally:
 
     kind: str
     trials: int = 0
+    killed: int = 0  # kill trials whose process was still running when SIGKILLed
     acknowledged: int = 0  # inputs a run reported stored (kill trials: whose `add` exited 0)
     lost: int = 0  # acknowledged inputs not in the store afterwards
     broken_before: int = 0  # trials after which `check` failed
@@ -118,7 +122,8 @@ class Responder:
     def __init__(self, fo: ModuleType) -> None:
         self.fo = fo
         self.fault: tuple[str, str] | None = None  # (phase, kind)
-        self.calls: dict[str, int] = {}
+        self.calls: dict[str, int] = {}  # chat requests by phase
+        self.faulted = 0  # requests answered with the fault
 
     def __call__(self, body: dict[str, Any]) -> Any:
         fmt = body.get("format")
@@ -128,6 +133,7 @@ class Responder:
         users = [m.get("content", "") for m in body.get("messages", []) if m.get("role") == "user"]
         user = users[-1] if users else ""
         if self.fault is not None and self.fault[0] == phase:
+            self.faulted += 1
             return self.faulty(self.fault[1], phase, str(body.get("model", MODEL)))
         if phase == "extraction":
             return {"items": [_fact(user)]}
@@ -391,10 +397,8 @@ def pending_ids(store: Any) -> set[str]:
 # -- kill -9 ----------------------------------------------------------------------------------
 
 
-def kill_add(
-    lab: Lab, tally: Tally, trials: int, rng: Any, *, extract: bool, size: int, log: Callable[[str], None]
-) -> None:
-    """`dcpm add` SIGKILLed at random moments; a killed batch is rerun with the next one."""
+def kill_add(lab: Lab, tally: Tally, trials: int, rng: Any, *, extract: bool, size: int) -> None:
+    """`dcpm add` SIGKILLed at random moments; a killed batch is the next trial's batch."""
     flags = [] if extract else ["--no-extract"]
     acknowledged: set[str] = set()
     carried: list[str] = []
@@ -410,15 +414,18 @@ def kill_add(
         raise RuntimeError(f"dcpm add failed before any fault (exit {code}):\n{out}")
     acknowledged |= raw_ids(lines)
     for trial in range(trials):
-        lines = carried + batch(f"{tally.kind}-{trial}", size, start + timedelta(days=trial + 1))
+        # A killed batch is run again (the rerun) until one run of it ends; then a fresh one.
+        lines = carried or batch(f"{tally.kind}-{trial}", size, start + timedelta(days=trial + 1))
         path.write_text("\n".join(lines) + "\n")
         proc = lab.start("add", *flags, "--file", str(path))
         t0 = time.perf_counter()
-        was_killed = killed(proc, rng.uniform(0.3, 1.1) * typical)
+        was_killed = killed(proc, rng.uniform(KILL_FROM, KILL_TO) * typical)
         code, out = finish(proc)
         tally.trials += 1
+        tally.killed += was_killed
         if was_killed:
-            carried = lines  # the rerun: added again with the next batch
+            carried = lines  # the next trial runs it again
+            typical *= 1.1  # runs grow with the store: keep some of them finishing
         else:
             typical = 0.7 * typical + 0.3 * (time.perf_counter() - t0)
             if code in (0, 3):  # 3: stored, extraction pending (the LLM failed)
@@ -445,12 +452,9 @@ def kill_add(
             tally.note(f"final process exited {code}, {len(left)} inputs still pending")
     assess(lab, tally, acknowledged, "after the final rerun")
     tally.acknowledged = len(acknowledged)
-    log(f"  {tally.kind}: {tally.trials} trials, {len(acknowledged)} inputs acknowledged")
 
 
-def kill_dream(
-    lab: Lab, tally: Tally, trials: int, rng: Any, *, size: int, log: Callable[[str], None]
-) -> None:
+def kill_dream(lab: Lab, tally: Tally, trials: int, rng: Any, *, size: int) -> None:
     """`dcpm dream` SIGKILLed at random moments, with fresh pending inputs every trial."""
     start = datetime(2026, 6, 1, tzinfo=UTC)
     writer = lab.writer(lab.llm())
@@ -468,10 +472,13 @@ def kill_dream(
         acknowledged |= raw_ids(lines)
         proc = lab.start("dream")
         t0 = time.perf_counter()
-        was_killed = killed(proc, rng.uniform(0.3, 1.1) * typical)
+        was_killed = killed(proc, rng.uniform(KILL_FROM, KILL_TO) * typical)
         code, out = finish(proc)
         tally.trials += 1
-        if not was_killed:
+        tally.killed += was_killed
+        if was_killed:
+            typical *= 1.1
+        else:
             typical = 0.7 * typical + 0.3 * (time.perf_counter() - t0)
             if code != 0:
                 tally.note(f"trial {trial}: dream exited {code}: {out.strip()[-300:]}")
@@ -484,7 +491,6 @@ def kill_dream(
         tally.note(f"final dream exited {code}, status {status}, {len(left)} inputs pending")
     assess(lab, tally, acknowledged, "after the final dream")
     tally.acknowledged = len(acknowledged)
-    log(f"  {tally.kind}: {tally.trials} trials, {len(acknowledged)} inputs acknowledged")
 
 
 def _json_field(out: str, name: str) -> str | None:
@@ -539,7 +545,7 @@ def llm_fault(lab: Lab, tally: Tally, phase: str, kind: str, *, size: int, round
 # -- concurrency ------------------------------------------------------------------------------
 
 
-def concurrency(lab: Lab, tally: Tally, *, writers: int, inputs: int, log: Callable[[str], None]) -> None:
+def concurrency(lab: Lab, tally: Tally, *, writers: int, inputs: int) -> None:
     """Several `dcpm add` (with extraction) and a `dcpm dream`, all at once."""
     start = datetime(2027, 1, 1, tzinfo=UTC)
     seed = batch("concurrency-seed", 10, start - timedelta(days=10))
@@ -569,7 +575,6 @@ def concurrency(lab: Lab, tally: Tally, *, writers: int, inputs: int, log: Calla
     if left:
         tally.incomplete += 1
         tally.note(f"{len(left)} inputs still pending after the writers finished")
-    log(f"  concurrency: {writers} writers × {inputs} inputs and a dream")
 
 
 # -- the bench --------------------------------------------------------------------------------
@@ -589,30 +594,39 @@ def run_all(args: argparse.Namespace, log: Callable[[str], None] = print) -> lis
     embedder = get_embedder("minilm")
     rng = np.random.default_rng(args.seed)
     rows: list[Tally] = []
+
+    def scenario(name: str, body: Callable[[Lab, Tally], None]) -> None:
+        t0 = time.perf_counter()
+        tally = Tally(name)
+        with lab(embedder, server, responder) as L:
+            body(L, tally)
+        rows.append(tally)
+        log(f"{name}: {tally.trials} trials, {tally.lost} inputs lost, {time.perf_counter() - t0:.0f} s")
+
     with fake_ollama() as (server, responder):
         if args.kills:
-            for extract, name in ((True, "kill -9 `dcpm add`"), (False, "kill -9 `dcpm add --no-extract`")):
-                with lab(embedder, server, responder) as L:
-                    rows.append(Tally(name))
-                    kill_add(L, rows[-1], args.kills, rng, extract=extract, size=args.batch, log=log)
+            for extract in (True, False):
+                scenario(
+                    f"kill -9 `dcpm add{'' if extract else ' --no-extract'}`",
+                    lambda L, t, e=extract: kill_add(L, t, args.kills, rng, extract=e, size=args.batch),
+                )
         if args.dream_kills:
-            with lab(embedder, server, responder) as L:
-                rows.append(Tally("kill -9 `dcpm dream`"))
-                kill_dream(L, rows[-1], args.dream_kills, rng, size=args.batch, log=log)
-        if args.llm_rounds:
-            for phase in PHASES:
-                for kind in FAULTS:
-                    tally = Tally(f"LLM {kind} at {phase}")
-                    with lab(embedder, server, responder) as L:
-                        for r in range(args.llm_rounds):
-                            llm_fault(L, tally, phase, kind, size=args.batch, round_=r)
-                    rows.append(tally)
-                    log(f"  {tally.kind}: {tally.trials} trials")
+            scenario(
+                "kill -9 `dcpm dream`", lambda L, t: kill_dream(L, t, args.dream_kills, rng, size=args.batch)
+            )
+        for phase in PHASES if args.llm_rounds else ():
+            for kind in FAULTS:
+                scenario(
+                    f"LLM {kind} at {phase}",
+                    lambda L, t, p=phase, k=kind: [
+                        llm_fault(L, t, p, k, size=args.batch, round_=r) for r in range(args.llm_rounds)
+                    ],
+                )
         if args.writers:
-            tally = Tally(f"{args.writers} writers × {args.inputs} inputs + a dream")
-            with lab(embedder, server, responder) as L:
-                concurrency(L, tally, writers=args.writers, inputs=args.inputs, log=log)
-            rows.append(tally)
+            scenario(
+                f"{args.writers} writers × {args.inputs} inputs + a dream",
+                lambda L, t: concurrency(L, t, writers=args.writers, inputs=args.inputs),
+            )
     return rows
 
 
@@ -623,8 +637,9 @@ def table(rows: list[Tally]) -> str:
         "|---|---:|---:|---:|---:|---:|",
     ]
     for r in rows:
+        trials = f"{r.trials} ({r.killed} killed mid-run)" if r.kind.startswith("kill") else str(r.trials)
         lines.append(
-            f"| {r.kind} | {r.trials} | {r.acknowledged} | {r.lost} | {r.broken_before} | {r.broken_after} |"
+            f"| {r.kind} | {trials} | {r.acknowledged} | {r.lost} | {r.broken_before} | {r.broken_after} |"
         )
     total = Tally("**all**")
     for r in rows:
@@ -639,12 +654,12 @@ def table(rows: list[Tally]) -> str:
 
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--kills", type=int, default=100, help="kill -9 trials per `add` kind")
-    p.add_argument("--dream-kills", type=int, default=50, help="kill -9 trials of `dcpm dream`")
-    p.add_argument("--llm-rounds", type=int, default=5, help="trials per LLM fault kind and phase")
+    p.add_argument("--kills", type=int, default=12, help="kill -9 trials per `add` kind")
+    p.add_argument("--dream-kills", type=int, default=8, help="kill -9 trials of `dcpm dream`")
+    p.add_argument("--llm-rounds", type=int, default=12, help="trials per LLM fault kind and phase")
     p.add_argument("--writers", type=int, default=3, help="concurrent `dcpm add` processes")
     p.add_argument("--inputs", type=int, default=100, help="inputs per concurrent writer")
-    p.add_argument("--batch", type=int, default=8, help="inputs per `add` in the kill and LLM trials")
+    p.add_argument("--batch", type=int, default=3, help="inputs per `add` in the kill and LLM trials")
     p.add_argument("--seed", type=int, default=7)
     args = p.parse_args(argv)
     t0 = time.perf_counter()
