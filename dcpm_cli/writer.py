@@ -150,6 +150,7 @@ class Writer:
             extraction.messages(raw, history, self._known_attributes(raw)),
             extraction.Extraction,
             retries=self.settings.llm_retries,
+            schema=extraction.schema(),
         )
         items = [self._item(raw, i, x) for i, x in enumerate(got.items)]
         outcome = InputOutcome(raw.id, DONE)

@@ -228,6 +228,16 @@ def test_extraction_is_offered_the_attributes_already_in_memory(
     assert "Attributes already in memory" in prompt
     assert "diet" in prompt.split("Attributes already in memory", 1)[1]
 
+    # The schema sent requires the attribute (non-empty) and the time words: a small model
+    # under a grammar left an optional attribute empty, and nothing could chain to it.
+    schema = llm.calls[-1]["schema"]
+    full = {"kind": "fact", "text": "Went vegetarian", "topic": "food", "subject": "user",
+            "attribute": "diet", "salience": 0.8, "when": "last month"}  # fmt: skip
+    jsonschema.validate({"items": [full]}, schema)
+    for broken in ({**full, "attribute": ""}, {k: v for k, v in full.items() if k != "attribute"}):
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate({"items": [broken]}, schema)
+
 
 @pytest.mark.parametrize(
     ("words", "day"),
