@@ -143,7 +143,7 @@ class OllamaLLM:
     would be cut off at the same place."""
 
     FIRST_LARGER_PREDICT = 2048
-    MAX_PREDICT = 8192
+    MAX_PREDICT = 4096
 
     def __init__(self, model: str, *, host: str | None = None, timeout: float = 120.0) -> None:
         import ollama

@@ -302,6 +302,7 @@ class Writer:
                 extraction.messages(raw if piece == raw.text else replace(raw, text=piece), history, known),
                 extraction.Extraction,
                 retries=self.settings.llm_retries,
+                schema=extraction.schema(),
             )
             found.extend(got.items)
         items = [self._item(raw, i, x) for i, x in enumerate(found)]
@@ -371,11 +372,15 @@ class Writer:
             [] if item.kind == "summary" else [c for c, _ in near[i]] for i, item in enumerate(kept)
         ]
         plans = [_Plan("ADD") for _ in kept]
-        asked = [i for i, c in enumerate(candidates) if c]
+        # Only candidates with the item's subject and attribute can be superseded or updated:
+        # an item without any is added without asking (no call, nothing a weak reply can break).
+        related = [
+            [c for c in cs if not self._supersede_refusal(kept[i], c)] for i, cs in enumerate(candidates)
+        ]
+        asked = [i for i, c in enumerate(related) if c]
         if not asked:
             return plans
-        items, cands = [kept[i] for i in asked], [candidates[i] for i in asked]
-        ask = reconcile.Ask(items, cands, [self._related(x, cs) for x, cs in zip(items, cands, strict=True)])
+        ask = reconcile.Ask([kept[i] for i in asked], [related[i] for i in asked])
         got = structured(
             self.llm,  # type: ignore[arg-type]
             ask.messages(),
@@ -385,12 +390,8 @@ class Writer:
         )
         for d in got.decisions:  # type: ignore[attr-defined]  # one per item, in order: the schema says so
             i = asked[d.item]
-            plans[i] = self._checked(kept[i], d, candidates[i], ask.related[d.item])
+            plans[i] = self._checked(kept[i], d, candidates[i], {c.id for c in related[i]})
         return plans
-
-    def _related(self, item: MemoryItem, cands: list[MemoryItem]) -> set[str]:
-        """The candidates an item may supersede or update: same subject, same attribute."""
-        return {c.id for c in cands if not self._supersede_refusal(item, c)}
 
     def _checked(
         self, item: MemoryItem, d: reconcile.Decision, cands: list[MemoryItem], related: set[str]

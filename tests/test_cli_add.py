@@ -163,11 +163,11 @@ def test_refused_decisions_are_reported(cli, llm) -> None:
     llm.enqueue(extraction(item("Drinks three flat whites a day", topic="food", attribute="coffee habit")))
     cli("add", "Three flat whites a day.", "--at", "2026-02-01")
     llm.enqueue(
-        extraction(item("Tomás drinks green tea", topic="food", subject="Tomás", attribute="coffee habit")),
+        extraction(item("Drinks only green tea", topic="food", attribute="coffee habit")),
         decisions(decide("SUPERSEDE", "m_nowhere")),
     )
 
-    done = cli("add", "Tomás only drinks green tea.", "--at", "2026-03-01")
+    done = cli("add", "I only drink green tea now.", "--at", "2026-03-01")
 
     assert done.exit_code == 0
     assert "note: SUPERSEDE target 'm_nowhere' is not a candidate" in " ".join(done.stderr.split())

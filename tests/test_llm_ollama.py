@@ -139,7 +139,7 @@ def test_the_larger_budget_has_a_ceiling(fake_ollama: FakeOllama) -> None:
     reply = llm.chat(MESSAGES)
 
     assert reply.content == "{"
-    assert [s["options"].get("num_predict") for s in fake_ollama.chat_requests] == [None, 8192]
+    assert [s["options"].get("num_predict") for s in fake_ollama.chat_requests] == [None, 4096]
     assert fake_ollama.pending == 1
 
 

@@ -37,27 +37,43 @@ DIET = item("Eats meat every day, steak is the favourite dinner", topic="food", 
 def test_update_across_attributes_is_refused_recorded_and_shown(
     writer: Writer, llm: ScriptedLLM, store: Store, cli
 ) -> None:
-    first = seed(writer, llm, ALLERGY)
-    allergy = item_id(first)
-    job = said("2026-02-01")
+    first = seed(writer, llm, ALLERGY, DIET)
+    allergy = item_id(first, 0)
+    vegan = said("2026-02-01")
     llm.enqueue(
-        extraction(item("Started a new job as an editor", topic="work", attribute="job")),
-        decisions(decide("UPDATE", allergy, text="Is allergic to penicillin and works as an editor")),
+        extraction(item("Has gone vegan", topic="food", attribute="diet")),
+        decisions(decide("UPDATE", allergy, text="Is allergic to penicillin and has gone vegan")),
     )
 
-    report = writer.add([job])
+    report = writer.add([vegan])
 
     assert (report.added, report.updated) == (1, 0)
-    assert [i.text for i in store.all_items() if i.id == allergy] == ["Is allergic to penicillin"]
+    assert store.get_items([allergy])[allergy].text == "Is allergic to penicillin"
     (why,) = report.outcomes[0].rejected
-    assert why == f"UPDATE {allergy} refused: different attribute ('job' vs 'allergies')"
+    assert why == f"UPDATE {allergy} refused: different attribute ('diet' vs 'allergies')"
     # The refusal is in the event log of both items, and `dcpm show` prints it.
-    (event,) = [e for e in store.events_for(item_id(job)) if e.op == "REJECTED"]
-    assert (event.target_id, event.detail, event.raw_id) == (allergy, why, job.id)
+    (event,) = [e for e in store.events_for(item_id(vegan)) if e.op == "REJECTED"]
+    assert (event.target_id, event.detail, event.raw_id) == (allergy, why, vegan.id)
     shown = cli("show", allergy)
-    assert f"REJECTED {item_id(job)} ← {allergy}; {why}" in shown.stdout
-    shown = json.loads(cli("show", item_id(job), "--json").stdout)
+    assert f"REJECTED {item_id(vegan)} ← {allergy}; {why}" in shown.stdout
+    shown = json.loads(cli("show", item_id(vegan), "--json").stdout)
     assert [e["detail"] for e in shown["events"] if e["op"] == "REJECTED"] == [why]
+    added = json.loads(cli("add", "--at", "2026-03-01", "--no-extract", "x", "--json").stdout)
+    assert added["rejected"] == []
+
+
+def test_an_item_with_nothing_of_its_attribute_is_added_without_asking(
+    writer: Writer, llm: ScriptedLLM, store: Store
+) -> None:
+    seed(writer, llm, ALLERGY, DIET)
+    llm.enqueue(extraction(item("Started a new job as an editor", topic="work", attribute="job")))
+
+    report = writer.add([said("2026-02-01")])
+
+    assert (report.added, report.llm_calls, llm.replies) == (1, 1, [])
+    assert [i.text for i in store.all_items() if i.is_current and i.attribute == "job"] == [
+        "Started a new job as an editor"
+    ]
 
 
 def test_a_change_of_stance_offered_as_update_becomes_a_supersede(
@@ -120,20 +136,19 @@ def test_a_real_added_detail_is_still_an_update(writer: Writer, llm: ScriptedLLM
 def test_a_duplicate_that_says_something_else_is_not_dropped(
     writer: Writer, llm: ScriptedLLM, store: Store
 ) -> None:
-    first = seed(writer, llm, ALLERGY)
-    llm.enqueue(
-        extraction(item("Plays the cello in an orchestra", topic="hobbies", attribute="instrument")),
-        decisions(decide("DUPLICATE", item_id(first))),
-    )
+    first = seed(writer, llm, ALLERGY, DIET)
+    allergy, diet = item_id(first, 0), item_id(first, 1)
+    lentils = item("Eats lentil curry every Monday", topic="food", attribute="diet")
+    llm.enqueue(extraction(lentils), decisions(decide("DUPLICATE", allergy)))
+    soup = item("Eats lentil soup on Fridays", topic="food", attribute="diet")
+    llm.enqueue(extraction(soup), decisions(decide("DUPLICATE", diet)))
 
-    report = writer.add([said("2026-02-01")])
+    unrelated = writer.add([said("2026-02-01")])
+    related = writer.add([said("2026-03-01")])
 
-    assert (report.added, report.duplicates) == (1, 0)
-    assert "says something else" in report.outcomes[0].rejected[0]
-    assert sorted(i.text for i in store.all_items()) == [
-        "Is allergic to penicillin",
-        "Plays the cello in an orchestra",
-    ]
+    assert (unrelated.added, unrelated.duplicates, related.superseded, related.duplicates) == (1, 0, 1, 0)
+    assert unrelated.outcomes[0].rejected == [f"DUPLICATE of {allergy} refused: it says something else"]
+    assert related.outcomes[0].rejected == [f"DUPLICATE of {diet} says something else: superseded instead"]
 
 
 def test_the_reply_schema_names_only_each_items_own_candidates(
@@ -145,29 +160,33 @@ def test_the_reply_schema_names_only_each_items_own_candidates(
         extraction(
             item("Has gone vegan", topic="food", attribute="diet"),
             item("Moved to Porto", topic="home", attribute="home city"),
+            item("Eats tofu often", topic="food", attribute="diet"),
         ),
         decisions(decide("SUPERSEDE", diet, item=0), decide("ADD", item=1)),
     )
 
-    writer.add([said("2026-05-01")])
+    report = writer.add([said("2026-05-01")])
 
+    assert (report.added, report.superseded) == (3, 1)
     sent = llm.calls[-1]
     schema = sent["schema"]
     assert schema["title"] == "Reconciliation"
     content = sent["messages"][-1]["content"]
-    assert f"EXISTING {diet} [same attribute]" in content and f"EXISTING {allergy}:" in content
+    # Only the items with a candidate of their own attribute are asked, and only about those.
+    assert f"EXISTING {diet}:" in content and allergy not in content and "Porto" not in content
     ok = {"decisions": [
         {"item": 0, "reason": "same diet, new value", "op": "SUPERSEDE", "target": diet},
-        {"item": 1, "reason": "nothing about a city", "op": "ADD", "target": None},
+        {"item": 1, "reason": "another dish", "op": "ADD", "target": None},
     ]}  # fmt: skip
     jsonschema.validate(ok, schema)
+    first_ok, second_ok = ok["decisions"]
     bad = [
-        {"decisions": [ok["decisions"][0]]},  # a missing decision
-        {"decisions": [{**ok["decisions"][0], "target": "m_invented"}, ok["decisions"][1]]},
-        {"decisions": [ok["decisions"][1], ok["decisions"][0]]},  # out of order
-        # item 1 has no candidate with its attribute: neither SUPERSEDE nor UPDATE is offered
-        {"decisions": [ok["decisions"][0], {**ok["decisions"][1], "op": "UPDATE", "target": allergy}]},
-        {"decisions": [ok["decisions"][0], {k: v for k, v in ok["decisions"][1].items() if k != "reason"}]},
+        {"decisions": [first_ok]},  # a missing decision
+        {"decisions": [{**first_ok, "target": allergy}, second_ok]},  # not shown to this item
+        {"decisions": [{**first_ok, "target": "m_invented"}, second_ok]},
+        {"decisions": [second_ok, first_ok]},  # out of order
+        {"decisions": [first_ok, {**second_ok, "op": "MERGE"}]},
+        {"decisions": [first_ok, {k: v for k, v in second_ok.items() if k != "reason"}]},
     ]
     for reply in bad:
         with pytest.raises(jsonschema.ValidationError):
@@ -208,6 +227,16 @@ def test_extraction_is_offered_the_attributes_already_in_memory(
     prompt = llm.calls[-1]["messages"][-1]["content"]
     assert "Attributes already in memory" in prompt
     assert "diet" in prompt.split("Attributes already in memory", 1)[1]
+
+    # The schema sent requires the attribute (non-empty) and the time words: a small model
+    # under a grammar left an optional attribute empty, and nothing could chain to it.
+    schema = llm.calls[-1]["schema"]
+    full = {"kind": "fact", "text": "Went vegetarian", "topic": "food", "subject": "user",
+            "attribute": "diet", "salience": 0.8, "when": "last month"}  # fmt: skip
+    jsonschema.validate({"items": [full]}, schema)
+    for broken in ({**full, "attribute": ""}, {k: v for k, v in full.items() if k != "attribute"}):
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate({"items": [broken]}, schema)
 
 
 @pytest.mark.parametrize(

@@ -18,7 +18,8 @@ into a fresh store. Then each arc's probe goes through `recall` (k=5) and is sco
 
 A text names a stance when it contains one of the stance's `match` words; a text that names
 several stances of an arc counts as the latest (an older stance cannot mention a newer one).
-LLM calls, tokens and seconds are per user input. Figures are printed, never asserted.
+LLM calls, tokens and seconds are per user input. Figures are printed, never asserted. Ctrl-C
+during a slow run stops extraction and scores what was extracted (said as partial).
 """
 
 from __future__ import annotations
@@ -95,6 +96,7 @@ class Result:
     seconds: float
     rejected: list[str] = field(default_factory=list)
     llm_error: str = ""
+    extracted: int = 0  # user inputs extracted; fewer than `inputs` after Ctrl-C or a failure
 
     @property
     def current_at_1(self) -> float:
@@ -203,11 +205,14 @@ def run(
         seconds=seconds,
         rejected=[r for o in report.outcomes for r in o.rejected],
         llm_error=report.llm_error,
+        extracted=report.extracted,
     )
 
 
 def render(r: Result) -> str:
     lines = [f"belief arcs ({r.set}) on {r.llm}: {r.inputs} user inputs, {len(r.arcs)} arcs"]
+    if r.extracted < r.inputs:
+        lines.append(f"  only {r.extracted} of {r.inputs} inputs extracted (interrupted or failed): partial")
     for a in r.arcs:
         mark = ("current" if a.current_at_1 else "NOT current") + (", complete" if a.complete else "")
         stale = f", {a.stale_current} stale" if a.stale_current else ""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -54,6 +54,18 @@ class ExtractedItem(BaseModel):
 
 class Extraction(BaseModel):
     items: list[ExtractedItem] = Field(max_length=24)
+
+
+def schema() -> dict[str, Any]:
+    """The schema sent: every field of an item required, in the order above, so that a
+    grammar-constrained small model cannot leave out the subject, the attribute (which chains
+    a later change to this item) or the time words (seen: qwen2.5-coder:1.5b left `attribute`
+    empty when it was optional). Validation stays lenient (`Extraction`)."""
+    out = Extraction.model_json_schema()
+    item = out["$defs"]["ExtractedItem"]
+    item["required"] = list(item["properties"])
+    item["properties"]["attribute"]["minLength"] = 1
+    return out
 
 
 def messages(

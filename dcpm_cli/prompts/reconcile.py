@@ -1,11 +1,11 @@
 """System 1, step 3: one batched call decides ADD / SUPERSEDE / UPDATE / DUPLICATE per item.
 
-The reply schema is built for each call (`Ask.schema`): one decision per new item, in order
-(`prefixItems`), each allowed to name only that item's own candidates as its target, and
-offered SUPERSEDE and UPDATE only when some candidate shares the item's subject and attribute
-(`related`). Under grammar-constrained decoding (Ollama's `format`) a small model then cannot
-name a memory it was not shown, skip an item, or rewrite an unrelated memory. The decision
-states its reason before its verdict.
+The writer asks only about items that have candidates with their own subject and attribute,
+and shows only those. The reply schema is built for each call (`Ask.schema`): one decision per
+new item, in order (`prefixItems`), each allowed to name only that item's own candidates as
+its target. Under grammar-constrained decoding (Ollama's `format`) a small model then cannot
+name a memory it was not shown or skip an item. The decision states its reason before its
+verdict.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 from dcpm_cli.models import MemoryItem
 
 SYSTEM = """You keep a person's long-term memory up to date. Each NEW item comes with EXISTING
-memories that may be about the same thing. For each NEW item choose one op:
+memories about the same subject and attribute. For each NEW item choose one op:
 - "SUPERSEDE": the new item is a change of what an existing memory says about the same
   subject and attribute: a new value now (another job, city, diet, habit; started, stopped,
   switched, quit). target = that memory; it is kept as history.
@@ -26,9 +26,9 @@ memories that may be about the same thing. For each NEW item choose one op:
 - "UPDATE": the new item only adds a detail to an existing memory about the same subject and
   attribute and changes nothing it said. target = that memory; text = one sentence that keeps
   both.
-- "ADD": no existing memory is about the same subject and attribute. target = null.
-Only memories marked [same attribute] can be SUPERSEDE or UPDATE targets. Never merge
-different things (an allergy, a diet and a job are different attributes).
+- "ADD": the new item is about something else that can be true beside them (another hobby,
+  another person, another thing). target = null.
+Never merge different things (an allergy, a diet and a job are different).
 First write a short reason (which memory, and whether the value changed), then the op.
 Return JSON {"decisions": [...]}: one decision per NEW item, in order."""
 
@@ -45,16 +45,13 @@ class Decision(BaseModel):
 
 @dataclass
 class Ask:
-    """One reconcile call: the new items, each with its candidates and which are related."""
+    """One reconcile call: the new items, each with its candidates."""
 
     items: list[MemoryItem]
     candidates: list[list[MemoryItem]]
-    related: list[set[str]]  # per item: ids of candidates with its subject and attribute
 
     def ops(self, i: int) -> list[str]:
-        if not self.candidates[i]:
-            return ["ADD"]
-        return ["ADD", "DUPLICATE", "SUPERSEDE", "UPDATE"] if self.related[i] else ["ADD", "DUPLICATE"]
+        return ["ADD", "DUPLICATE", "SUPERSEDE", "UPDATE"] if self.candidates[i] else ["ADD"]
 
     def model(self, *, strict: bool = False) -> type[BaseModel]:
         """The pydantic model of a reply to exactly this call: one decision per item, in order.
@@ -91,11 +88,7 @@ class Ask:
         blocks = []
         for i, (item, cands) in enumerate(zip(self.items, self.candidates, strict=True)):
             lines = [f"NEW item {i}: {_describe(item)}"]
-            ordered = sorted(cands, key=lambda c: c.id not in self.related[i])
-            lines += [
-                f"  EXISTING {c.id}{' [same attribute]' if c.id in self.related[i] else ''}: {_describe(c)}"
-                for c in ordered
-            ] or ["  (no existing items)"]
+            lines += [f"  EXISTING {c.id}: {_describe(c)}" for c in cands] or ["  (no existing items)"]
             blocks.append("\n".join(lines))
         return [
             {"role": "system", "content": SYSTEM},
