@@ -79,6 +79,8 @@ def test_clusters_become_schema_and_intention_nodes_with_evidence(store, embedde
     assert check_graph(store).ok
     # The model saw the facts by label and answered in the schema-constrained format.
     first = llm.calls[0]
+    assert first["schema"]["properties"]["actions"]["minItems"] == 1  # no empty way out
+    assert first["schema"]["$defs"]["Action"]["properties"]["text"]["anyOf"][0]["maxLength"] == 160
     action = first["schema"]["$defs"]["Action"]["properties"]
     assert action["facts"]["anyOf"][0]["items"]["enum"] == ["F1", "F2", "F3", "F4", "F5"]
     assert action["node"]["anyOf"][0]["enum"] == ["new1", "new2", "new3", "new4"]  # no node exists yet

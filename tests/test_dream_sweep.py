@@ -203,3 +203,56 @@ def test_union_find_groups_strongest_first_and_caps_their_size() -> None:
     chain.append(Collision("x", "y", 0.8, 0.1))
     groups = collision_groups(chain, max_group=4)
     assert groups == [["s0", "s1", "s2", "s3"], ["s4", "s5", "s6", "s7"], ["x", "y"]]
+
+
+# Schemas as Phase 2 writes them from the sample journal, and behavioural descriptions in the
+# plain, generic register a small instruct model answers the abstraction prompt in: no shared
+# wording between the two that collide, none of the domain's own words.
+JOURNAL_SCHEMAS = {
+    "n_garden": (
+        "gardening",
+        "Raises tomato seedlings slowly and resists bigger pots or extra feed to hurry them along",
+        "Shows patience and prefers gradual, consistent progress over quick results.",
+    ),
+    "n_mentor": (
+        "work",
+        "Mentors the new junior with small real tasks and a short check-in every morning",
+        "Invests in steady, incremental development through small regular steps rather than rushing.",
+    ),
+    "n_crunch": (
+        "work",
+        "Works past midnight whenever a launch deadline is close",
+        "Pushes through intense bursts of effort under time pressure, sacrificing rest to finish.",
+    ),
+    "n_alone": (
+        "fitness",
+        "Prefers running alone by the river to group exercise classes",
+        "Seeks solitude to recharge and avoids social stimulation when drained.",
+    ),
+    "n_sleep": (
+        "sleep",
+        "Goes to bed at 10:30 and treats eight hours of sleep as non-negotiable",
+        "Protects recovery with firm routines and puts rest before other demands.",
+    ),
+}
+
+
+def test_abstraction_over_realistic_schemas_finds_the_one_cross_domain_pattern(store, embedder) -> None:
+    schema_graph(store, embedder, JOURNAL_SCHEMAS)
+    order = sorted(JOURNAL_SCHEMAS)  # the sweeper describes schemas in id order
+    core = "User grows things by patient, steady, small investments rather than forcing fast results."
+    llm = ScriptedLLM().enqueue(*({"behaviour": JOURNAL_SCHEMAS[n][2]} for n in order), {"text": core})
+
+    out = dream_once(store, embedder, llm, core_schemas=True)  # the stored MiniLM thresholds
+
+    assert out.run.behaviours == 5 and out.run.collisions == 1 and out.run.core_created == 1
+    (c,) = out.sweep.collisions
+    assert {c.a, c.b} == {"n_garden", "n_mentor"} and c.cos_sem < 0.3 and c.cos_beh >= 0.49
+    (node,) = [n for n in store.all_nodes() if n.kind == "core_schema"]
+    assert store.members_of(node.id) == ["n_garden", "n_mentor"] and node.domain == "gardening+work"
+    # Each abstraction call saw its schema and its domain, and no other schema.
+    for call, nid in zip(llm.calls[:5], order, strict=True):
+        asked = call["messages"][-1]["content"]
+        assert JOURNAL_SCHEMAS[nid][1] in asked and f"life domain: {JOURNAL_SCHEMAS[nid][0]}" in asked
+    # The deadline crunch and the early nights are alike in neither space: no core schema there.
+    assert all("n_crunch" not in (x.a, x.b) for x in out.sweep.collisions)

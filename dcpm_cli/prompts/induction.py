@@ -16,6 +16,7 @@ if TYPE_CHECKING:
 ACTIONS = ("create_schema", "create_intention", "add_evidence", "add_edge")
 RELATIONS = ("related_to", "leads_to", "conflicts_with", "refines")
 REFS = ("new1", "new2", "new3", "new4")
+MAX_TEXT = 160  # characters of a node's text in the reply schema sent to the model
 
 SYSTEM = f"""You consolidate a user's long-term memory. You get a CLUSTER of related facts about
 the user, labelled F1, F2, ..., and EXISTING memory nodes near them. Return JSON
@@ -30,15 +31,17 @@ the user, labelled F1, F2, ..., and EXISTING memory nodes near them. Return JSON
 - "add_edge": a link between two nodes. Fields: src, dst (node ids, or the ref of a node you
   create in this reply), relation (one of {", ".join(RELATIONS)}).
 Rules:
-- text: one sentence about the user in the third person that states a general pattern or
-  concern, not a single event.
+- text: ONE short sentence (at most 15 words) about the user in the third person that
+  names the general pattern or concern in your own words; never a list of the facts.
 - domain: one lowercase word for the life domain (work, sleep, food, fitness, health,
   family, relationships, home, money, learning, hobbies, travel, ...).
 - facts: the labels (F1, F2, ...) of the facts that support it.
 - If an EXISTING node already says what the facts show, use add_evidence; never create a
   node that repeats an existing one.
 - ref: a name ("new1" to "new4") for a node you create, so a later add_edge can use it.
-- If the facts show no regularity and no concern, return {{"actions": []}}.
+- The facts were grouped because they are alike: they almost always show a regularity.
+  State it as a schema (or add the facts as evidence to an existing node that already says
+  it). Only if the facts truly have nothing in common, return {{"actions": []}}.
 - At most 4 actions."""
 
 
@@ -88,6 +91,11 @@ def reply_model(n_facts: int, node_ids: Sequence[str]) -> type[Induction]:
         "Induction", __base__=Induction, actions=(list[action], Field(default_factory=list, max_length=12))
     )
     schema = strict.model_json_schema()
+    # A cluster is dense by construction: a small model must not take the empty reply as the
+    # easy way out (measured: qwen2.5-coder:1.5b declined every cluster of the sample journal).
+    schema["properties"]["actions"]["minItems"] = 1
+    # ... nor string the facts together as the "pattern" (measured too): the text is capped.
+    schema["$defs"]["Action"]["properties"]["text"]["anyOf"][0]["maxLength"] = MAX_TEXT
 
     class Reply(Induction):
         @classmethod
