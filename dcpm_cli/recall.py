@@ -71,13 +71,20 @@ def recall(
     context = _passage_context(store, vector, query, depth, as_of, min_similarity, warnings)
     found: dict[Key, MemoryItem | RawInput] = {}
     scores: dict[Key, float] = {}
+    sources_of: dict[Key, list[str]] = {}
     for key, row in rows.items():
         if key[0] == "items":
             item = found[key] = store.item_from_row(row)
-            sources = item.raw_ids
+            sources_of[key] = item.raw_ids
         else:
-            sources = [key[1]]
-        score = own.get(key, 0.0) + max((context.get(r, 0.0) for r in sources), default=0.0)
+            sources_of[key] = [key[1]]
+    lone = _without_passage(store, rows, sources_of)
+    for key, sources in sources_of.items():
+        mine = own.get(key, 0.0)
+        # An input in no session has no passage: it is its own context (a window of one), so a
+        # lone `dcpm add` is not outranked by weaker inputs that merely sit in a journal.
+        best = max((mine if r in lone else context.get(r, 0.0) for r in sources), default=0.0)
+        score = mine + best
         if score > 0:
             scores[key] = score
     if want_raw:
@@ -90,6 +97,16 @@ def recall(
     return Recall(
         query=query, hits=out, as_of=as_of, nodes=list(nodes.values()), warnings=warnings, stale_nodes=stale
     )
+
+
+def _without_passage(
+    store: Store, rows: dict[Key, dict[str, Any]], sources_of: dict[Key, list[str]]
+) -> set[str]:
+    """The source inputs that belong to no session, so to no passage."""
+    sessions = {key[1]: row.get("session") or "" for key, row in rows.items() if key[0] == "raw"}
+    unknown = sorted({r for rs in sources_of.values() for r in rs} - set(sessions))
+    sessions.update({r.id: r.session for r in store.get_raw(unknown).values()} if unknown else {})
+    return {r for r, session in sessions.items() if not session}
 
 
 def _text_search(

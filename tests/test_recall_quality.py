@@ -4,9 +4,11 @@ session) as context-level keys, and scores that weigh meaning over filler words.
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
 
+from dcpm_cli import ingest
 from dcpm_cli.models import RawInput
 from dcpm_cli.recall import recall
 from dcpm_cli.store import Store
@@ -66,6 +68,17 @@ def test_without_a_session_each_input_stands_alone(writer, store, embedder):
     assert _passages(store, embedder) == []
     found = _texts(recall(store, embedder, "Which hotel did I book for the Lisbon trip?", k=5))
     assert found.index(MADRID_HOTEL) < found.index(PESTANA)
+
+
+def test_a_lone_input_is_not_outranked_by_weaker_inputs_of_a_journal(writer, store, embedder):
+    # A lone `dcpm add` has no passage; the journal's inputs each get their passage's score on
+    # top of their own. The lone input counts as its own passage, so the exact match leads.
+    journal = Path(__file__).parent.parent / "sample_data" / "journal.md"
+    writer.add(ingest.parse(journal.read_text(), ingest.Format.markdown, session="journal"), extract=False)
+    lone = "## 2026-03-01 I quit smoking"  # piped in: `echo "…" | dcpm add -`
+    writer.add(ingest.parse(lone, ingest.Format.markdown, session=""), extract=False)
+    found = _texts(recall(store, embedder, "smoking", k=5))
+    assert found[0] == lone
 
 
 @pytest.mark.parametrize(
