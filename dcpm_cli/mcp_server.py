@@ -3,7 +3,8 @@ Cursor, any MCP client).
 
 The embedder and the store are loaded once and stay warm. What the CLI guarantees holds here:
 `remember` puts the raw input on disk before anything else and returns its id at once; the
-read tools never call an LLM; writes take the store's lock file, so a concurrent `dcpm add`
+read tools never call an LLM; `forget` shows its plan and acts only on a second call carrying
+that plan's token; writes take the store's lock file, so a concurrent `dcpm add`
 or a cron `dcpm dream` is safe. Extraction runs in one worker thread of the server with its
 own store handle (like another process: it serialises on the same lock file), so a slow LLM
 never holds up `recall`. Inputs the worker has not reached when the server stops stay pending
@@ -200,6 +201,40 @@ class Memory:
         with self._reads:
             return _plain(describe(self.store, ident.strip()))
 
+    def forget(
+        self, ids: list[str] | None = None, *, query: str = "", k: int = 3, confirm: str = ""
+    ) -> dict[str, Any]:
+        """Two steps, so an agent cannot forget by accident: without `confirm`, the plan (what
+        would go, with its texts) and a token; with the token of the same plan, the forget.
+        The token is the plan's digest: if the memory changed since, the plan is shown again."""
+        from dcpm_cli.forget import apply_forget, plan_forget, select_by_query
+        from dcpm_cli.models import short_hash
+
+        if not ids and not query.strip():
+            raise InputError("say what to forget", "give ids (r_…, m_…, n_…) or a query")
+        with self._reads:
+            wanted = list(ids or [])
+            if query.strip():
+                floor = self.settings.recall_min_similarity
+                wanted += select_by_query(self.store, self.embedder, query, k=k, min_similarity=floor)
+            if not wanted:
+                return {"forgotten": False, "plan": None, "note": f"nothing found for {query!r}"}
+            plan = plan_forget(self.store, wanted)
+            changes = [*sorted(plan.removed), *sorted(plan.trimmed), *sorted(plan.reverts)]
+            token = "forget-" + short_hash(*changes)
+            shown = {
+                "remove": {"raw": plan.raw_ids, "items": plan.item_ids, "nodes": plan.node_ids},
+                "texts": plan.texts,
+                "sources_kept": plan.sources_kept,
+                "nodes_marked": plan.marked,
+            }
+            if confirm != token:
+                why = "the plan changed since that token: check it again" if confirm else ""
+                return {"forgotten": False, "plan": shown, "confirm": token, "note": why
+                        or "nothing is forgotten yet: call forget again with this confirm token"}  # fmt: skip
+            report = apply_forget(self.store, plan, self.embedder)
+        return {"forgotten": True, "plan": shown, "event": report.event_id}
+
     def stats(self) -> dict[str, Any]:
         from dcpm_cli.recall import store_stats
 
@@ -315,6 +350,25 @@ def build_server(memory: Memory) -> Any:
         with its extraction status and the items made from it; or a graph node with evidence."""
         with _as_tool_error():
             return memory.show(id)
+
+    @tool
+    def forget(
+        ids: Annotated[
+            list[str] | None, Field(description="Ids to forget: raw inputs (r_…), items (m_…), nodes (n_…).")
+        ] = None,
+        query: Annotated[
+            str, Field(description="Or: forget what recall finds for this, and the words it came from.")
+        ] = "",
+        k: Annotated[int, Field(description="With query: how many hits.", ge=1, le=20)] = 3,
+        confirm: Annotated[
+            str, Field(description="The token a first call returned: only then is anything forgotten.")
+        ] = "",
+    ) -> dict[str, Any]:
+        """Forget for good (no copy kept in the store). Call once to see what would go (the
+        user should agree), then again with the returned confirm token to do it. Only when
+        the user asks to forget something."""
+        with _as_tool_error():
+            return memory.forget(ids, query=query, k=k, confirm=confirm)
 
     json_type = "application/json"
 

@@ -193,3 +193,45 @@ def test_http_needs_the_bearer_token(dcpm_home: Path, dcpm) -> None:
     # Beyond the loopback address, no token means no server.
     done = dcpm("mcp", "--http", "0.0.0.0:8765", env=env)
     assert done.returncode == 2 and "bearer token" in done.stderr
+
+
+def test_an_agent_forgets_only_on_a_second_call_with_the_plans_token(dcpm_home: Path, dcpm) -> None:
+    replies = [R.extraction(R.item("has a flat at Rua Augusta 12", topic="home", attribute="address"))]
+    env = server_env(dcpm_home, replies)
+    params = StdioServerParameters(command=sys.executable, args=["-m", "dcpm_cli", "mcp"], env=env, cwd=REPO)
+    secret = "My flat is at Rua Augusta 12, key under the mat"
+    seen: dict[str, Any] = {}
+
+    async def session() -> None:
+        async with stdio_client(params) as (r, w), ClientSession(r, w) as s:
+            await s.initialize()
+            kept = structured(await s.call_tool("remember", {"text": secret, "wait": True}))
+            structured(await s.call_tool("remember", {"text": "I like green tea"}))
+            asked = structured(await s.call_tool("forget", {"query": "where is my flat", "k": 1}))
+            seen["after_ask"] = structured(await s.call_tool("recall", {"query": "flat key", "k": 3}))
+            wrong = structured(await s.call_tool("forget", {"ids": [kept["raw_id"]], "confirm": "forget-0"}))
+            done = structured(
+                await s.call_tool("forget", {"ids": [kept["raw_id"]], "confirm": wrong["confirm"]})
+            )
+            seen["calls"] = (kept, asked, wrong, done)
+            seen["after"] = structured(await s.call_tool("recall", {"query": "flat key", "k": 3}))
+            gone = await s.call_tool("show", {"id": kept["raw_id"]})
+            seen["show"] = (gone.is_error, gone.content[0].text)
+            nothing = await s.call_tool("forget", {})
+            seen["nothing"] = (nothing.is_error, nothing.content[0].text)
+
+    anyio.run(session)
+
+    kept, asked, wrong, done = seen["calls"]
+    assert asked["forgotten"] is False and asked["confirm"].startswith("forget-")
+    assert asked["plan"]["remove"]["raw"] == [kept["raw_id"]]
+    assert len(asked["plan"]["remove"]["items"]) == 1  # the fact taken only from those words goes too
+    assert secret in asked["plan"]["texts"].values()
+    assert any("Augusta" in h["text"] for h in seen["after_ask"]["hits"])  # asking changed nothing
+    assert wrong["forgotten"] is False and "changed" in wrong["note"]
+    assert done["forgotten"] is True and done["event"]
+    assert all("Augusta" not in h["text"] for h in seen["after"]["hits"])
+    assert seen["show"][0] and "no " in seen["show"][1].lower()
+    assert seen["nothing"][0] and "say what to forget" in seen["nothing"][1]
+    store_bytes = b"".join(p.read_bytes() for p in (dcpm_home / "store").rglob("*") if p.is_file())
+    assert b"Augusta" not in store_bytes
