@@ -18,7 +18,8 @@ from dcpm_cli.errors import InputError, StoreError
 if TYPE_CHECKING:
     from dcpm_cli.store import Store
 
-_SKIP = shutil.ignore_patterns(".write.lock", ".dream.lock", "*.partial")
+# Claims belong to processes running now on this store, not to the copy.
+_SKIP = shutil.ignore_patterns(".write.lock", ".dream.lock", "*.partial", ".claims")
 
 
 @dataclass

@@ -36,6 +36,30 @@ def embed_one(embedder: Embedder, text: str) -> np.ndarray:
     return embedder.embed([text])[0]
 
 
+class Memo:
+    """An embedder that remembers its last `size` texts. The writer embeds the same strings
+    again and again (an input for its vector and for the attributes near it; the attribute
+    names compared across candidates, which repeat across inputs), and a model call costs
+    milliseconds where a lookup costs microseconds. Vectors are copied out: none is shared."""
+
+    def __init__(self, inner: Embedder, size: int = 4096) -> None:
+        self.inner, self.model_id, self.dim, self.size = inner, inner.model_id, inner.dim, size
+        self._kept: dict[str, np.ndarray] = {}
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        import numpy as np
+
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        missing = list(dict.fromkeys(t for t in texts if t not in self._kept))
+        fresh = dict(zip(missing, self.inner.embed(missing), strict=True)) if missing else {}
+        out = np.stack([fresh[t] if t in fresh else self._kept[t] for t in texts]).astype(np.float32)
+        self._kept.update(fresh)
+        while len(self._kept) > self.size:  # oldest first (dicts keep insertion order)
+            del self._kept[next(iter(self._kept))]
+        return out
+
+
 def _l2(x: np.ndarray) -> np.ndarray:
     import numpy as np
 

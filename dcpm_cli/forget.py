@@ -204,6 +204,7 @@ def apply_forget(store: Store, plan: ForgetPlan, embedder: Embedder | None = Non
         store.delete_nodes(plan.node_ids)
         store.delete_items(plan.item_ids)
         store.delete_raw(plan.raw_ids)
+        store.drop_claims(plan.raw_ids)  # an extraction in flight sees its input is gone
         if plan.sessions:
             store.index_passages(plan.sessions)
         scrubbed = store.scrub_events(plan.removed)

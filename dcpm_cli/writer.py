@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 from dcpm_cli import chunking
 from dcpm_cli.dates import resolve_when
+from dcpm_cli.embed import Memo
 from dcpm_cli.errors import DcpmError, LLMError, LLMUnavailable
 from dcpm_cli.llm import structured
 from dcpm_cli.models import (
@@ -79,6 +80,11 @@ class Writer:
     embed_problem: str = ""  # why the last persist stored inputs without vectors
     _claimed: set[str] = field(default_factory=set, init=False, repr=False)  # raw ids held
 
+    def __post_init__(self) -> None:
+        # Every embedding goes through one memo: the same texts come back within an input
+        # (its vector, the attributes near it) and across inputs (attribute names).
+        self._embed = Memo(self.embedder).embed
+
     def finish_interrupted(self) -> str:
         """Finish what a write cut short left (chain back-pointers, passages): run at the
         start of every write command; one directory listing when nothing was cut short."""
@@ -99,13 +105,15 @@ class Writer:
             if r.role != "user":
                 r.status = CONTEXT  # assistant/system turns: stored raw, context for extraction
             unique.setdefault(r.content_hash, r)
-        fresh = self._unknown(list(unique.values()))
+        # A batch is looked up first, so a re-import embeds nothing; a single input is embedded
+        # at once (cheaper than the lookup): the check under the lock below decides.
+        fresh = self._unknown(list(unique.values())) if len(unique) > 1 else list(unique.values())
         self.embed_problem = ""
         vectors = None
         if fresh:
             try:
                 self.fill_vectors()  # inputs an embedder failure left without one
-                vectors = self.embedder.embed([r.text for r in fresh])
+                vectors = self._embed([r.text for r in fresh])
             except EMBEDDER_FAILURES as e:
                 self.embed_problem = _embedder_failed(e)
         with self.store.lock():
@@ -126,7 +134,7 @@ class Writer:
         """Embed the inputs stored without a vector (the embedder had failed); how many."""
         missing = self.store.raw_without_vectors()
         if missing:
-            vectors = self.embedder.embed([r.text for r in missing])
+            vectors = self._embed([r.text for r in missing])
             with self.store.lock():
                 self.store.set_raw_vectors(missing, vectors)
         return len(missing)
@@ -326,15 +334,19 @@ class Writer:
             outcome.status = status
             return outcome
 
-        vectors = self.embedder.embed([i.text for i in kept])
+        vectors = self._embed([i.text for i in kept])
         plan = self._reconcile(kept, vectors)
         self.checkpoint("reconciled")
         if self.settings.no_supersedes:  # the paper's ablation: no chains, a change of mind is new
             plan = [_Plan("ADD") if p.op == "SUPERSEDE" else p for p in plan]
         with self.store.lock():
-            current = self.store.get_raw([raw.id]).get(raw.id)
-            if current is not None and current.status in FINISHED:
-                return InputOutcome(raw.id, current.status, new_input=False)  # another process did it
+            # Still our claim: no other process has taken the input over, so none finished it.
+            if not self.store.holds(raw.id, self.owner):
+                current = self.store.get_raw([raw.id]).get(raw.id)
+                if current is None:  # forgotten meanwhile (`dcpm forget` drops its claims)
+                    return InputOutcome(raw.id, NO_ITEMS, error="forgotten while it was extracted")
+                if current.status in FINISHED:
+                    return InputOutcome(raw.id, current.status, new_input=False)  # another process did it
             # A marker while the steps below are written: a crash between them leaves it, and
             # the next write command (or `dcpm check --repair`) relinks what it cut.
             with self.store.unfinished("upsert", raw_id=raw.id):
@@ -344,7 +356,7 @@ class Writer:
 
     def _known_attributes(self, raw: RawInput) -> list[tuple[str, str]]:
         """(subject, attribute) of the current items nearest to this input, most similar first."""
-        near = self.store.nearest_items(self.embedder.embed([raw.text])[0], KNOWN_ATTRIBUTES)
+        near = self.store.nearest_items(self._embed([raw.text])[0], KNOWN_ATTRIBUTES)
         pairs = [(i.subject, i.attribute) for i, _ in near if i.attribute and i.kind != "summary"]
         return list(dict.fromkeys(pairs))
 
@@ -426,7 +438,7 @@ class Writer:
         return _Plan("SUPERSEDE", target)
 
     def _same_meaning(self, a: MemoryItem, b: MemoryItem) -> bool:
-        va, vb = self.embedder.embed([a.text, b.text])
+        va, vb = self._embed([a.text, b.text])
         return float(va @ vb) >= DUPLICATE_MIN_COS
 
     def _supersede_refusal(self, item: MemoryItem, old: MemoryItem) -> str:
@@ -435,7 +447,7 @@ class Writer:
         if normalise(item.subject) != normalise(old.subject):
             return f"different subject ({item.subject!r} vs {old.subject!r})"
         if item.attribute and old.attribute and item.attribute != old.attribute:
-            a, b = self.embedder.embed([item.attribute, old.attribute])
+            a, b = self._embed([item.attribute, old.attribute])
             if float(a @ b) < self.settings.supersede_attribute_min_cos:
                 return f"different attribute ({item.attribute!r} vs {old.attribute!r})"
         elif not (item.attribute and old.attribute) and item.topic != old.topic:
@@ -497,7 +509,7 @@ class Writer:
         if updates:
             changed = list(updates.values())
             self.store.log_events([e for e in events if e.op == "UPDATE"])  # before the overwrite
-            self.store.replace_items(changed, self.embedder.embed([t.text for t in changed]))
+            self.store.replace_items(changed, self._embed([t.text for t in changed]))
         self.checkpoint("updates")
         # Back-pointers after updates: an updated row is written whole, and the same input may
         # also supersede it.

@@ -22,6 +22,7 @@ from replies import decide, decisions, extraction, item, item_id
 
 from dcpm_cli.check import check
 from dcpm_cli.errors import LLMUnavailable, LockBusy
+from dcpm_cli.forget import apply_forget, plan_forget
 from dcpm_cli.llm import Reply as LLMReply
 from dcpm_cli.llm import ScriptedLLM
 from dcpm_cli.models import DONE, FAILED, PENDING, RawInput
@@ -200,3 +201,32 @@ def test_minilm_int8_vectors_do_not_mix_into_a_minilm_store(cli) -> None:
 
     assert result.exit_code == 4
     assert "made by all-MiniLM-L6-v2" in result.stderr and "int8" in result.stderr
+
+
+class ForgottenMeanwhile(ScriptedLLM):
+    """An LLM whose first call takes long enough for the user to `dcpm forget` the input."""
+
+    def __init__(self, store: Store, raw_id: str) -> None:
+        super().__init__()
+        self.store, self.raw_id = store, raw_id
+
+    def chat(self, messages: list[dict[str, str]], *, schema: dict[str, Any] | None = None) -> LLMReply:
+        if self.store.get_raw([self.raw_id]):
+            apply_forget(self.store, plan_forget(self.store, [self.raw_id]))
+        return super().chat(messages, schema=schema)
+
+
+def test_an_input_forgotten_while_it_is_extracted_leaves_no_fact_behind(
+    store: Store, embedder: Any, settings: Any
+) -> None:
+    raw = RawInput(text="My PIN is 4321.", said_at=said(5))
+    Writer(store, embedder, None, settings).add([raw], extract=False)
+    llm = ForgottenMeanwhile(Store(store.uri, embedder), raw.id)
+    llm.enqueue(extraction(item("Has PIN 4321", topic="bank")))
+
+    report = Writer(store, embedder, llm, settings).process_pending()
+
+    assert report.failed == 0 and report.added == 0
+    assert store.all_items() == [] and store.get_raw([raw.id]) == {}
+    assert store.stale_claims() == []
+    assert check(store).ok

@@ -37,7 +37,7 @@ def test_a_new_store_lives_under_dcpm_home_and_records_its_migrations(dcpm_home:
 
     assert (dcpm_home / "store").is_dir()
     assert store.applied_migrations() == {name for name, _ in MIGRATIONS}
-    assert store.meta() == {"embedder": "all-MiniLM-L6-v2", "dim": "384", "format": "2"}
+    assert store.meta() == {"embedder": "all-MiniLM-L6-v2", "dim": "384", "format": "3"}
     for table in (S.RAW, S.ITEMS, S.EVENTS, S.NODES, S.EDGES):
         assert store.count(table) == 0
 

@@ -4,13 +4,14 @@
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from dcpm_cli.embed import Embedder
-from dcpm_cli.models import MemoryItem
+from dcpm_cli.embed import Embedder, Memo
+from dcpm_cli.models import DONE, MemoryItem, RawInput
 from dcpm_cli.store import Store
 from dcpm_cli.store.upkeep import SCHEDULE_FILE, fragment_limit
 
@@ -70,6 +71,74 @@ def test_upkeep_is_scheduled_by_need_and_shared_by_every_process(filled, embedde
         assert fragments <= fragment_limit(ROWS) + 1
     assert done.count("optimize") >= 1
     assert store.count("items") == ROWS + 2 * fragment_limit(ROWS)
+
+
+def test_a_warm_store_answers_lookups_from_memory_as_lancedb_does(filled, embedder: Embedder) -> None:
+    """A warm process (an agent, a batch) reads items by id or hash, a session's last inputs
+    and the passages' inputs from its in-memory copies; what another process writes meanwhile
+    (appends, updates: Lance rewrites the row) must show at once, as it does from LanceDB."""
+    store, vectors = filled
+    store._vectors.copy_on_search = 1  # warm: copies made on first use
+    other = Store(store.uri, embedder)
+    other._vectors.copy_on_search = 10**9  # LanceDB every time: the reference
+    store.nearest_items(vectors[0], 3)  # the items copy exists from here on
+
+    def same(ids: list[str]) -> None:
+        assert store.get_items(ids) == other.get_items(ids)
+        hashes = [i.content_hash for i in other.get_items(ids).values()]
+        assert store.current_items_by_hash(hashes) == other.current_items_by_hash(hashes)
+
+    ids = ["m_00001", "m_00002", "m_00040", "m_new"]
+    same(ids)
+    other.add_items([MemoryItem(id="m_new", kind="fact", text="new")], vectors[:1])
+    other.set_superseded_by("m_00001", "m_new")
+    changed = other.get_items(["m_00002"])["m_00002"]
+    changed.text = "item 2, rewritten"
+    other.replace_items([changed], vectors[2:3])
+    same(ids)
+    assert store.get_items(["m_00001"])["m_00001"].superseded_by == "m_new"
+    assert store.current_items_by_hash([changed.content_hash]) == {changed.content_hash: "m_00002"}
+
+    t0 = datetime(2026, 6, 1, 8, tzinfo=UTC)
+    turns = [RawInput(f"turn {n}", session="s1", said_at=t0 + timedelta(days=3 * n)) for n in range(7)]
+    with other.lock():
+        other.add_raw(turns[:4], Memo(embedder).embed([t.text for t in turns[:4]]))
+    for _ in range(2):  # twice: the raw table's copy is made on a later use
+        assert store.recent_raw("s1", turns[3].said_at, 6) == other.recent_raw("s1", turns[3].said_at, 6)
+    hashes = [t.content_hash for t in turns]
+    assert store.known_raw_hashes(hashes) == other.known_raw_hashes(hashes) == set(hashes[:4])
+    with other.lock():
+        other.set_raw_status(turns[1].id, DONE)
+    with store.lock():  # the warm store writes the next turns and their passages from memory
+        store.add_raw(turns[4:], Memo(embedder).embed([t.text for t in turns[4:]]))
+    recent = store.recent_raw("s1", turns[6].said_at + timedelta(seconds=1), 6)
+    assert recent == other.recent_raw("s1", turns[6].said_at + timedelta(seconds=1), 6)
+    assert [r.text for r in recent] == [f"turn {n}" for n in range(1, 7)] and recent[0].status == DONE
+    assert store.inputs_without_passage() == {}
+    with other.lock():
+        assert other.index_passages(["s1"]) == 0  # LanceDB's reading finds them all in place
+
+
+def test_the_embedding_memo_computes_each_text_once() -> None:
+    calls: list[list[str]] = []
+
+    class Counting:
+        model_id, dim = "counting", 3
+
+        def embed(self, texts: list[str]) -> np.ndarray:
+            calls.append(list(texts))
+            return np.array([[len(t), 1.0, 0.0] for t in texts], dtype=np.float32)
+
+    memo = Memo(Counting(), size=2)
+    first = memo.embed(["a", "bb", "a"])
+    first[0, 0] = 99.0  # a caller's change never reaches the memo
+    again = memo.embed(["bb", "a"])
+    assert calls == [["a", "bb"]]
+    assert again.tolist() == [[2.0, 1.0, 0.0], [1.0, 1.0, 0.0]]
+    memo.embed(["ccc"])  # the oldest goes
+    memo.embed(["a"])
+    assert calls == [["a", "bb"], ["ccc"], ["a"]]
+    assert memo.embed([]).shape == (0, 3)
 
 
 PROBE = """

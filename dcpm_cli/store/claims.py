@@ -1,24 +1,28 @@
 """Store verbs over claims: which process is extracting which raw input right now, so two
 `dcpm process` runs (or a dream catching up beside one) never pay for the same LLM calls.
-Mixed into `Store`; like it, the only code that knows this table.
+Mixed into `Store`; like it, the only code that knows where claims live.
 
 A claim is (raw id, owner, lease end). The owner is `host:pid:nonce`; a claim may be taken
 over when its lease has run out, or at once when its owner ran on this host and its process
 is gone (killed, crashed). Claims are written and read under the store's write lock.
+
+A claim is a small file named by the raw id, beside the markers of unfinished writes (in the
+store directory, or under the dcpm home for a store on object storage, where one machine
+writes at a time anyway: see store/remote.py). Files, not a table: taking and dropping a
+claim are a write and an unlink (~0.1 ms), where each was a Lance commit (~10–20 ms, and a
+fragment that later reads and compactions pay for) on every input of every `dcpm add`.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 from collections.abc import Sequence
 from datetime import datetime, timedelta
-from typing import Any
+from pathlib import Path
 
 from dcpm_cli.models import utcnow
-from dcpm_cli.store import schemas as S
-from dcpm_cli.store.sql import in_list as _in
-from dcpm_cli.store.sql import quote as _q
 
 
 def new_owner() -> str:
@@ -42,16 +46,22 @@ def owner_gone(owner: str) -> bool:
 
 
 class ClaimVerbs:
-    # provided by Store
-    def _rows(self, table: str, where: str | None, columns: Any = None, limit: int | None = None) -> list: ...
-    def table(self, name: str) -> Any: ...
+    # provided by Store (journal.py)
+    def _state_dir(self, kind: str) -> Path: ...
+
+    def _claims_dir(self) -> Path:
+        return self._state_dir("claims")
+
+    def _claim_path(self, raw_id: str) -> Path:
+        return self._claims_dir() / raw_id  # ids are "r_" + hex: safe as file names
 
     def claims_on(self, raw_ids: Sequence[str]) -> dict[str, tuple[str, datetime]]:
         """raw id → (owner, lease end) of the claims held on these inputs."""
         out: dict[str, tuple[str, datetime]] = {}
-        for i in range(0, len(raw_ids), 500):
-            for r in self._rows(S.CLAIMS, _in("raw_id", raw_ids[i : i + 500])):
-                out[r["raw_id"]] = (r["owner"], r["expires_at"])
+        for r in raw_ids:
+            held = _read(self._claim_path(r))
+            if held is not None:
+                out[r] = held
         return out
 
     def claim(self, raw_ids: Sequence[str], owner: str, lease: timedelta) -> list[str]:
@@ -66,27 +76,51 @@ class ClaimVerbs:
             if r not in held or held[r][0] == owner or held[r][1] < now or owner_gone(held[r][0])
         ]
         if free:
-            import pyarrow as pa
-
-            taken_over = [r for r in free if r in held]
-            if taken_over:
-                self.table(S.CLAIMS).delete(_in("raw_id", taken_over))
-            rows = [{"raw_id": r, "owner": owner, "expires_at": now + lease} for r in free]
-            self.table(S.CLAIMS).add(pa.Table.from_pylist(rows, schema=S.claims()))
+            folder = self._claims_dir()
+            folder.mkdir(parents=True, exist_ok=True)
+            body = json.dumps({"owner": owner, "expires_at": (now + lease).isoformat()})
+            for r in free:
+                # Not synced: a claim only saves LLM calls, and a crash that loses it also
+                # ended the process that held it.
+                self._claim_path(r).write_text(body, encoding="utf-8")
         return free
+
+    def holds(self, raw_id: str, owner: str) -> bool:
+        """Whether `owner` still holds its claim on `raw_id` (none took it over)."""
+        held = _read(self._claim_path(raw_id))
+        return held is not None and held[0] == owner
 
     def release(self, raw_ids: Sequence[str], owner: str) -> None:
         """Drop `owner`'s claims on these inputs (another owner's are left alone)."""
-        for i in range(0, len(raw_ids), 500):
-            self.table(S.CLAIMS).delete(f"owner = {_q(owner)} AND {_in('raw_id', raw_ids[i : i + 500])}")
+        for r in raw_ids:
+            if self.holds(r, owner):
+                self._claim_path(r).unlink(missing_ok=True)
 
     def stale_claims(self) -> list[str]:
         """Raw ids whose claim outlived its owner or its lease (a killed `dcpm process`)."""
+        folder = self._claims_dir()
+        if not folder.is_dir():
+            return []
         now = utcnow()
-        return [
-            r["raw_id"] for r in self._rows(S.CLAIMS, None) if r["expires_at"] < now or owner_gone(r["owner"])
-        ]
+        stale = []
+        for path in sorted(folder.iterdir()):
+            held = _read(path)
+            if held is None or held[1] < now or owner_gone(held[0]):
+                stale.append(path.name)
+        return stale
 
     def drop_claims(self, raw_ids: Sequence[str]) -> None:
-        for i in range(0, len(raw_ids), 500):
-            self.table(S.CLAIMS).delete(_in("raw_id", raw_ids[i : i + 500]))
+        for r in raw_ids:
+            self._claim_path(r).unlink(missing_ok=True)
+
+
+def _read(path: Path) -> tuple[str, datetime] | None:
+    """(owner, lease end) in a claim file; an unreadable one (cut short while written) counts
+    as run out, so it is taken over."""
+    try:
+        body = json.loads(path.read_text(encoding="utf-8"))
+        return str(body["owner"]), datetime.fromisoformat(body["expires_at"])
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError, KeyError, TypeError):
+        return "", datetime.min.replace(tzinfo=utcnow().tzinfo)

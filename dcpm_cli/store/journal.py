@@ -51,11 +51,16 @@ class JournalVerbs:
     def index_passages(self, sessions: Any = None) -> int: ...
 
     def _journal_dir(self) -> Path:
+        return self._state_dir("unfinished")
+
+    def _state_dir(self, kind: str) -> Path:
+        """Where this store's small state files of one kind live (markers, claims): in the
+        store directory, or under the dcpm home for a store on object storage."""
         if self.local_path is not None:
-            return self.local_path / ".unfinished"
+            return self.local_path / f".{kind}"
         from dcpm_cli.config import dcpm_home
 
-        return dcpm_home() / "unfinished" / short_hash(self.uri)
+        return dcpm_home() / kind / short_hash(self.uri)
 
     @contextlib.contextmanager
     def unfinished(self, op: str, *, sessions: Sequence[str] = (), **detail: Any) -> Iterator[None]:

@@ -17,7 +17,7 @@ MIGRATIONS: list[tuple[str, Callable[[Store], None]]] = []
 # The store's format, recorded in its `_meta` table ("format"): a dcpm refuses a store whose
 # format is newer than the one it knows. A new migration that older dcpms must not write past
 # raises it (and records it, as m004 does).
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
 
 
 def migration(fn: Callable[[Store], None]) -> Callable[[Store], None]:
@@ -66,6 +66,29 @@ def m005_claims(store: Store) -> None:
     from dcpm_cli.store import schemas
 
     store.create_table_if_missing(schemas.CLAIMS, schemas.claims())
+
+
+@migration
+def m006_claims_as_files(store: Store) -> None:
+    """Claims moved from a table to small files (store/claims.py): a Lance commit per claim
+    cost every input two commits. The table goes; a claim it held is at most a few LLM calls
+    repeated. Format 3: a dcpm that still claims through the table must not write here."""
+    from dcpm_cli.store import schemas
+
+    if store.has_table(schemas.CLAIMS):
+        store.db.drop_table(schemas.CLAIMS)
+        store._tables.pop(schemas.CLAIMS, None)
+    store.set_meta("format", str(FORMAT_VERSION))
+
+
+@migration
+def m007_flag_inputs_without_vectors(store: Store) -> None:
+    """Raise the flag that inputs stored without a vector exist, for the stores that have
+    some from before the flag (the writer looks for them only while it is up)."""
+    from dcpm_cli.store import NO_VECTOR, schemas
+
+    if store._rows(schemas.RAW, f"error LIKE '{NO_VECTOR}%'", ["id"], limit=1):
+        store._flag_inputs_without_vectors(True)
 
 
 def apply_migrations(store: Store) -> list[str]:

@@ -44,6 +44,8 @@ def window_starts(n: int, size: int = PASSAGE_TURNS, stride: int = PASSAGE_STRID
 class PassageVerbs:
     dim: int
 
+    _vectors: Any  # provided by Store: VectorSearch
+
     # provided by Store
     def _rows(self, table: str, where: str | None, columns: Any = None, limit: int | None = None) -> list: ...
     def table(self, name: str) -> Any: ...
@@ -64,8 +66,12 @@ class PassageVerbs:
         return written
 
     def _index_sessions(self, sessions: Sequence[str]) -> int:
-        where = f"{_USER_IN_SESSION} AND {_in('session', sessions)}"
-        rows = self._rows(S.RAW, where, ["id", "session", "said_at", "created_at"])
+        copy = self._vectors.copy(S.RAW, self.table(S.RAW), use=True)
+        columns = ["id", "session", "said_at", "created_at"]
+        if copy is not None:  # a warm writer: the sessions' rows are in memory
+            rows = copy.find("session", sessions, columns, [("role", ("user",))])
+        else:
+            rows = self._rows(S.RAW, f"{_USER_IN_SESSION} AND {_in('session', sessions)}", columns)
         rows.sort(key=lambda r: (r["session"], r["said_at"], r["created_at"], r["id"]))
         by_session: dict[str, list[dict[str, Any]]] = {}
         for r in rows:
@@ -75,11 +81,15 @@ class PassageVerbs:
             for start in window_starts(len(members), PASSAGE_TURNS, PASSAGE_STRIDE):
                 window = members[start : start + PASSAGE_TURNS]
                 wanted["p_" + short_hash(*(m["id"] for m in window))] = (session, window)
-        have = {r["id"] for r in self._rows(S.PASSAGES, _in("session", sessions), ["id"])}
+        kept = self._vectors.copy(S.PASSAGES, self.table(S.PASSAGES))  # recall's, if it made one
+        if kept is not None:
+            have = {r["id"] for r in kept.find("session", sessions, ["id"])}
+        else:
+            have = {r["id"] for r in self._rows(S.PASSAGES, _in("session", sessions), ["id"])}
         missing = [pid for pid in wanted if pid not in have]
         if missing:
             raw_ids = sorted({m["id"] for pid in missing for m in wanted[pid][1]})
-            texts, row_of, matrix = self._raw_texts_and_vectors(raw_ids)
+            texts, row_of, matrix = self._raw_texts_and_vectors(raw_ids, copy)
             passages = []
             for pid in missing:
                 session, window = wanted[pid]
@@ -95,9 +105,18 @@ class PassageVerbs:
             self.table(S.PASSAGES).delete(_in("id", stale[i : i + 500]))
         return len(missing)
 
-    def _raw_texts_and_vectors(self, ids: Sequence[str]) -> tuple[dict[str, str], dict[str, int], np.ndarray]:
-        """Texts by id, and the vectors as one matrix with each id's row."""
+    def _raw_texts_and_vectors(
+        self, ids: Sequence[str], copy: Any = None
+    ) -> tuple[dict[str, str], dict[str, int], np.ndarray]:
+        """Texts by id, and the vectors as one matrix with each id's row (from the raw
+        table's in-memory copy when there is one)."""
         import numpy as np
+
+        if copy is not None:
+            at = copy.positions("id", ids)
+            found = copy.values(at, "id").to_pylist()
+            texts = dict(zip(found, copy.values(at, "text").to_pylist(), strict=True))
+            return texts, {rid: n for n, rid in enumerate(found)}, copy.vectors(at)
 
         texts: dict[str, str] = {}
         blocks = []

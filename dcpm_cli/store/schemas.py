@@ -173,7 +173,7 @@ def passages(dim: int) -> pa.Schema:
     )
 
 
-# -- added by migration m005 ------------------------------------------------------------------
+# -- added by migration m005, dropped by m006 (claims are files now: store/claims.py) --------
 
 CLAIMS = "claims"
 

@@ -16,7 +16,8 @@ check that found a table F fragments short of its limit, nothing can be due befo
 commits (at most CHECK_EVERY, sooner while an index misses rows). Each table's next check is a
 table version, kept in `.upkeep.json` in a local store so that every process (each
 `dcpm add`, a server, a cron dream) shares the schedule; between checks, `maintain()` costs one
-version lookup per table.
+`stat` per table (a table without a commit since this process last looked is skipped) and a
+version lookup per table that has one.
 """
 
 from __future__ import annotations
@@ -90,9 +91,13 @@ def maintain(store: Store) -> dict[str, list[str]]:
     schedule = _load_schedule(store)
     plan: dict[str, list[str]] = {}
     checked: dict[str, int] = {}
+    seen: dict[str, int] = store.__dict__.setdefault("_upkeep_seen", {})
     for name in BTREE_COLUMNS:
         if not store.has_table(name):
             continue
+        stamp = _commit_stamp(store, name)
+        if stamp is not None and seen.get(name) == stamp:
+            continue  # no commit since this process last looked: nothing new can be due
         version = store.table(name).version
         if version < schedule.get(name, 0):
             continue  # not enough commits since the last check for anything to be due
@@ -101,6 +106,8 @@ def maintain(store: Store) -> dict[str, list[str]]:
             plan[name] = todo
         else:
             checked[name] = version + slack
+        if stamp is not None:
+            seen[name] = stamp
     if plan:
         done = _run(store, plan)
         for name in done:
@@ -110,6 +117,18 @@ def maintain(store: Store) -> dict[str, list[str]]:
     if checked:
         _save_schedule(store, {**schedule, **checked})
     return plan
+
+
+def _commit_stamp(store: Store, name: str) -> int | None:
+    """The mtime of a local table's `_versions/` directory, which every commit writes a
+    manifest into: unchanged, no commit (a commit within the same clock tick is caught by the
+    next one; upkeep can wait that long). None on object storage: ask for the version."""
+    if store.local_path is None:
+        return None
+    try:
+        return os.stat(store.local_path / f"{name}.lance" / "_versions").st_mtime_ns
+    except OSError:
+        return None
 
 
 def _run(store: Store, plan: dict[str, list[str]]) -> dict[str, list[str]]:
