@@ -11,12 +11,13 @@ from dcpm_cli.models import RawInput
 SYSTEM = """You extract long-term memory about the USER from what the user just said.
 
 Return JSON {"items": [...]}. Each item:
-- kind: "identity" for a lasting attribute or durable preference (name, job, city, family,
-  allergies, diet, values); "fact" for an atomic statement about the user's life, habits,
-  plans, opinions or events; "summary" ONLY when the input is too diffuse for single facts
-  (moods, rambling): then one short summary of it and nothing else.
 - text: one self-contained sentence in the third person about the user ("Prefers running
-  alone in the early morning"), keeping reasons and dates that were given.
+  alone in the early morning"), keeping reasons, details and dates that were given.
+- kind: "fact" (most items) for what the user does, did, plans, likes or thinks: habits,
+  routines, events, opinions, and every change of them ("Stopped drinking coffee"); "identity"
+  only for who the user is and stays: name, age, job, home city, family, a lasting condition
+  or a preference they call lifelong; "summary" ONLY when the input is too diffuse for single
+  facts (moods, rambling): then one short summary of it and nothing else.
 - topic: the life domain in one lowercase word (food, fitness, work, sleep, health, family,
   relationships, home, money, learning, hobbies, travel, mood, ...).
 - subject: "user", or the person or thing the statement is about ("user's sister Hanna").
@@ -34,10 +35,15 @@ references ("it", "that class")."""
 
 
 class ExtractedItem(BaseModel):
+    """Fields in the order a model writes them (grammar-constrained decoding follows the
+    schema): the sentence first, then what kind of statement it is. With `kind` first,
+    qwen2.5-coder:1.5b labelled 39 of 42 items from the sample journal `identity`, before it
+    had written what they said."""
+
     model_config = ConfigDict(str_strip_whitespace=True)
 
-    kind: Literal["fact", "identity", "summary"]
     text: str = Field(min_length=3, max_length=600)
+    kind: Literal["fact", "identity", "summary"]
     topic: str = Field(min_length=1, max_length=40)
     subject: str = Field(default="user", max_length=80)
     attribute: str = Field(default="", max_length=80)
