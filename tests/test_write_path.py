@@ -118,6 +118,24 @@ def test_a_warm_store_answers_lookups_from_memory_as_lancedb_does(filled, embedd
     with other.lock():
         assert other.index_passages(["s1"]) == 0  # LanceDB's reading finds them all in place
 
+    # The warm store's own commits are taken into its copies as made (not read back), and
+    # what another process writes after them is still seen.
+    fresh = _unit(np.random.default_rng(9), 2)  # far from every stored vector
+    with store.lock():
+        store.add_items([MemoryItem(id="m_mine", kind="fact", text="mine")], fresh[:1])
+        store.set_superseded_by("m_new", "m_mine")
+        store.set_raw_status(turns[5].id, DONE, "", 2)
+    ids += ["m_mine"]
+    same(ids)
+    assert store.nearest_items(fresh[0], 1)[0][0].id == "m_mine"
+    assert store.get_items(["m_new"])["m_new"].superseded_by == "m_mine"
+    assert store.recent_raw("s1", turns[6].said_at, 6) == other.recent_raw("s1", turns[6].said_at, 6)
+    other.set_superseded_by("m_mine", "m_00003")
+    other.add_items([MemoryItem(id="m_theirs", kind="fact", text="theirs")], fresh[1:])
+    same([*ids, "m_theirs"])
+    assert [i.id for i, _ in store.nearest_items(fresh[1], 1)] == ["m_theirs"]
+    assert store.nearest_items(fresh[0], 1, current_only=False)[0][0].superseded_by == "m_00003"
+
 
 def test_the_embedding_memo_computes_each_text_once() -> None:
     calls: list[list[str]] = []

@@ -292,7 +292,8 @@ class Store(GraphVerbs, PassageVerbs, JournalVerbs, ClaimVerbs, EraseVerbs, Dump
             if vectors is None:
                 self._flag_inputs_without_vectors(True)  # before the rows: a crash leaves it up
             with self.unfinished("raw", sessions=sessions):
-                self.table(S.RAW).add(self._table_of(raws, S.RAW, vectors, error=error))
+                data = self._table_of(raws, S.RAW, vectors, error=error)
+                self._vectors.wrote(S.RAW, self.table(S.RAW).add(data), rows=data)
                 self.index_passages(sessions)
 
     def raw_without_vectors(self) -> list[RawInput]:
@@ -375,7 +376,8 @@ class Store(GraphVerbs, PassageVerbs, JournalVerbs, ClaimVerbs, EraseVerbs, Dump
         if attempts is not None:
             values["attempts"] = attempts
         where = f"id = {_q(raw_id)}" + (f" AND NOT {_in('status', unless)}" if unless else "")
-        self.table(S.RAW).update(where=where, values=values)
+        done = self.table(S.RAW).update(where=where, values=values)
+        self._vectors.wrote(S.RAW, done, changed={raw_id: values} if done.rows_updated else None)
 
     def note_raw_error(self, raw_ids: Sequence[str], error: str) -> None:
         """Record why these inputs still wait, status unchanged (one commit per 500 ids)."""
@@ -394,16 +396,15 @@ class Store(GraphVerbs, PassageVerbs, JournalVerbs, ClaimVerbs, EraseVerbs, Dump
             return
         items = [items[n] for n in new]
         data = self._table_of(items, S.ITEMS, vectors[new], content_hash=[i.content_hash for i in items])
-        self.table(S.ITEMS).add(data)
+        self._vectors.wrote(S.ITEMS, self.table(S.ITEMS).add(data), rows=data)
 
     def replace_items(self, items: Sequence[MemoryItem], vectors: np.ndarray) -> None:
         """Overwrite items by id (UPDATE keeps the previous text in the event log first)."""
         if not items:
             return
         data = self._table_of(items, S.ITEMS, vectors, content_hash=[i.content_hash for i in items])
-        self.table(S.ITEMS).merge_insert(
-            "id"
-        ).when_matched_update_all().when_not_matched_insert_all().execute(data)
+        merge = self.table(S.ITEMS).merge_insert("id").when_matched_update_all()
+        self._vectors.wrote(S.ITEMS, merge.when_not_matched_insert_all().execute(data), rows=data)
 
     def get_items(self, ids: Sequence[str]) -> dict[str, MemoryItem]:
         if not ids:
@@ -457,7 +458,10 @@ class Store(GraphVerbs, PassageVerbs, JournalVerbs, ClaimVerbs, EraseVerbs, Dump
         return [[(self._from_row(MemoryItem, r), score) for r, score in rows] for rows in found]
 
     def set_superseded_by(self, old_id: str, new_id: str) -> None:
-        self.table(S.ITEMS).update(where=f"id = {_q(old_id)}", values={"superseded_by": new_id})
+        done = self.table(S.ITEMS).update(where=f"id = {_q(old_id)}", values={"superseded_by": new_id})
+        self._vectors.wrote(
+            S.ITEMS, done, changed={old_id: {"superseded_by": new_id}} if done.rows_updated else None
+        )
 
     def chain(self, item_id: str) -> list[MemoryItem]:
         """The whole revision chain through `item_id`, oldest first."""

@@ -98,11 +98,13 @@ class PassageVerbs:
                 passages.append(Passage(pid, session, text, ids, window[0]["said_at"], window[-1]["said_at"]))
             pooled = _unit_means(matrix, [[row_of[i] for i in p.raw_ids] for p in passages])
             # Plain appends: under the write lock, and these ids were just seen to be missing.
-            self.table(S.PASSAGES).add(self._table_of(passages, S.PASSAGES, pooled))
+            data = self._table_of(passages, S.PASSAGES, pooled)
+            self._vectors.wrote(S.PASSAGES, self.table(S.PASSAGES).add(data), rows=data)
         # New passages first, then the stale ones go: an interruption leaves extras, not gaps.
         stale = sorted(have - set(wanted))
         for i in range(0, len(stale), 500):
-            self.table(S.PASSAGES).delete(_in("id", stale[i : i + 500]))
+            gone = stale[i : i + 500]
+            self._vectors.wrote(S.PASSAGES, self.table(S.PASSAGES).delete(_in("id", gone)), gone=gone)
         return len(missing)
 
     def _raw_texts_and_vectors(
