@@ -417,23 +417,17 @@ def kill_add(lab: Lab, tally: Tally, trials: int, rng: Any, *, extract: bool, si
         # A killed batch is run again (the rerun) until one run of it ends; then a fresh one.
         lines = carried or batch(f"{tally.kind}-{trial}", size, start + timedelta(days=trial + 1))
         path.write_text("\n".join(lines) + "\n")
-        proc = lab.start("add", *flags, "--file", str(path))
-        t0 = time.perf_counter()
-        was_killed = killed(proc, rng.uniform(KILL_FROM, KILL_TO) * typical)
-        code, out = finish(proc)
-        tally.trials += 1
-        tally.killed += was_killed
+        was_killed, code, out, typical = kill_trial(
+            lab, tally, rng, typical, "add", *flags, "--file", str(path)
+        )
         if was_killed:
             carried = lines  # the next trial runs it again
-            typical *= 1.1  # runs grow with the store: keep some of them finishing
+        elif code in (0, 3):  # 3: stored, extraction pending (the LLM failed)
+            acknowledged |= raw_ids(lines)
+            carried = []
         else:
-            typical = 0.7 * typical + 0.3 * (time.perf_counter() - t0)
-            if code in (0, 3):  # 3: stored, extraction pending (the LLM failed)
-                acknowledged |= raw_ids(lines)
-                carried = []
-            else:
-                tally.note(f"trial {trial}: add exited {code}: {out.strip().splitlines()[-1:]}")
-                carried = lines
+            tally.note(f"trial {trial}: add exited {code}: {out.strip().splitlines()[-1:]}")
+            carried = lines
         assess(lab, tally, acknowledged, f"trial {trial} ({'killed' if was_killed else 'not killed'})")
     # The rerun that completes the work: what was carried, then every pending input.
     if carried:
@@ -454,6 +448,20 @@ def kill_add(lab: Lab, tally: Tally, trials: int, rng: Any, *, extract: bool, si
     tally.acknowledged = len(acknowledged)
 
 
+def kill_trial(lab: Lab, tally: Tally, rng: Any, typical: float, *args: str) -> tuple[bool, int, str, float]:
+    """One trial: `dcpm ARGS` SIGKILLed at a random fraction of a typical run (or left to end);
+    returns whether it was killed, its exit code and output, and the typical run time updated."""
+    proc = lab.start(*args)
+    t0 = time.perf_counter()
+    was_killed = killed(proc, rng.uniform(KILL_FROM, KILL_TO) * typical)
+    code, out = finish(proc)
+    tally.trials += 1
+    tally.killed += was_killed
+    if was_killed:
+        return True, code, out, typical * 1.1  # runs grow with the store: keep some of them finishing
+    return False, code, out, 0.7 * typical + 0.3 * (time.perf_counter() - t0)
+
+
 def kill_dream(lab: Lab, tally: Tally, trials: int, rng: Any, *, size: int) -> None:
     """`dcpm dream` SIGKILLed at random moments, with fresh pending inputs every trial."""
     start = datetime(2026, 6, 1, tzinfo=UTC)
@@ -470,18 +478,9 @@ def kill_dream(lab: Lab, tally: Tally, trials: int, rng: Any, *, size: int) -> N
         lines = batch(f"dream-{trial}", size, start + timedelta(days=trial + 1))
         lab.writer(None).add(raw_inputs(lines), extract=False)
         acknowledged |= raw_ids(lines)
-        proc = lab.start("dream")
-        t0 = time.perf_counter()
-        was_killed = killed(proc, rng.uniform(KILL_FROM, KILL_TO) * typical)
-        code, out = finish(proc)
-        tally.trials += 1
-        tally.killed += was_killed
-        if was_killed:
-            typical *= 1.1
-        else:
-            typical = 0.7 * typical + 0.3 * (time.perf_counter() - t0)
-            if code != 0:
-                tally.note(f"trial {trial}: dream exited {code}: {out.strip()[-300:]}")
+        was_killed, code, out, typical = kill_trial(lab, tally, rng, typical, "dream")
+        if not was_killed and code != 0:
+            tally.note(f"trial {trial}: dream exited {code}: {out.strip()[-300:]}")
         assess(lab, tally, acknowledged, f"trial {trial} ({'killed' if was_killed else 'not killed'})")
     code, out = lab.run("dream", "--json")
     status = _json_field(out, "status")
