@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 
 from dcpm_cli.errors import LockBusy
 from dcpm_cli.store import schemas as S
+from dcpm_cli.store.vectors import commit_stamp
 
 if TYPE_CHECKING:
     from dcpm_cli.store import Store
@@ -95,19 +96,22 @@ def maintain(store: Store) -> dict[str, list[str]]:
     for name in BTREE_COLUMNS:
         if not store.has_table(name):
             continue
-        stamp = _commit_stamp(store, name)
+        # A commit within the same clock tick as the last look is caught by the next commit:
+        # upkeep can wait that long.
+        stamp = commit_stamp(None if store.local_path is None else store.local_path / f"{name}.lance")
         if stamp is not None and seen.get(name) == stamp:
             continue  # no commit since this process last looked: nothing new can be due
         version = store.table(name).version
         if version < schedule.get(name, 0):
-            continue  # not enough commits since the last check for anything to be due
-        todo, slack = _check(store, name)
-        if todo:
-            plan[name] = todo
+            todo: list[str] = []  # not enough commits since the last check for anything to be due
         else:
-            checked[name] = version + slack
-        if stamp is not None:
-            seen[name] = stamp
+            todo, slack = _check(store, name)
+            if todo:
+                plan[name] = todo
+            else:
+                checked[name] = version + slack
+        if stamp is not None and not todo:
+            seen[name] = stamp  # looked at this commit; a table with work due is looked at again
     if plan:
         done = _run(store, plan)
         for name in done:
@@ -117,18 +121,6 @@ def maintain(store: Store) -> dict[str, list[str]]:
     if checked:
         _save_schedule(store, {**schedule, **checked})
     return plan
-
-
-def _commit_stamp(store: Store, name: str) -> int | None:
-    """The mtime of a local table's `_versions/` directory, which every commit writes a
-    manifest into: unchanged, no commit (a commit within the same clock tick is caught by the
-    next one; upkeep can wait that long). None on object storage: ask for the version."""
-    if store.local_path is None:
-        return None
-    try:
-        return os.stat(store.local_path / f"{name}.lance" / "_versions").st_mtime_ns
-    except OSError:
-        return None
 
 
 def _run(store: Store, plan: dict[str, list[str]]) -> dict[str, list[str]]:

@@ -130,7 +130,7 @@ class TableCopy:
         self._t = pinned  # a handle of our own, checked out at the version being read
         self.version = -1
         uri = str(pinned.uri)
-        self._versions_dir = None if "://" in uri else os.path.join(uri, "_versions")
+        self._dir = None if "://" in uri else uri
         self._seen: tuple[int, float] | None = None  # (mtime of _versions, when checked)
         self._schema: pa.Schema | None = None
         self._blocks: list[np.ndarray] = []
@@ -147,7 +147,7 @@ class TableCopy:
         every commit writes a manifest into `_versions/`, so an unchanged directory mtime means
         no commit, provided that mtime was already old when we saw it (a later commit cannot
         share it even on coarse-grained clocks). LanceDB is asked at least every RECHECK_S."""
-        stamp = self._mtime()
+        stamp = commit_stamp(self._dir)
         if stamp is not None and self._seen is not None:
             mtime, checked = self._seen
             if stamp == mtime and time.monotonic() - checked < RECHECK_S:
@@ -157,14 +157,6 @@ class TableCopy:
             self._seen = (stamp, time.monotonic())
         else:
             self._seen = None
-
-    def _mtime(self) -> int | None:
-        if self._versions_dir is None:
-            return None
-        try:
-            return os.stat(self._versions_dir).st_mtime_ns
-        except OSError:
-            return None
 
     def refresh(self, version: int) -> None:
         """Catch up with `version` of the table (a no-op when already there)."""
@@ -439,6 +431,18 @@ class TableCopy:
         return hit.fill_null(False).to_numpy(zero_copy_only=False)
 
 
+def commit_stamp(table_dir: str | os.PathLike[str] | None) -> int | None:
+    """The mtime of a local table's `_versions/` directory, which every commit writes a
+    manifest into: unchanged, no commit since it was read. None when there is no local
+    directory (object storage) or it cannot be read: then ask LanceDB for the version."""
+    if table_dir is None:
+        return None
+    try:
+        return os.stat(os.path.join(table_dir, "_versions")).st_mtime_ns
+    except OSError:
+        return None
+
+
 def one_blas_thread() -> Any:
     """A context in which numpy's BLAS runs on one thread. A matrix–vector product is bound by
     memory, not arithmetic, and OpenBLAS's worker threads start late on a busy machine and spin
@@ -500,6 +504,7 @@ __all__ = [
     "TableCopy",
     "Term",
     "VectorSearch",
+    "commit_stamp",
     "lancedb_search",
     "one_blas_thread",
     "where_sql",
