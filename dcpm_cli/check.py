@@ -134,6 +134,9 @@ def _unfinished(store: Store) -> Finding:
             False,
             f"{len(markers)} write(s) cut short ({', '.join(ops)}); the next write or --repair finishes them",
         )
+    replayed = store.__dict__.get("_replayed_logs", 0)
+    if replayed:  # on taking the lock (store/staging.py): a writer mid-group, or one that died
+        return Finding("unfinished writes", True, f"none ({replayed} group-commit log(s) replayed)")
     return Finding("unfinished writes", True, "none")
 
 

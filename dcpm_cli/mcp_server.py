@@ -18,6 +18,7 @@ import hmac
 import json
 import queue
 import threading
+import time
 from collections.abc import Iterator
 from concurrent.futures import Future
 from dataclasses import dataclass, field
@@ -27,6 +28,7 @@ from pydantic import Field  # the tools' argument descriptions (annotations are 
 
 from dcpm_cli.errors import DcpmError, InputError
 from dcpm_cli.models import PENDING, RawInput, utcnow
+from dcpm_cli.store.staging import GROUP_INPUTS, GROUP_SECONDS
 
 if TYPE_CHECKING:
     from dcpm_cli.config import Settings
@@ -131,13 +133,39 @@ class Memory:
         from dcpm_cli.writer import Writer
 
         writer = Writer(Store(self.settings.store, self.embedder), self.embedder, self.llm, self.settings)
-        while (job := self._jobs.get()) is not None:
-            raw_id, done = job
+        job = self._jobs.get()
+        while job is not None:
+            # A burst of inputs is one group: their derived writes are committed together
+            # (store/staging.py) when the queue runs dry, or after GROUP_INPUTS inputs or
+            # GROUP_SECONDS. A caller that waits hears back after that commit, so what it then
+            # reads is there.
+            finished: list[tuple[Future, AddReport | Exception]] = []
+            start = time.monotonic()
             try:
-                raws = list(writer.store.get_raw([raw_id]).values())
-                done.set_result(writer.extract(raws))
-            except Exception as e:  # the caller of `wait` sees it; the input stays stored
-                done.set_exception(e)
+                with writer.group():
+                    while job:
+                        raw_id, done = job
+                        try:
+                            raws = list(writer.store.get_raw([raw_id]).values())
+                            finished.append((done, writer.extract(raws)))
+                        except Exception as e:  # the caller of `wait` sees it; the input stays stored
+                            finished.append((done, e))
+                        if len(finished) >= GROUP_INPUTS or time.monotonic() - start >= GROUP_SECONDS:
+                            job = False  # end the group: those who wait hear back now
+                            break
+                        try:
+                            job = self._jobs.get_nowait()
+                        except queue.Empty:
+                            job = False  # the queue ran dry: end the group
+            except Exception as e:  # the commit itself failed: the log is replayed by the next write
+                finished = [(done, e) for done, _ in finished]
+            for done, result in finished:
+                if isinstance(result, Exception):
+                    done.set_exception(result)
+                else:
+                    done.set_result(result)
+            if job is False:
+                job = self._jobs.get()
 
     def _status(self, raw_id: str) -> str:
         with self._reads:

@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -85,6 +86,12 @@ class Writer:
         # (its vector, the attributes near it) and across inputs (attribute names).
         self._embed = Memo(self.embedder).embed
 
+    def group(self) -> contextlib.AbstractContextManager[None]:
+        """Keep one group of staged writes open across calls (an agent's stream of inputs): the
+        derived writes of the inputs extracted inside are committed together, every
+        GROUP_INPUTS inputs or GROUP_SECONDS and when the block ends (store/staging.py)."""
+        return self.store.group()
+
     def finish_interrupted(self) -> str:
         """Finish what a write cut short left (chain back-pointers, passages): run at the
         start of every write command; one directory listing when nothing was cut short."""
@@ -116,13 +123,14 @@ class Writer:
                 vectors = self._embed([r.text for r in fresh])
             except EMBEDDER_FAILURES as e:
                 self.embed_problem = _embedder_failed(e)
-        with self.store.lock():
+        with self.store.lock(flush=False, fold=False):  # raw inputs: no staged write depends on them
             # Re-check under the lock: a concurrent `dcpm add` may have stored the same input.
             known = self.store.known_raw_hashes([r.content_hash for r in fresh])
             keep = [i for i, r in enumerate(fresh) if r.content_hash not in known]
             new = [fresh[i] for i in keep]
             if new:
-                self.store.add_raw(new, None if vectors is None else vectors[keep], self.embed_problem)
+                with self.store.staging():  # in a group, their passages wait for the flush
+                    self.store.add_raw(new, None if vectors is None else vectors[keep], self.embed_problem)
             todo = [r for r in new if r.status == PENDING]
             if claim and todo and not self.embed_problem:  # no extraction without the embedder
                 # Extracted one after another: the last one's lease covers those before it.
@@ -213,10 +221,13 @@ class Writer:
         stop: Callable[[], bool] | None = None,
     ) -> None:
         todo = sorted(todo, key=lambda r: (r.said_at, r.created_at))
-        try:
-            self._extract_claimed(todo, report, progress, stop)
-        finally:
-            self.release()  # one commit for the whole batch
+        # Many inputs: their derived writes are committed in groups (store/staging.py); one is
+        # committed step by step (`Writer.group` keeps a group open across calls).
+        with self.store.group() if len(todo) > 1 else contextlib.nullcontext():
+            try:
+                self._extract_claimed(todo, report, progress, stop)
+            finally:
+                self.release()
 
     def _extract_claimed(
         self,
@@ -268,7 +279,7 @@ class Writer:
     def claim(self, raw: RawInput) -> RawInput | None:
         """Claim `raw` for extraction by this writer, under the write lock: its fresh row when
         it still waits and no live process holds it, else None. `release` drops the claims."""
-        with self.store.lock():
+        with self.store.lock(flush=False):  # another writer's staged statuses folded in first
             fresh = self.store.get_raw([raw.id]).get(raw.id)
             if fresh is None or fresh.status not in (PENDING, FAILED):
                 return None
@@ -281,7 +292,7 @@ class Writer:
         """Drop every claim this writer holds (a claim on a finished input is harmless until
         then: the status is read first)."""
         if self._claimed:
-            with self.store.lock():
+            with self.store.lock(flush=False, fold=False):
                 self.store.release(sorted(self._claimed), self.owner)
             self._claimed.clear()
 
@@ -294,7 +305,7 @@ class Writer:
 
     def _set_status(self, raw_id: str, status: str, error: str, attempts: int) -> None:
         """A failure's status, unless another process has finished the input meanwhile."""
-        with self.store.lock():
+        with self.store.lock(flush=False):
             self.store.set_raw_status(raw_id, status, error, attempts, unless=FINISHED)
 
     # -- steps 2–4 for one input ----------------------------------------------------------
@@ -330,7 +341,11 @@ class Writer:
             # Nothing new: covered by existing items (DONE), or nothing extracted at all, in
             # which case the words themselves remain what recall finds (NO_ITEMS).
             status = DONE if items else NO_ITEMS
-            self.store.set_raw_status(raw.id, status, "", raw.attempts + 1)
+            with self.store.lock(flush=False):
+                with self.store.staging():
+                    self.store.set_raw_status(raw.id, status, "", raw.attempts + 1)
+                if self.store.staging_due():
+                    self.store.flush_staged()
             outcome.status = status
             return outcome
 
@@ -339,7 +354,7 @@ class Writer:
         self.checkpoint("reconciled")
         if self.settings.no_supersedes:  # the paper's ablation: no chains, a change of mind is new
             plan = [_Plan("ADD") if p.op == "SUPERSEDE" else p for p in plan]
-        with self.store.lock():
+        with self.store.lock(flush=False):
             # Still our claim: no other process has taken the input over, so none finished it.
             if not self.store.holds(raw.id, self.owner):
                 current = self.store.get_raw([raw.id]).get(raw.id)
@@ -347,11 +362,16 @@ class Writer:
                     return InputOutcome(raw.id, NO_ITEMS, error="forgotten while it was extracted")
                 if current.status in FINISHED:
                     return InputOutcome(raw.id, current.status, new_input=False)  # another process did it
-            # A marker while the steps below are written: a crash between them leaves it, and
-            # the next write command (or `dcpm check --repair`) relinks what it cut.
-            with self.store.unfinished("upsert", raw_id=raw.id):
-                self._apply(raw, kept, vectors, plan, outcome)
-                self.store.set_raw_status(raw.id, DONE, "", raw.attempts + 1)
+            # Staged in a group (committed with the group's other inputs); else committed step
+            # by step under a marker: a crash between the steps leaves it, and the next write
+            # command (or `dcpm check --repair`) relinks what it cut.
+            with self.store.staging():
+                marker = self.store.unfinished("upsert", raw_id=raw.id) if not self.store.grouped else None
+                with marker or contextlib.nullcontext():
+                    self._apply(raw, kept, vectors, plan, outcome)
+                    self.store.set_raw_status(raw.id, DONE, "", raw.attempts + 1)
+            if self.store.staging_due():
+                self.store.flush_staged()
         return outcome
 
     def _known_attributes(self, raw: RawInput) -> list[tuple[str, str]]:

@@ -14,7 +14,7 @@ from dcpm_cli.errors import EmbedderMismatch, StoreError
 from dcpm_cli.models import PENDING, MemoryItem, RawInput
 from dcpm_cli.store import Store
 from dcpm_cli.store import schemas as S
-from dcpm_cli.store.migrations import MIGRATIONS, apply_migrations
+from dcpm_cli.store.migrations import FORMAT_VERSION, MIGRATIONS, apply_migrations
 
 
 @dataclass
@@ -37,7 +37,7 @@ def test_a_new_store_lives_under_dcpm_home_and_records_its_migrations(dcpm_home:
 
     assert (dcpm_home / "store").is_dir()
     assert store.applied_migrations() == {name for name, _ in MIGRATIONS}
-    assert store.meta() == {"embedder": "all-MiniLM-L6-v2", "dim": "384", "format": "3"}
+    assert store.meta() == {"embedder": "all-MiniLM-L6-v2", "dim": "384", "format": str(FORMAT_VERSION)}
     for table in (S.RAW, S.ITEMS, S.EVENTS, S.NODES, S.EDGES):
         assert store.count(table) == 0
 

@@ -27,6 +27,7 @@ vectors with a little noise (renormalised), which keeps the neighbour structure 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import random
@@ -598,23 +599,31 @@ def bench_size(
         opens.append(clock.stop()[0] * 1000)
 
     bench = Bench(path, embedder, script)
-    for _ in range(args.warmup):
-        bench.add(None)
+
+    # A warm process groups the derived writes of its inputs (store/staging.py), as the MCP
+    # server's worker and `dcpm add --file` do; `--no-group` commits each input on its own.
+    def grouped() -> contextlib.AbstractContextManager[None]:
+        return contextlib.nullcontext() if args.no_group else bench.writer.group()
+
     warm, per_call = Run(), Run()
-    for _ in range(args.adds):
-        bench.add(warm)
+    with grouped():
+        for _ in range(args.warmup):
+            bench.add(None)
+        for _ in range(args.adds):
+            bench.add(warm)
     for _ in range(args.adds):
         bench.add(per_call, fresh=True)
     result = SizeResult(
         size, build_s, maintain, statistics.median(opens), warm, per_call, _fragments(bench.store)
     )
     done = args.warmup + 2 * args.adds
-    while done < sustained:
-        r = Run()
-        for _ in range(min(max(10, args.adds), sustained - done)):
-            bench.add(r)
-        done += len(r.wall_ms)
-        result.sustained.append((done, _pct(r.wall_ms, 50), _pct(r.cpu_ms, 50), _fragments(bench.store)))
+    with grouped():
+        while done < sustained:
+            r = Run()
+            for _ in range(min(max(10, args.adds), sustained - done)):
+                bench.add(r)
+            done += len(r.wall_ms)
+            result.sustained.append((done, _pct(r.wall_ms, 50), _pct(r.cpu_ms, 50), _fragments(bench.store)))
     return result
 
 
@@ -858,6 +867,8 @@ def main(argv: list[str] | None = None) -> None:
                     help="where stores go (default: a new temp dir in $TMPDIR, removed after)")  # fmt: skip
     ap.add_argument("--keep", action="store_true", help="keep the temp dir afterwards")
     ap.add_argument("--no-cli", action="store_true", help="skip the CLI subprocess run")
+    ap.add_argument("--no-group", action="store_true",
+                    help="warm adds commit each input on its own (no group commit)")  # fmt: skip
     ap.add_argument(
         "--cold", type=int, default=5, help="cold-start runs of each command (0: skip; default 5)"
     )

@@ -28,6 +28,7 @@ from dcpm_cli.store.journal import JournalVerbs
 from dcpm_cli.store.passages import PassageVerbs
 from dcpm_cli.store.sql import in_list as _in
 from dcpm_cli.store.sql import quote as _q
+from dcpm_cli.store.staging import Staged, StagingVerbs
 from dcpm_cli.store.vectors import Term, VectorSearch
 
 if TYPE_CHECKING:
@@ -49,7 +50,7 @@ def _utc(value: datetime | None) -> datetime | None:
     return value if value.tzinfo else value.replace(tzinfo=UTC)
 
 
-class Store(GraphVerbs, PassageVerbs, JournalVerbs, ClaimVerbs, EraseVerbs, DumpVerbs):
+class Store(GraphVerbs, PassageVerbs, JournalVerbs, ClaimVerbs, EraseVerbs, DumpVerbs, StagingVerbs):
     """A dcpm store at a LanceDB URI (a local directory, or object storage)."""
 
     def __init__(self, uri: str, embedder: Embedder, *, create: bool = True) -> None:
@@ -79,9 +80,13 @@ class Store(GraphVerbs, PassageVerbs, JournalVerbs, ClaimVerbs, EraseVerbs, Dump
     # -- infrastructure -------------------------------------------------------------------
 
     @contextlib.contextmanager
-    def lock(self, timeout: float = 600.0) -> Iterator[None]:
+    def lock(self, timeout: float = 600.0, *, flush: bool = True, fold: bool = True) -> Iterator[None]:
         """Serialise writers across processes; re-entrant within one thread (a repair run by a
-        command that already holds it)."""
+        command that already holds it). On taking it, staged writes are settled (see
+        store/staging.py): other writers' logs replayed (`fold`) and this writer's own group
+        committed (`flush`). The writer keeps its own group (`flush=False`) while it stages an
+        input, and leaves every log alone (`fold=False`) while it only stores raw inputs or
+        claims, which no staged write depends on."""
         held = self.__dict__.setdefault("_lock_depth", threading.local())
         if getattr(held, "depth", 0):
             held.depth += 1
@@ -101,6 +106,7 @@ class Store(GraphVerbs, PassageVerbs, JournalVerbs, ClaimVerbs, EraseVerbs, Dump
                         with self._remote_lease():
                             yield
                     else:
+                        self.settle(flush=flush, fold=fold)
                         yield
                 finally:
                     held.depth = 0
@@ -291,6 +297,15 @@ class Store(GraphVerbs, PassageVerbs, JournalVerbs, ClaimVerbs, EraseVerbs, Dump
             error = [f"{NO_VECTOR}: {why}" if vectors is None else r.error for r in raws]
             if vectors is None:
                 self._flag_inputs_without_vectors(True)  # before the rows: a crash leaves it up
+            staged = self._staging_now()
+            if staged is not None:
+                # In a group the passages are rebuilt at the flush; the log says so before the
+                # rows are committed, so a crash in between leaves a replay that rebuilds them.
+                staged.index_passages(sessions)
+                self.write_staged()
+                data = self._table_of(raws, S.RAW, vectors, error=error)
+                self._vectors.wrote(S.RAW, self.table(S.RAW).add(data), rows=data)
+                return
             with self.unfinished("raw", sessions=sessions):
                 data = self._table_of(raws, S.RAW, vectors, error=error)
                 self._vectors.wrote(S.RAW, self.table(S.RAW).add(data), rows=data)
@@ -330,12 +345,21 @@ class Store(GraphVerbs, PassageVerbs, JournalVerbs, ClaimVerbs, EraseVerbs, Dump
     def get_raw(self, ids: Sequence[str]) -> dict[str, RawInput]:
         if not ids:
             return {}
-        rows = self._rows(S.RAW, _in("id", ids), _RAW_COLUMNS)
+        rows = self._raw_seen(self._rows(S.RAW, _in("id", ids), _RAW_COLUMNS))
         return {r["id"]: self._from_row(RawInput, r) for r in rows}
+
+    def _raw_seen(self, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Raw rows as this writer sees them: with the statuses it has staged."""
+        staged = self._staged
+        if staged is None or not staged.status:
+            return rows
+        return [staged.patch_raw(r) for r in rows]
 
     def raw_by_status(self, statuses: Sequence[str], limit: int | None = None) -> list[RawInput]:
         """Raw inputs in these statuses, oldest first (by when said, then when stored)."""
-        rows = self._rows(S.RAW, _in("status", statuses), _RAW_COLUMNS)
+        staged = self._staged
+        where = None if staged is not None and staged.status else _in("status", statuses)
+        rows = [r for r in self._raw_seen(self._rows(S.RAW, where, _RAW_COLUMNS)) if r["status"] in statuses]
         rows.sort(key=lambda r: (r["said_at"], r["created_at"], r["id"]))
         return [self._from_row(RawInput, r) for r in rows[:limit]]
 
@@ -375,6 +399,10 @@ class Store(GraphVerbs, PassageVerbs, JournalVerbs, ClaimVerbs, EraseVerbs, Dump
         values: dict[str, Any] = {"status": status, "error": error}
         if attempts is not None:
             values["attempts"] = attempts
+        staged = self._staging_now()
+        if staged is not None and not unless:
+            staged.set_raw_status(raw_id, values)
+            return
         where = f"id = {_q(raw_id)}" + (f" AND NOT {_in('status', unless)}" if unless else "")
         done = self.table(S.RAW).update(where=where, values=values)
         self._vectors.wrote(S.RAW, done, changed={raw_id: values} if done.rows_updated else None)
@@ -395,12 +423,20 @@ class Store(GraphVerbs, PassageVerbs, JournalVerbs, ClaimVerbs, EraseVerbs, Dump
         if not new:
             return
         items = [items[n] for n in new]
+        staged = self._staging_now()
+        if staged is not None:
+            staged.add_items(items, vectors[new])
+            return
         data = self._table_of(items, S.ITEMS, vectors[new], content_hash=[i.content_hash for i in items])
         self._vectors.wrote(S.ITEMS, self.table(S.ITEMS).add(data), rows=data)
 
     def replace_items(self, items: Sequence[MemoryItem], vectors: np.ndarray) -> None:
         """Overwrite items by id (UPDATE keeps the previous text in the event log first)."""
         if not items:
+            return
+        staged = self._staging_now()
+        if staged is not None:
+            staged.replace_items(items, vectors)
             return
         data = self._table_of(items, S.ITEMS, vectors, content_hash=[i.content_hash for i in items])
         merge = self.table(S.ITEMS).merge_insert("id").when_matched_update_all()
@@ -427,9 +463,17 @@ class Store(GraphVerbs, PassageVerbs, JournalVerbs, ClaimVerbs, EraseVerbs, Dump
         columns = [*_ITEM_COLUMNS, "content_hash"]
         copy = self._vectors.copy(S.ITEMS, self.table(S.ITEMS))
         if copy is not None:
-            return copy.find(column, values, columns, [("superseded_by", None)] if current else [])
-        where = _in(column, values) + (" AND superseded_by IS NULL" if current else "")
-        return self._rows(S.ITEMS, where, columns)
+            rows = copy.find(column, values, columns, [("superseded_by", None)] if current else [])
+        else:
+            where = _in(column, values) + (" AND superseded_by IS NULL" if current else "")
+            rows = self._rows(S.ITEMS, where, columns)
+        staged = self._staged
+        if staged is None or not staged:
+            return rows
+        # This writer's staged rows over the table's (a link can make a row not current).
+        seen = [r for r in map(staged.patch_item, rows) if r is not None]
+        seen += [{c: r[c] for c in columns} for r in staged.item_rows(column, values)]
+        return [r for r in seen if r["superseded_by"] is None] if current else seen
 
     def nearest_items(
         self,
@@ -454,14 +498,58 @@ class Store(GraphVerbs, PassageVerbs, JournalVerbs, ClaimVerbs, EraseVerbs, Dump
         terms: list[Term] = [("kind", tuple(kinds))] if kinds else []
         if current_only:
             terms.append(("superseded_by", None))
-        found = self._vectors.search_many(S.ITEMS, self.table(S.ITEMS), vectors, k, _ITEM_COLUMNS, terms)
-        return [[(self._from_row(MemoryItem, r), score) for r, score in rows] for rows in found]
+        staged = self._staged
+        extra = len(staged.items) + len(staged.links) if staged is not None else 0
+        found = self._vectors.search_many(
+            S.ITEMS, self.table(S.ITEMS), vectors, k + extra, _ITEM_COLUMNS, terms
+        )
+        if extra:
+            found = _with_staged(staged, vectors, found, k, current_only, kinds)  # type: ignore[arg-type]
+        return [[(self._from_row(MemoryItem, r), score) for r, score in rows[:k]] for rows in found]
 
     def set_superseded_by(self, old_id: str, new_id: str) -> None:
+        staged = self._staging_now()
+        if staged is not None:
+            staged.set_superseded_by(old_id, new_id)
+            return
         done = self.table(S.ITEMS).update(where=f"id = {_q(old_id)}", values={"superseded_by": new_id})
         self._vectors.wrote(
             S.ITEMS, done, changed={old_id: {"superseded_by": new_id}} if done.rows_updated else None
         )
+
+    def _commit_staged(self, staged: Staged) -> None:
+        """A group's staged writes in one commit per table (the caller holds the lock): new
+        items, items rewritten whole, chain back-pointers, the event log, raw statuses. Cut
+        short, the log is replayed instead (store/staging.py)."""
+        import numpy as np
+        import pyarrow as pa
+
+        new = [item for item_id, item in staged.items.items() if item_id in staged.new]
+        if new:
+            vectors = np.stack([staged.vectors[i.id] for i in new])
+            data = self._table_of(new, S.ITEMS, vectors, content_hash=[i.content_hash for i in new])
+            self._vectors.wrote(S.ITEMS, self.table(S.ITEMS).add(data), rows=data)
+        rewritten = [item for item_id, item in staged.items.items() if item_id not in staged.new]
+        if rewritten:
+            self.replace_items(rewritten, np.stack([staged.vectors[i.id] for i in rewritten]))
+        if staged.links:
+            data = pa.table({"id": list(staged.links), "superseded_by": list(staged.links.values())})
+            done = self.table(S.ITEMS).merge_insert("id").when_matched_update_all().execute(data)
+            changed = {old: {"superseded_by": new_id} for old, new_id in staged.links.items()}
+            self._vectors.wrote(S.ITEMS, done, changed=changed)
+        if staged.events:
+            self.table(S.EVENTS).add(self._table_of(list(staged.events.values()), S.EVENTS))
+        by_columns: dict[tuple[str, ...], dict[str, dict[str, Any]]] = {}
+        for raw_id, values in staged.status.items():
+            by_columns.setdefault(tuple(sorted(values)), {})[raw_id] = values
+        raw_schema = self._schema(S.RAW)
+        for columns, rows in by_columns.items():
+            schema = pa.schema([raw_schema.field("id"), *(raw_schema.field(c) for c in columns)])
+            data = pa.Table.from_pylist([{"id": k, **v} for k, v in rows.items()], schema=schema)
+            done = self.table(S.RAW).merge_insert("id").when_matched_update_all().execute(data)
+            self._vectors.wrote(S.RAW, done, changed=rows)
+        if staged.sessions:
+            self.index_passages(sorted(staged.sessions))
 
     def chain(self, item_id: str) -> list[MemoryItem]:
         """The whole revision chain through `item_id`, oldest first."""
@@ -652,7 +740,9 @@ class Store(GraphVerbs, PassageVerbs, JournalVerbs, ClaimVerbs, EraseVerbs, Dump
         """kind → rows, for "items" or "nodes"; status → rows for "raw"."""
         column = "status" if collection == "raw" else "kind"
         counts: dict[str, int] = {}
-        for r in self._rows(_COLLECTIONS[collection], None, [column]):
+        columns = ["id", column] if collection == "raw" else [column]
+        rows = self._rows(_COLLECTIONS[collection], None, columns)
+        for r in self._raw_seen(rows) if collection == "raw" else rows:
             counts[r[column]] = counts.get(r[column], 0) + 1
         return counts
 
@@ -665,6 +755,10 @@ class Store(GraphVerbs, PassageVerbs, JournalVerbs, ClaimVerbs, EraseVerbs, Dump
     # -- event log ------------------------------------------------------------------------
 
     def log_events(self, events: Sequence[Event]) -> None:
+        staged = self._staging_now()
+        if staged is not None and events:
+            staged.log_events(events)
+            return
         if events:
             data = self._table_of(events, S.EVENTS)
             self.table(S.EVENTS).merge_insert("id").when_not_matched_insert_all().execute(data)
@@ -674,6 +768,41 @@ class Store(GraphVerbs, PassageVerbs, JournalVerbs, ClaimVerbs, EraseVerbs, Dump
         rows = self._rows(S.EVENTS, where)
         rows.sort(key=lambda r: r["at"])
         return [self._from_row(Event, r) for r in rows]
+
+
+def _with_staged(
+    staged: Staged,
+    vectors: np.ndarray,
+    found: list[list[tuple[dict[str, Any], float]]],
+    k: int,
+    current_only: bool,
+    kinds: Sequence[str] | None,
+) -> list[list[tuple[dict[str, Any], float]]]:
+    """Neighbours from the table merged with a writer's staged items: a row the overlay holds
+    is taken from it, a staged link can make a row not current. `found` holds k + (staged
+    rows) hits per query, enough for every one the overlay takes away."""
+    import numpy as np
+
+    mine = [
+        item
+        for item in staged.items.values()
+        if (not kinds or item.kind in kinds) and not (current_only and item.superseded_by)
+    ]
+    matrix = np.stack([staged.vectors[i.id] for i in mine]) if mine else None
+    out = []
+    for q, rows in zip(np.atleast_2d(vectors), found, strict=True):
+        hits = []
+        for row, score in rows:
+            seen = staged.patch_item(row)
+            if seen is not None and not (current_only and seen["superseded_by"]):
+                hits.append((seen, score))
+        if matrix is not None:
+            unit = q / max(float(np.linalg.norm(q)), 1e-12)
+            scores = matrix @ unit.astype(np.float32)
+            hits += [(dataclasses.asdict(i), float(s)) for i, s in zip(mine, scores, strict=True)]
+        hits.sort(key=lambda h: -h[1])
+        out.append(hits[:k])
+    return out
 
 
 def _last_before(copy: Any, session: str, before: datetime, n: int) -> list[dict[str, Any]]:

@@ -17,7 +17,7 @@ MIGRATIONS: list[tuple[str, Callable[[Store], None]]] = []
 # The store's format, recorded in its `_meta` table ("format"): a dcpm refuses a store whose
 # format is newer than the one it knows. A new migration that older dcpms must not write past
 # raises it (and records it, as m004 does).
-FORMAT_VERSION = 3
+FORMAT_VERSION = 4
 
 
 def migration(fn: Callable[[Store], None]) -> Callable[[Store], None]:
@@ -89,6 +89,13 @@ def m007_flag_inputs_without_vectors(store: Store) -> None:
 
     if store._rows(schemas.RAW, f"error LIKE '{NO_VECTOR}%'", ["id"], limit=1):
         store._flag_inputs_without_vectors(True)
+
+
+@migration
+def m008_group_commit(store: Store) -> None:
+    """Format 4: writers may leave logs of staged writes (store/staging.py) that every writer
+    must replay before it writes; a dcpm that does not know them must not write here."""
+    store.set_meta("format", str(FORMAT_VERSION))
 
 
 def apply_migrations(store: Store) -> list[str]:
