@@ -195,6 +195,34 @@ def test_the_reply_schema_names_only_each_items_own_candidates(
     assert list(decision["properties"])[:3] == ["item", "reason", "op"]  # the reason before the verdict
 
 
+def test_the_schema_sent_is_the_strict_models_own(store: Store) -> None:
+    """`Ask.schema` writes out what pydantic generates for `Ask.model(strict=True)` (generating
+    it cost every input ~10 ms); enum order aside, which pydantic takes from a typing cache."""
+    import random
+
+    from dcpm_cli.models import MemoryItem
+    from dcpm_cli.prompts.reconcile import Ask
+
+    def generated(ask: Ask) -> dict:
+        schema = ask.model(strict=True).model_json_schema()
+        for d in schema["$defs"].values():
+            d["properties"] = {k: d["properties"][k] for k in ("item", "reason", "op", "target", "text")}
+            d["required"] = ["item", "reason", "op", "target"]
+        return schema
+
+    def unordered(value: object) -> object:
+        if isinstance(value, dict):
+            return {k: sorted(v) if k == "enum" else unordered(v) for k, v in value.items()}
+        return [unordered(v) for v in value] if isinstance(value, list) else value
+
+    rng = random.Random(5)
+    pool = [MemoryItem(id=f"m_{i:02d}", kind="fact", text=f"fact {i}") for i in range(8)]
+    for _ in range(60):
+        n = rng.randint(1, 4)
+        ask = Ask([pool[0]] * n, [rng.sample(pool, rng.randint(0, 3)) for _ in range(n)])
+        assert unordered(ask.schema()) == unordered(generated(ask))
+
+
 def test_a_missing_decision_is_asked_again_and_never_silently_added(
     writer: Writer, llm: ScriptedLLM, store: Store
 ) -> None:

@@ -10,6 +10,7 @@ verdict.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -58,13 +59,16 @@ class Ask:
         `strict` also limits each item's op and target (the schema sent); the model that
         validates the reply does not, so that an op outside them is refused by the writer with
         its reason recorded, rather than asked for again."""
+        if not strict:
+            return _reply_model(len(self.candidates))
         per_item = []
         for i, cands in enumerate(self.candidates):
-            fields: dict[str, Any] = {"item": (Literal[i], ...)}  # type: ignore[valid-type]
-            if strict:
-                ids = tuple(c.id for c in cands)
-                fields["op"] = (Literal[tuple(self.ops(i))], ...)  # type: ignore[valid-type]
-                fields["target"] = (Literal[ids] | None if ids else None, None)  # type: ignore[valid-type]
+            ids = tuple(c.id for c in cands)
+            fields: dict[str, Any] = {
+                "item": (Literal[i], ...),  # type: ignore[valid-type]
+                "op": (Literal[tuple(self.ops(i))], ...),  # type: ignore[valid-type]
+                "target": (Literal[ids] | None if ids else None, None),  # type: ignore[valid-type]
+            }
             per_item.append(create_model(f"Decision{i}", __base__=Decision, **fields))
         return create_model(
             "Reconciliation",
@@ -72,17 +76,49 @@ class Ask:
         )
 
     def schema(self) -> dict[str, Any]:
-        """The JSON schema sent: the strict model's, with the reason and the target required (in
-        that order), so that a grammar writes the reason before the verdict and says null for
-        no target."""
-        schema = self.model(strict=True).model_json_schema()
-        for name, d in schema.get("$defs", {}).items():
-            if name.startswith("Decision"):
-                props = d["properties"]
-                order = ["item", "reason", "op", "target", "text"]
-                d["properties"] = {k: props[k] for k in order if k in props}
-                d["required"] = ["item", "reason", "op", "target"]
-        return schema
+        """The JSON schema sent: the strict model's (`model(strict=True)`), with the reason and
+        the target required (in that order), so that a grammar writes the reason before the
+        verdict and says null for no target. Written out here rather than generated: building
+        pydantic models for every call cost each input ~10 ms; the tests hold the two equal."""
+        defs = {}
+        for i, cands in enumerate(self.candidates):
+            ids = [c.id for c in cands]
+            target: dict[str, Any] = (
+                {"anyOf": [_one_of(ids), {"type": "null"}], "default": None, "title": "Target"}
+                if ids
+                else {"default": None, "title": "Target", "type": "null"}
+            )
+            defs[f"Decision{i}"] = {
+                "properties": {
+                    "item": {"const": i, "title": "Item", "type": "integer"},
+                    "reason": {"default": "", "maxLength": 400, "title": "Reason", "type": "string"},
+                    "op": {**_one_of(self.ops(i)), "title": "Op"},
+                    "target": target,
+                    "text": {
+                        "anyOf": [{"maxLength": 800, "type": "string"}, {"type": "null"}],
+                        "default": None,
+                        "title": "Text",
+                    },
+                },
+                "required": ["item", "reason", "op", "target"],
+                "title": f"Decision{i}",
+                "type": "object",
+            }
+        n = len(self.candidates)
+        decisions = {
+            "maxItems": n,
+            "minItems": n,
+            "prefixItems": [{"$ref": f"#/$defs/Decision{i}"} for i in range(n)],
+            "title": "Decisions",
+            "type": "array",
+        }
+        return {
+            "$defs": defs,
+            "properties": {"decisions": decisions},
+            "required": ["decisions"],
+            "title": "Reconciliation",
+            "type": "object",
+        }
 
     def messages(self) -> list[dict[str, str]]:
         blocks = []
@@ -94,6 +130,21 @@ class Ask:
             {"role": "system", "content": SYSTEM},
             {"role": "user", "content": "\n\n".join(blocks)},
         ]
+
+
+def _one_of(values: list[str]) -> dict[str, Any]:
+    """A string that is one of `values`, as pydantic writes a Literal."""
+    return {"const": values[0], "type": "string"} if len(values) == 1 else {"enum": values, "type": "string"}
+
+
+@functools.cache
+def _reply_model(n: int) -> type[BaseModel]:
+    """The model that validates a reply about n items: one decision each, in order."""
+    per_item = [
+        create_model(f"Decision{i}", __base__=Decision, item=(Literal[i], ...))  # type: ignore[valid-type]
+        for i in range(n)
+    ]
+    return create_model("Reconciliation", decisions=(tuple[tuple(per_item)], ...))  # type: ignore[valid-type]
 
 
 def _describe(item: MemoryItem) -> str:

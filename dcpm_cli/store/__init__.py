@@ -28,7 +28,7 @@ from dcpm_cli.store.journal import JournalVerbs
 from dcpm_cli.store.passages import PassageVerbs
 from dcpm_cli.store.sql import in_list as _in
 from dcpm_cli.store.sql import quote as _q
-from dcpm_cli.store.staging import Staged, StagingVerbs
+from dcpm_cli.store.staging import Staged, StagingVerbs, fields
 from dcpm_cli.store.vectors import Term, VectorSearch
 
 if TYPE_CHECKING:
@@ -538,7 +538,7 @@ class Store(GraphVerbs, PassageVerbs, JournalVerbs, ClaimVerbs, EraseVerbs, Dump
             changed = {old: {"superseded_by": new_id} for old, new_id in staged.links.items()}
             self._vectors.wrote(S.ITEMS, done, changed=changed)
         if staged.events:
-            self.table(S.EVENTS).add(self._table_of(list(staged.events.values()), S.EVENTS))
+            self.log_events(list(staged.events.values()))  # an id logged before stays as it was
         by_columns: dict[tuple[str, ...], dict[str, dict[str, Any]]] = {}
         for raw_id, values in staged.status.items():
             by_columns.setdefault(tuple(sorted(values)), {})[raw_id] = values
@@ -799,7 +799,7 @@ def _with_staged(
         if matrix is not None:
             unit = q / max(float(np.linalg.norm(q)), 1e-12)
             scores = matrix @ unit.astype(np.float32)
-            hits += [(dataclasses.asdict(i), float(s)) for i, s in zip(mine, scores, strict=True)]
+            hits += [(fields(i), float(s)) for i, s in zip(mine, scores, strict=True)]
         hits.sort(key=lambda h: -h[1])
         out.append(hits[:k])
     return out
