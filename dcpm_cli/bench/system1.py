@@ -8,7 +8,8 @@
    aimed at the neighbours the store actually returned). Time spent inside `llm.chat` is
    measured and subtracted: what is left is dcpm's own cost (embedding, neighbour search,
    LanceDB reads and writes, prompts, validation). Each size is timed warm (one Store and
-   Writer, as in `dcpm add --file` or an agent) and per call (a new Store and Writer per add,
+   Writer inside one group of staged writes, as in `dcpm add --file` or an agent's server;
+   `--no-group`: each input committed on its own) and per call (a new Store and Writer per add,
    as each `dcpm add TEXT` process makes). On the first size, a longer run then shows how the
    cost moves as small commits pile up.
    Then the goals of #10 for a warm process: p50 ≤ 30 ms at 10k items and ≤ 60 ms at 100k,
