@@ -175,7 +175,7 @@ class Writer:
             self._extract_all(todo, report, progress)
         # This run's inputs only: a concurrent `dcpm add` has pending inputs of its own.
         report.pending = len(todo) - report.extracted - report.failed
-        if not report.interrupted:
+        if not report.interrupted and not self.store.grouped:  # in a group: at its flushes
             self.store.maintain()  # compaction and indices when due; a few ms when nothing is
         return report
 
@@ -186,7 +186,8 @@ class Writer:
         todo = [r for r in raws if r.status == PENDING]
         self._extract_all(todo, report, None)
         report.pending = len(todo) - report.extracted - report.failed
-        self.store.maintain()
+        if not self.store.grouped:  # in a group: at its flushes
+            self.store.maintain()
         return report
 
     def process_pending(

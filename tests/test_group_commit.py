@@ -185,3 +185,25 @@ def test_a_long_run_flushes_as_it_goes(
         # Two inputs made a flush: another process sees their chain before the group ends.
         assert len(elsewhere.chain(item_id(diary()[0][0]))) == 2
         assert elsewhere.get_raw([diary()[2][0].id])[diary()[2][0].id].status == PENDING
+
+
+def test_upkeep_runs_at_the_flushes_of_a_long_group(
+    store: Store, embedder: Embedder, settings: Settings, llm: ScriptedLLM, monkeypatch: Any
+) -> None:
+    from dcpm_cli.store import staging, upkeep
+
+    monkeypatch.setattr(staging, "GROUP_INPUTS", 2)
+    monkeypatch.setattr(upkeep, "MIN_FRAGMENTS", 4)
+    writer = Writer(store, embedder, llm, settings)
+
+    def fragments(table: str) -> int:
+        return int(store.table(table).stats()["fragment_stats"]["num_fragments"])
+
+    most = 0
+    with writer.group():
+        for n in range(16):  # each flush appends a fragment to items and to events
+            llm.enqueue(extraction(item(f"Friend {n} plays chess", subject=f"friend {n}")))
+            writer.add([RawInput(text=f"My friend {n} plays chess.", said_at=said(1 + n))])
+            most = max(most, fragments("items"), fragments("events"))
+    assert len(store.all_items()) == 16
+    assert most <= 6  # compacted along the way (8 flushes), not after the group
