@@ -73,6 +73,24 @@ def test_upkeep_is_scheduled_by_need_and_shared_by_every_process(filled, embedde
     assert store.count("items") == ROWS + 2 * fragment_limit(ROWS)
 
 
+def test_a_table_whose_updates_leave_few_fragments_is_still_optimized_for_its_versions(
+    filled, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Updates that delete whole fragments leave the fragment count flat, but every commit is
+    a version that later reads pay for: upkeep counts them too."""
+    from dcpm_cli.store import upkeep
+
+    monkeypatch.setattr(upkeep, "VERSIONS_LIMIT", 6)
+    store, _ = filled
+    store.maintain()  # indices; the count of versions starts
+    done: list[str] = []
+    for j in range(8):
+        store.set_superseded_by("m_00005", f"m_{j:05d}")  # rewrites one row, again and again
+        done += store.maintain().get("items", [])
+        assert store.table("items").stats()["fragment_stats"]["num_fragments"] <= 3
+    assert done == ["optimize"]
+
+
 def test_a_warm_store_answers_lookups_from_memory_as_lancedb_does(filled, embedder: Embedder) -> None:
     """A warm process (an agent, a batch) reads items by id or hash, a session's last inputs
     and the passages' inputs from its in-memory copies; what another process writes meanwhile
