@@ -207,3 +207,15 @@ def test_upkeep_runs_at_the_flushes_of_a_long_group(
             most = max(most, fragments("items"), fragments("events"))
     assert len(store.all_items()) == 16
     assert most <= 6  # compacted along the way (8 flushes), not after the group
+
+
+def test_a_log_this_dcpm_cannot_read_does_not_stop_the_store(
+    store: Store, embedder: Embedder, settings: Settings, llm: ScriptedLLM
+) -> None:
+    (raw, replies), *_ = diary()
+    folder = Path(store.uri) / ".staged"
+    folder.mkdir()
+    (folder / "elsewhere.jsonl").write_text('{"v": 1, "ops": [["set_raw_status", "r_x"]]}\n')
+    replies(llm)
+    report = Writer(store, embedder, llm, settings).add([raw])
+    assert report.extracted == 1 and not store.staged_logs()

@@ -228,8 +228,8 @@ class StagingVerbs:
             if depth == 0 and self._staged is not None:
                 try:
                     if self._staged:
-                        with self.lock():  # settles: commits what is staged
-                            pass
+                        with self.lock():  # also when the caller holds it already
+                            self.flush_staged()
                 finally:
                     self.__dict__.pop("_group_staged", None)
 
@@ -325,13 +325,11 @@ class StagingVerbs:
         for path in logs:
             if path == mine:
                 continue
-            try:
+            # A log this dcpm cannot read is dropped rather than stopping every writer at the
+            # lock. Nothing said is lost: the inputs whose statuses it held are still pending
+            # in the table, and are extracted again.
+            with contextlib.suppress(KeyError, TypeError, ValueError, IndexError):
                 replay(self, read_log(path))
-            except (KeyError, TypeError, ValueError, IndexError):
-                # Not a log this dcpm can read: kept aside (its inputs stay pending, so they are
-                # extracted again) rather than stopping every writer at the lock.
-                path.rename(path.with_suffix(".unreadable"))
-                continue
             path.unlink(missing_ok=True)
             done += 1
         self.__dict__["_replayed_logs"] = self.__dict__.get("_replayed_logs", 0) + done

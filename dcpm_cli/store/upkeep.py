@@ -8,9 +8,10 @@ its cost grows with the table (≈1–2 s at 100k items). It runs when a table h
 than about √rows / 6, the count that balances its cost against what the extra fragments cost
 the reads in between (≈0.2 ms per fragment per read, ~10 reads and ~2 commits per `dcpm add`),
 when an index misses many rows (e.g. after a bulk import), or VERSIONS_LIMIT commits after
-the last time (old versions slow reads too, and some tables' updates leave no fragments). BTREE indices on the columns
-looked up by value (ids, content hashes, sessions) turn `IN (...)` lookups and merge-inserts
-from scans into index probes (at 100k items: a lookup by id 35 → 5 ms, an insert 48 → 12 ms).
+the last time (old versions slow reads too, and some tables' updates leave no fragments).
+BTREE indices on the columns looked up by value (ids, content hashes, sessions) turn
+`IN (...)` lookups and merge-inserts from scans into index probes (at 100k items: a lookup
+by id 35 → 5 ms, an insert 48 → 12 ms).
 
 Scheduled by need, not checked on every write: a commit adds at most one fragment, so after a
 check that found a table F fragments short of its limit, nothing can be due before F more
