@@ -235,3 +235,31 @@ def test_an_agent_forgets_only_on_a_second_call_with_the_plans_token(dcpm_home: 
     assert seen["nothing"][0] and "say what to forget" in seen["nothing"][1]
     store_bytes = b"".join(p.read_bytes() for p in (dcpm_home / "store").rglob("*") if p.is_file())
     assert b"Augusta" not in store_bytes
+
+
+def test_a_burst_of_remembers_is_committed_before_a_waiting_call_returns(dcpm_home: Path, dcpm) -> None:
+    """The worker extracts a burst as one group (one commit per table): an agent that waits on
+    its last call then finds every fact of the burst, from any process."""
+    people = ["Ana", "Bruno", "Carla", "Dario"]
+    replies = [R.extraction(R.item(f"{p} plays chess", topic="friends", subject=p)) for p in people]
+    env = server_env(dcpm_home, replies)
+    params = StdioServerParameters(command=sys.executable, args=["-m", "dcpm_cli", "mcp"], env=env, cwd=REPO)
+    seen: dict[str, Any] = {}
+
+    async def session() -> None:
+        async with stdio_client(params) as (r, w), ClientSession(r, w) as s:
+            await s.initialize()
+            for p in people[:-1]:
+                structured(await s.call_tool("remember", {"text": f"My friend {p} plays chess"}))
+            last = {"text": f"My friend {people[-1]} plays chess", "wait": True}
+            seen["last"] = structured(await s.call_tool("remember", last))
+            # Another process, before the server stops: the facts are in the tables.
+            seen["elsewhere"] = await anyio.to_thread.run_sync(
+                lambda: dcpm("recall", "who plays chess?", "--kind", "fact", "--json", "-k", "8", env=env)
+            )
+
+    anyio.run(session)
+
+    assert seen["last"]["status"] == "done" and len(seen["last"]["added"]) == 1
+    found = json.loads(seen["elsewhere"].stdout)
+    assert sorted(h["text"] for h in found["hits"]) == sorted(f"{p} plays chess" for p in people)
