@@ -336,7 +336,8 @@ class StagingVerbs:
         return done
 
     def staged_logs(self) -> list[Path]:
-        """Logs of staged writes waiting in this store (for `dcpm check`)."""
+        """Logs of staged writes waiting in this store: a live writer's group, or one left by a
+        writer that died (the next lock replays them)."""
         if self.local_path is None:
             return []
         folder = self._state_dir("staged")
