@@ -342,11 +342,8 @@ class Writer:
             # Nothing new: covered by existing items (DONE), or nothing extracted at all, in
             # which case the words themselves remain what recall finds (NO_ITEMS).
             status = DONE if items else NO_ITEMS
-            with self.store.lock(flush=False):
-                with self.store.staging():
-                    self.store.set_raw_status(raw.id, status, "", raw.attempts + 1)
-                if self.store.staging_due():
-                    self.store.flush_staged()
+            with self.store.lock(flush=False), self.store.staging():
+                self.store.set_raw_status(raw.id, status, "", raw.attempts + 1)
             outcome.status = status
             return outcome
 
@@ -371,8 +368,6 @@ class Writer:
                 with marker or contextlib.nullcontext():
                     self._apply(raw, kept, vectors, plan, outcome)
                     self.store.set_raw_status(raw.id, DONE, "", raw.attempts + 1)
-            if self.store.staging_due():
-                self.store.flush_staged()
         return outcome
 
     def _known_attributes(self, raw: RawInput) -> list[tuple[str, str]]:

@@ -236,8 +236,9 @@ class StagingVerbs:
     @contextlib.contextmanager
     def staging(self) -> Iterator[None]:
         """One input's writes (the caller holds the lock, taken with `flush=False`): staged
-        when a group is open, its log line written at the end; else committed as they come.
-        A block that raises stages nothing (its input stays pending)."""
+        when a group is open, its log line written at the end, and the group committed if it
+        is due; else committed as they come. A block that raises stages nothing (its input
+        stays pending)."""
         staged = self._staged
         if staged is None:
             yield
@@ -256,6 +257,8 @@ class StagingVerbs:
         except BaseException:
             _restore(staged, before)
             raise
+        if staged.due():
+            self.flush_staged()
 
     def write_staged(self) -> None:
         """Put the ops staged so far in this section on disk now (one log line)."""
@@ -271,10 +274,6 @@ class StagingVerbs:
     def grouped(self) -> bool:
         """Whether writes made inside `staging()` are staged (a group is open)."""
         return self._staged is not None
-
-    def staging_due(self) -> bool:
-        staged = self._staged
-        return staged is not None and staged.due()
 
     def flush_staged(self) -> None:
         """Commit this writer's staged writes now (the caller holds the lock)."""
