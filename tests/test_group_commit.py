@@ -219,3 +219,20 @@ def test_a_log_this_dcpm_cannot_read_does_not_stop_the_store(
     replies(llm)
     report = Writer(store, embedder, llm, settings).add([raw])
     assert report.extracted == 1 and not store.staged_logs()
+
+
+def test_pending_counts_and_lists_see_the_staged_statuses(
+    store: Store, embedder: Embedder, settings: Settings, llm: ScriptedLLM
+) -> None:
+    writer = Writer(store, embedder, llm, settings)
+    inputs = diary()[:2]
+    with writer.group():
+        writer.add([raw for raw, _ in inputs], extract=False)
+        for _, replies in inputs:
+            replies(llm)
+        assert writer.process_pending().extracted == 2
+        # Still staged (the group is open), yet nothing is listed or counted as pending.
+        assert Store(store.uri, embedder).count_by_kind("raw").get(PENDING) == 2
+        assert store.raw_by_status([PENDING]) == []
+        assert [r.id for r in store.raw_by_status([DONE])] == [r.id for r, _ in inputs]
+        assert store.count_by_kind("raw").get(PENDING, 0) == 0

@@ -357,8 +357,10 @@ class Store(GraphVerbs, PassageVerbs, JournalVerbs, ClaimVerbs, EraseVerbs, Dump
 
     def raw_by_status(self, statuses: Sequence[str], limit: int | None = None) -> list[RawInput]:
         """Raw inputs in these statuses, oldest first (by when said, then when stored)."""
+        where = _in("status", statuses)
         staged = self._staged
-        where = None if staged is not None and staged.status else _in("status", statuses)
+        if staged is not None and staged.status:  # a staged status may bring a row into them
+            where = f"({where}) OR {_in('id', list(staged.status))}"
         rows = [r for r in self._raw_seen(self._rows(S.RAW, where, _RAW_COLUMNS)) if r["status"] in statuses]
         rows.sort(key=lambda r: (r["said_at"], r["created_at"], r["id"]))
         return [self._from_row(RawInput, r) for r in rows[:limit]]
