@@ -45,6 +45,11 @@ def server_env(home: Path, replies: list[Any]) -> dict[str, str]:
     }
 
 
+def stdio_server(env: dict[str, str]) -> StdioServerParameters:
+    """`dcpm mcp` over stdio, as a client starts it, with this environment."""
+    return StdioServerParameters(command=sys.executable, args=["-m", "dcpm_cli", "mcp"], env=env, cwd=REPO)
+
+
 def structured(result: Any) -> Any:
     assert not result.is_error, result.content[0].text
     data = result.structured_content
@@ -69,7 +74,7 @@ def test_an_agent_remembers_recalls_and_follows_a_change_of_mind(dcpm_home: Path
         R.decisions(R.decide("ADD")),
     ]
     env = server_env(dcpm_home, replies)
-    params = StdioServerParameters(command=sys.executable, args=["-m", "dcpm_cli", "mcp"], env=env, cwd=REPO)
+    params = stdio_server(env)
     seen: dict[str, Any] = {}
 
     async def session() -> None:
@@ -198,7 +203,7 @@ def test_http_needs_the_bearer_token(dcpm_home: Path, dcpm) -> None:
 def test_an_agent_forgets_only_on_a_second_call_with_the_plans_token(dcpm_home: Path, dcpm) -> None:
     replies = [R.extraction(R.item("has a flat at Rua Augusta 12", topic="home", attribute="address"))]
     env = server_env(dcpm_home, replies)
-    params = StdioServerParameters(command=sys.executable, args=["-m", "dcpm_cli", "mcp"], env=env, cwd=REPO)
+    params = stdio_server(env)
     secret = "My flat is at Rua Augusta 12, key under the mat"
     seen: dict[str, Any] = {}
 
@@ -243,7 +248,7 @@ def test_a_burst_of_remembers_is_committed_before_a_waiting_call_returns(dcpm_ho
     people = ["Ana", "Bruno", "Carla", "Dario"]
     replies = [R.extraction(R.item(f"{p} plays chess", topic="friends", subject=p)) for p in people]
     env = server_env(dcpm_home, replies)
-    params = StdioServerParameters(command=sys.executable, args=["-m", "dcpm_cli", "mcp"], env=env, cwd=REPO)
+    params = stdio_server(env)
     seen: dict[str, Any] = {}
 
     async def session() -> None:
