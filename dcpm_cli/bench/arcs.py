@@ -1,12 +1,13 @@
 """Belief arcs: does System 1 keep a person's changing stances as chains, on a given LLM?
 
-    python -m dcpm_cli.bench.arcs [--llm ollama:MODEL] [--set dev|heldout|heldout2] [--data FILE] [--json]
+    python -m dcpm_cli.bench.arcs [--llm ollama:MODEL] [--set dev|heldout|heldout2|heldout3|heldout4]
+        [--data FILE] [--json]
 
-A set (`arcs_dev.json`, `arcs_heldout.json`, `arcs_heldout2.json`; original text) holds
-documents said on different days — plain inputs given `--at`, JSONL chat logs with assistant
-turns, Markdown journals — that go through the public write path (`ingest.parse` +
-`Writer.add`, what `dcpm add` runs) into a fresh store. Then each arc's probe goes through
-`recall` (k=5) and is scored:
+A set (`arcs_dev.json`, `arcs_heldout.json`, `arcs_heldout2.json`, `arcs_heldout3.json`,
+`arcs_heldout4.json`; original text) holds documents said on different days — plain inputs given
+`--at`, JSONL chat logs with assistant turns, Markdown journals — that go through the public write
+path (`ingest.parse` + `Writer.add`, what `dcpm add` runs) into a fresh store. Then each arc's
+probe goes through `recall` (k=5) and is scored:
 
 - current@1: the best hit about the arc (the first whose text names one of its stances) is
   a current belief and shows the latest stance;
@@ -39,7 +40,13 @@ if TYPE_CHECKING:
     from dcpm_cli.llm import LLM
     from dcpm_cli.models import Hit, RawInput
 
-SETS = {"dev": "arcs_dev.json", "heldout": "arcs_heldout.json", "heldout2": "arcs_heldout2.json"}
+SETS = {
+    "dev": "arcs_dev.json",
+    "heldout": "arcs_heldout.json",
+    "heldout2": "arcs_heldout2.json",
+    "heldout3": "arcs_heldout3.json",
+    "heldout4": "arcs_heldout4.json",
+}
 K = 5
 
 
