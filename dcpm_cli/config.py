@@ -43,6 +43,7 @@ class Settings:
     llm_timeout: float = 120.0  # seconds per LLM call
     llm_retries: int = 2  # extra attempts after an invalid reply
     history_window: int = 6  # earlier turns given to extraction as context
+    history_gap_minutes: float = 30.0  # a longer pause ends a conversation: no context across it
     top_k: int = 5  # neighbours given to reconciliation per item
     supersede_attribute_min_cos: float = 0.6  # attribute similarity that still counts as "same"
     recall_min_similarity: float = 0.2  # cosine below which a memory is not "found" (MiniLM)
@@ -124,6 +125,7 @@ CHECKS: dict[str, tuple[Callable[[Any], bool], str]] = {
     "llm_timeout": _POSITIVE,
     "llm_retries": _between(0, 20),
     "history_window": _between(0, 1000),
+    "history_gap_minutes": _at_least(0),
     "top_k": _between(1, 100),
     "supersede_attribute_min_cos": _COSINE,
     "recall_min_similarity": _COSINE,

@@ -16,7 +16,7 @@ import contextlib
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
 from dcpm_cli import chunking
@@ -313,7 +313,11 @@ class Writer:
 
     def process_one(self, raw: RawInput) -> InputOutcome:
         assert self.llm is not None
-        history = self.store.recent_raw(raw.session, raw.said_at, self.settings.history_window)
+        history = conversation(
+            self.store.recent_raw(raw.session, raw.said_at, self.settings.history_window),
+            raw.said_at,
+            timedelta(minutes=self.settings.history_gap_minutes),
+        )
         found: list[extraction.ExtractedItem] = []
         known = self._known_attributes(raw)
         for piece in chunking.pieces(raw.text) or [raw.text]:  # a long input: a call per piece
@@ -325,8 +329,13 @@ class Writer:
                 schema=extraction.schema(),
             )
             found.extend(got.items)
-        items = [self._item(raw, i, x) for i, x in enumerate(found)]
         outcome = InputOutcome(raw.id, DONE)
+        items = []
+        for i, x in enumerate(found):  # ids by position in the reply: stable however many go
+            if why := _from_context(x.text, raw.text, history):
+                outcome.rejected.append(why)
+            else:
+                items.append(self._item(raw, i, _grounded_subject(x, raw.text, history)))
 
         # Exact duplicates of current beliefs (or of each other) are dropped without a call.
         existing = self.store.current_items_by_hash([i.content_hash for i in items])
@@ -578,6 +587,22 @@ def _new_owner() -> str:
     return new_owner()
 
 
+def conversation(turns: Sequence[RawInput], said_at: datetime, gap: timedelta) -> list[RawInput]:
+    """The earlier turns (oldest first) of the conversation an input said at `said_at` ends:
+    walking back from it, up to the first pause longer than `gap` — web analytics' sessions,
+    whose customary gap is 30 minutes. A session names where words came from, not one
+    conversation: every `dcpm add TEXT` shares one, and a journal's days share theirs. Shown
+    months-old entries as "earlier turns", qwen2.5-coder:1.5b wrote an item from one of them
+    instead of from the input (an April veg box came out as January's Lidl shop)."""
+    kept: list[RawInput] = []
+    for turn in reversed(turns):
+        if said_at - turn.said_at > gap:
+            break
+        kept.append(turn)
+        said_at = turn.said_at
+    return kept[::-1]
+
+
 # Current items near an input whose attributes extraction is offered.
 KNOWN_ATTRIBUTES = 8
 # A DUPLICATE drops the new item: only when both say nearly the same (MiniLM puts paraphrases
@@ -624,6 +649,41 @@ def _changes_stance(new: str, old: str, merged: str) -> str:
         if words and sum(w in merged_words for w in words) / len(words) < 0.6:
             return f"the merged text leaves out most of {name}"
     return ""
+
+
+def _from_context(text: str, said: str, context: Sequence[RawInput]) -> str:
+    """Why an extracted item is not the user's input but an earlier turn's words ('' if it is
+    the input's): at least half its words are in one earlier turn, and fewer of them, under
+    half, in the input. The prompt says the earlier turns are context only; a small model
+    still wrote items from them (qwen2.5-coder:1.5b: "You want to get into old Japanese
+    cinema", the assistant's reply, as the user's fact). An item that resolves a reference
+    ("it needs more cumin" → the dal needs more cumin) keeps most of its words from the input."""
+    words = set(_words(text))
+    if not words or not context:
+        return ""
+    own = len(words & set(_words(said))) / len(words)
+    if own >= 0.5:
+        return ""
+    for turn in context:
+        theirs = len(words & set(_words(turn.text))) / len(words)
+        if theirs >= 0.5 and theirs > own:
+            return f"item {text[:80]!r} repeats an earlier {turn.role} turn, not the input: dropped"
+    return ""
+
+
+def _grounded_subject(
+    x: extraction.ExtractedItem, said: str, context: Sequence[RawInput]
+) -> extraction.ExtractedItem:
+    """The item about the user when the subject it names is named nowhere in the input or its
+    conversation: qwen2.5-coder:1.5b, once a sister was in memory, gave "user's sister Hanna" as
+    the subject of the user's own new bedtime, diet and bike (and so nothing chained to the
+    user's earlier stances). A subject the input does name ("my sister", "Dad", "the car"),
+    or its conversation does ("she" after "my sister Hanna"), is kept."""
+    words = set(_words(x.subject))
+    if not words:
+        return x
+    said_words = set(_words(said)).union(*(_words(t.text) for t in context))
+    return x if words & said_words else x.model_copy(update={"subject": "user"})
 
 
 def _words(text: str) -> list[str]:

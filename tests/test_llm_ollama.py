@@ -245,9 +245,9 @@ def test_dcpm_add_runs_the_whole_pipeline_through_ollama_host(
     fake_ollama: FakeOllama, dcpm, dcpm_home: Path
 ) -> None:
     log = (
-        '{"role": "user", "content": "I drink three flat whites a day.", "timestamp": "2026-03-10"}\n'
-        '{"role": "assistant", "content": "That is a lot of coffee.", "timestamp": "2026-03-10"}\n'
-        '{"role": "user", "content": "I quit coffee, green tea now.", "timestamp": "2026-07-02"}\n'
+        '{"role": "user", "content": "I drink three flat whites a day.", "timestamp": "2026-03-10T09:00"}\n'
+        '{"role": "assistant", "content": "That is a lot of coffee.", "timestamp": "2026-03-10T09:01"}\n'
+        '{"role": "user", "content": "I quit coffee, green tea now.", "timestamp": "2026-03-10T09:20"}\n'
     )
     first, _, second = ingest.parse(log, session="chat")
     fake_ollama.no_think_models.add("tiny")  # dcpm must fall back to asking without `think`

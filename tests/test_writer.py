@@ -248,7 +248,7 @@ def test_supersede_between_different_subjects_or_attributes_is_refused(
     writer: Writer, llm: ScriptedLLM, store: Store, old: dict, new: dict, why: str
 ) -> None:
     first = RawInput(text="first", said_at=datetime(2026, 1, 1, tzinfo=UTC))
-    second = RawInput(text="second", said_at=datetime(2026, 2, 1, tzinfo=UTC))
+    second = RawInput(text="Tomás and I: second", said_at=datetime(2026, 2, 1, tzinfo=UTC))
     llm.enqueue(extraction(old))
     writer.add([first])
     llm.enqueue(extraction(new))
@@ -435,6 +435,96 @@ def test_extraction_sees_a_window_of_recent_turns_from_the_same_session(
     assert "Earlier turns (context only):\n(none)" in prompts[user_turns[0].text]
     first_of_s2 = next(r for r in user_turns if r.session == "s2")
     assert "Earlier turns (context only):\n(none)" in prompts[first_of_s2.text]
+
+
+def test_extraction_context_ends_at_a_pause_in_the_conversation(writer: Writer, llm: ScriptedLLM) -> None:
+    # One session (plain `dcpm add TEXT`s share one): a diary entry of three days before is
+    # not context, the turns of the chat going on are — walking back while no pause exceeds
+    # 30 minutes, so a chat of 10-minute steps keeps its start.
+    said = [
+        ("2026-03-01 08:00", "Took the train to work, read the whole way."),
+        ("2026-03-04 19:00", "Cooking a big pot of dal tonight."),
+        ("2026-03-04 19:10", "It needs more cumin, I think."),
+        ("2026-03-04 19:20", "Dinner was great, the cumin did it."),
+        ("2026-03-04 20:30", "Booked a flight to Lisbon for April."),
+    ]
+    llm.enqueue(*[extraction() for _ in said])
+
+    writer.add([RawInput(text=t, said_at=ingest.parse_time(at)) for at, t in said])
+
+    context = [c["messages"][-1]["content"].split("\n\n")[0] for c in llm.calls]
+    assert [c.count("] user: ") for c in context] == [0, 0, 1, 2, 0]
+    assert "dal tonight" in context[3] and "train to work" not in context[3]
+
+
+def test_an_item_written_from_an_earlier_turn_instead_of_the_input_is_dropped(
+    writer: Writer, llm: ScriptedLLM, store: Store
+) -> None:
+    chat = [
+        ("user", "19:00", "I want to watch more films this winter, any ideas?"),
+        ("assistant", "19:01", "Old Japanese cinema is a good start: Ozu's Tokyo Story, then Kurosawa."),
+        ("user", "19:03", "Lovely, I'll start with Tokyo Story. I already own a Kurosawa box set."),
+    ]
+    raws = [
+        RawInput(text=t, role=role, session="films", said_at=ingest.parse_time(f"2026-01-09 {at}"))
+        for role, at, t in chat
+    ]
+    llm.enqueue(
+        extraction(item("Wants to watch more films this winter", topic="hobbies", attribute="winter plans")),
+        extraction(
+            # The assistant's words as the user's: the user never said them.
+            item("Is getting into old Japanese cinema: Ozu and Kurosawa", topic="hobbies"),
+            # A reference resolved from the context, most words from the input: kept.
+            item("Will start with Tokyo Story and owns a Kurosawa box set", attribute="dvds"),
+        ),
+    )
+
+    report = writer.add(raws)
+
+    assert sorted(i.text for i in store.all_items()) == [
+        "Wants to watch more films this winter",
+        "Will start with Tokyo Story and owns a Kurosawa box set",
+    ]
+    (why,) = [r for o in report.outcomes for r in o.rejected]
+    assert "old Japanese cinema" in why and "earlier assistant turn" in why
+
+
+def test_a_subject_the_input_never_names_is_the_user(writer: Writer, llm: ScriptedLLM, store: Store) -> None:
+    said = [
+        ("2026-01-05 09:00", "I'm a night owl, rarely in bed before 1 am."),
+        ("2026-02-01 10:00", "My sister Hanna lives in Bergen now."),
+        ("2026-02-01 10:05", "She goes to bed at nine, like a farmer."),
+        ("2026-03-01 22:00", "New rule for me: in bed by 22:30, up at 6:30."),
+    ]
+    raws = [RawInput(text=t, said_at=ingest.parse_time(at)) for at, t in said]
+    hanna = "user's sister Hanna"
+    llm.enqueue(
+        extraction(item("Is a night owl, in bed after 1 am", topic="sleep", attribute="bedtime")),
+        extraction(item("Lives in Bergen", topic="family", subject=hanna, attribute="home city")),
+        # "She": named only by the turn before, in the same conversation: kept.
+        extraction(item("Goes to bed at nine", topic="sleep", subject=hanna, attribute="bedtime")),
+        # The user's own new rule, given the sister as subject: the input names no sister.
+        extraction(
+            item(
+                "Goes to bed at 22:30 and gets up at 6:30", topic="sleep", subject=hanna, attribute="bedtime"
+            )
+        ),
+        decisions(decide("SUPERSEDE", item_id(raws[0]))),
+    )
+
+    writer.add(raws)
+
+    subjects = {i.text: i.subject for i in store.all_items()}
+    assert subjects == {
+        "Is a night owl, in bed after 1 am": "user",
+        "Lives in Bergen": hanna,
+        "Goes to bed at nine": hanna,
+        "Goes to bed at 22:30 and gets up at 6:30": "user",
+    }
+    assert [i.text for i in store.chain(item_id(raws[0]))] == [
+        "Is a night owl, in bed after 1 am",
+        "Goes to bed at 22:30 and gets up at 6:30",
+    ]
 
 
 def test_an_llm_failure_mid_batch_loses_nothing_and_processing_resumes_oldest_first(
