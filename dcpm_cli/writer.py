@@ -614,7 +614,7 @@ _CHANGE = re.compile(
     r"changed|started|back to|again|left|new)\b",
     re.IGNORECASE,
 )
-_WORD = re.compile(r"[a-z0-9][a-z0-9'-]{2,}")
+_WORD = re.compile(r"\w[\w'-]{2,}")  # Unicode: names such as Tomás, Zoë
 _STOP = frozenset(
     [
         "the",
