@@ -9,6 +9,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Awaitable, Callable
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -45,9 +46,17 @@ def server_env(home: Path, replies: list[Any]) -> dict[str, str]:
     }
 
 
-def stdio_server(env: dict[str, str]) -> StdioServerParameters:
-    """`dcpm mcp` over stdio, as a client starts it, with this environment."""
-    return StdioServerParameters(command=sys.executable, args=["-m", "dcpm_cli", "mcp"], env=env, cwd=REPO)
+def over_stdio(env: dict[str, str], body: Callable[[ClientSession], Awaitable[None]]) -> None:
+    """Start `dcpm mcp` over stdio with this environment, as a client does, and run `body` in
+    an initialised session with it."""
+    params = StdioServerParameters(command=sys.executable, args=["-m", "dcpm_cli", "mcp"], env=env, cwd=REPO)
+
+    async def session() -> None:
+        async with stdio_client(params) as (r, w), ClientSession(r, w) as s:
+            await s.initialize()
+            await body(s)
+
+    anyio.run(session)
 
 
 def structured(result: Any) -> Any:
@@ -74,53 +83,46 @@ def test_an_agent_remembers_recalls_and_follows_a_change_of_mind(dcpm_home: Path
         R.decisions(R.decide("ADD")),
     ]
     env = server_env(dcpm_home, replies)
-    params = stdio_server(env)
     seen: dict[str, Any] = {}
 
-    async def session() -> None:
-        async with stdio_client(params) as (r, w), ClientSession(r, w) as s:
-            await s.initialize()
-            tools = {t.name: t for t in (await s.list_tools()).tools}
-            seen["tools"] = tools
+    async def body(s: ClientSession) -> None:
+        tools = {t.name: t for t in (await s.list_tools()).tools}
+        seen["tools"] = tools
 
-            first = structured(await s.call_tool("remember", {"text": RUN.text, "at": RUN_AT, "wait": True}))
-            second = structured(
-                await s.call_tool("remember", {"text": SWIM.text, "at": SWIM_AT, "wait": True})
-            )
-            again = structured(await s.call_tool("remember", {"text": RUN.text, "at": RUN_AT}))
-            seen["writes"] = (first, second, again)
+        first = structured(await s.call_tool("remember", {"text": RUN.text, "at": RUN_AT, "wait": True}))
+        second = structured(await s.call_tool("remember", {"text": SWIM.text, "at": SWIM_AT, "wait": True}))
+        again = structured(await s.call_tool("remember", {"text": RUN.text, "at": RUN_AT}))
+        seen["writes"] = (first, second, again)
 
-            seen["recall"] = structured(
-                await s.call_tool("recall", {"query": "how do I exercise in the morning?"})
-            )
-            seen["history"] = structured(await s.call_tool("history", {"target": "morning exercise"}))
-            seen["show"] = structured(await s.call_tool("show", {"id": RUN.id}))
+        seen["recall"] = structured(
+            await s.call_tool("recall", {"query": "how do I exercise in the morning?"})
+        )
+        seen["history"] = structured(await s.call_tool("history", {"target": "morning exercise"}))
+        seen["show"] = structured(await s.call_tool("show", {"id": RUN.id}))
 
-            # Background extraction: the id comes back at once, the facts follow.
-            veg = structured(await s.call_tool("remember", {"text": "I'm vegetarian now"}))
-            seen["veg"] = veg
+        # Background extraction: the id comes back at once, the facts follow.
+        veg = structured(await s.call_tool("remember", {"text": "I'm vegetarian now"}))
+        seen["veg"] = veg
 
-            async def extracted() -> Any:
-                got = structured(await s.call_tool("show", {"id": veg["raw_id"]}))
-                return got if got["raw"]["status"] == "done" else None
+        async def extracted() -> Any:
+            got = structured(await s.call_tool("show", {"id": veg["raw_id"]}))
+            return got if got["raw"]["status"] == "done" else None
 
-            seen["veg_done"] = await until(extracted)
+        seen["veg_done"] = await until(extracted)
 
-            # A concurrent CLI writer (another process) is seen by the warm server.
-            done = await anyio.to_thread.run_sync(
-                lambda: dcpm("add", "--no-extract", "My sister Ana lives in Lisbon", env=env)
-            )
-            assert done.returncode == 0, done.stderr
-            seen["sister"] = structured(
-                await s.call_tool("recall", {"query": "where does Ana live?", "k": 3})
-            )
+        # A concurrent CLI writer (another process) is seen by the warm server.
+        done = await anyio.to_thread.run_sync(
+            lambda: dcpm("add", "--no-extract", "My sister Ana lives in Lisbon", env=env)
+        )
+        assert done.returncode == 0, done.stderr
+        seen["sister"] = structured(await s.call_tool("recall", {"query": "where does Ana live?", "k": 3}))
 
-            bad = await s.call_tool("remember", {"text": "   "})
-            seen["bad"] = (bad.is_error, bad.content[0].text)
-            stats = await s.read_resource("dcpm://stats")
-            seen["stats"] = json.loads(stats.contents[0].text)
+        bad = await s.call_tool("remember", {"text": "   "})
+        seen["bad"] = (bad.is_error, bad.content[0].text)
+        stats = await s.read_resource("dcpm://stats")
+        seen["stats"] = json.loads(stats.contents[0].text)
 
-    anyio.run(session)
+    over_stdio(env, body)
 
     tools = seen["tools"]
     assert set(tools) >= {"remember", "recall", "history", "show"}
@@ -203,29 +205,24 @@ def test_http_needs_the_bearer_token(dcpm_home: Path, dcpm) -> None:
 def test_an_agent_forgets_only_on_a_second_call_with_the_plans_token(dcpm_home: Path, dcpm) -> None:
     replies = [R.extraction(R.item("has a flat at Rua Augusta 12", topic="home", attribute="address"))]
     env = server_env(dcpm_home, replies)
-    params = stdio_server(env)
     secret = "My flat is at Rua Augusta 12, key under the mat"
     seen: dict[str, Any] = {}
 
-    async def session() -> None:
-        async with stdio_client(params) as (r, w), ClientSession(r, w) as s:
-            await s.initialize()
-            kept = structured(await s.call_tool("remember", {"text": secret, "wait": True}))
-            structured(await s.call_tool("remember", {"text": "I like green tea"}))
-            asked = structured(await s.call_tool("forget", {"query": "where is my flat", "k": 1}))
-            seen["after_ask"] = structured(await s.call_tool("recall", {"query": "flat key", "k": 3}))
-            wrong = structured(await s.call_tool("forget", {"ids": [kept["raw_id"]], "confirm": "forget-0"}))
-            done = structured(
-                await s.call_tool("forget", {"ids": [kept["raw_id"]], "confirm": wrong["confirm"]})
-            )
-            seen["calls"] = (kept, asked, wrong, done)
-            seen["after"] = structured(await s.call_tool("recall", {"query": "flat key", "k": 3}))
-            gone = await s.call_tool("show", {"id": kept["raw_id"]})
-            seen["show"] = (gone.is_error, gone.content[0].text)
-            nothing = await s.call_tool("forget", {})
-            seen["nothing"] = (nothing.is_error, nothing.content[0].text)
+    async def body(s: ClientSession) -> None:
+        kept = structured(await s.call_tool("remember", {"text": secret, "wait": True}))
+        structured(await s.call_tool("remember", {"text": "I like green tea"}))
+        asked = structured(await s.call_tool("forget", {"query": "where is my flat", "k": 1}))
+        seen["after_ask"] = structured(await s.call_tool("recall", {"query": "flat key", "k": 3}))
+        wrong = structured(await s.call_tool("forget", {"ids": [kept["raw_id"]], "confirm": "forget-0"}))
+        done = structured(await s.call_tool("forget", {"ids": [kept["raw_id"]], "confirm": wrong["confirm"]}))
+        seen["calls"] = (kept, asked, wrong, done)
+        seen["after"] = structured(await s.call_tool("recall", {"query": "flat key", "k": 3}))
+        gone = await s.call_tool("show", {"id": kept["raw_id"]})
+        seen["show"] = (gone.is_error, gone.content[0].text)
+        nothing = await s.call_tool("forget", {})
+        seen["nothing"] = (nothing.is_error, nothing.content[0].text)
 
-    anyio.run(session)
+    over_stdio(env, body)
 
     kept, asked, wrong, done = seen["calls"]
     assert asked["forgotten"] is False and asked["confirm"].startswith("forget-")
@@ -248,22 +245,19 @@ def test_a_burst_of_remembers_is_committed_before_a_waiting_call_returns(dcpm_ho
     people = ["Ana", "Bruno", "Carla", "Dario"]
     replies = [R.extraction(R.item(f"{p} plays chess", topic="friends", subject=p)) for p in people]
     env = server_env(dcpm_home, replies)
-    params = stdio_server(env)
     seen: dict[str, Any] = {}
 
-    async def session() -> None:
-        async with stdio_client(params) as (r, w), ClientSession(r, w) as s:
-            await s.initialize()
-            for p in people[:-1]:
-                structured(await s.call_tool("remember", {"text": f"My friend {p} plays chess"}))
-            last = {"text": f"My friend {people[-1]} plays chess", "wait": True}
-            seen["last"] = structured(await s.call_tool("remember", last))
-            # Another process, before the server stops: the facts are in the tables.
-            seen["elsewhere"] = await anyio.to_thread.run_sync(
-                lambda: dcpm("recall", "who plays chess?", "--kind", "fact", "--json", "-k", "8", env=env)
-            )
+    async def body(s: ClientSession) -> None:
+        for p in people[:-1]:
+            structured(await s.call_tool("remember", {"text": f"My friend {p} plays chess"}))
+        last = {"text": f"My friend {people[-1]} plays chess", "wait": True}
+        seen["last"] = structured(await s.call_tool("remember", last))
+        # Another process, before the server stops: the facts are in the tables.
+        seen["elsewhere"] = await anyio.to_thread.run_sync(
+            lambda: dcpm("recall", "who plays chess?", "--kind", "fact", "--json", "-k", "8", env=env)
+        )
 
-    anyio.run(session)
+    over_stdio(env, body)
 
     assert seen["last"]["status"] == "done" and len(seen["last"]["added"]) == 1
     found = json.loads(seen["elsewhere"].stdout)
