@@ -330,12 +330,16 @@ class Writer:
             )
             found.extend(got.items)
         outcome = InputOutcome(raw.id, DONE)
+        # Each item checked against the words of the input and of each earlier turn.
+        said = set(_words(raw.text))
+        turns = [(t.role, set(_words(t.text))) for t in history]
+        heard = said.union(*(words for _, words in turns))
         items = []
         for i, x in enumerate(found):  # ids by position in the reply: stable however many go
-            if why := _from_context(x.text, raw.text, history):
+            if why := _from_context(x.text, said, turns):
                 outcome.rejected.append(why)
             else:
-                items.append(self._item(raw, i, _grounded_subject(x, raw.text, history)))
+                items.append(self._item(raw, i, _grounded_subject(x, heard)))
 
         # Exact duplicates of current beliefs (or of each other) are dropped without a call.
         existing = self.store.current_items_by_hash([i.content_hash for i in items])
@@ -651,39 +655,36 @@ def _changes_stance(new: str, old: str, merged: str) -> str:
     return ""
 
 
-def _from_context(text: str, said: str, context: Sequence[RawInput]) -> str:
+def _from_context(text: str, said: set[str], turns: Sequence[tuple[str, set[str]]]) -> str:
     """Why an extracted item is not the user's input but an earlier turn's words ('' if it is
     the input's): at least half its words are in one earlier turn, and fewer of them, under
-    half, in the input. The prompt says the earlier turns are context only; a small model
-    still wrote items from them (qwen2.5-coder:1.5b: "You want to get into old Japanese
-    cinema", the assistant's reply, as the user's fact). An item that resolves a reference
-    ("it needs more cumin" → the dal needs more cumin) keeps most of its words from the input."""
+    half, in the input (`said`: the input's words; `turns`: each earlier turn's role and
+    words). The prompt says the earlier turns are context only; a small model still wrote
+    items from them (qwen2.5-coder:1.5b: "You want to get into old Japanese cinema", the
+    assistant's reply, as the user's fact). An item that resolves a reference ("it needs more
+    cumin" → the dal needs more cumin) keeps most of its words from the input."""
     words = set(_words(text))
-    if not words or not context:
+    if not words or not turns:
         return ""
-    own = len(words & set(_words(said))) / len(words)
+    own = len(words & said) / len(words)
     if own >= 0.5:
         return ""
-    for turn in context:
-        theirs = len(words & set(_words(turn.text))) / len(words)
+    for role, turn_words in turns:
+        theirs = len(words & turn_words) / len(words)
         if theirs >= 0.5 and theirs > own:
-            return f"item {text[:80]!r} repeats an earlier {turn.role} turn, not the input: dropped"
+            return f"item {text[:80]!r} repeats an earlier {role} turn, not the input: dropped"
     return ""
 
 
-def _grounded_subject(
-    x: extraction.ExtractedItem, said: str, context: Sequence[RawInput]
-) -> extraction.ExtractedItem:
+def _grounded_subject(x: extraction.ExtractedItem, heard: set[str]) -> extraction.ExtractedItem:
     """The item about the user when the subject it names is named nowhere in the input or its
-    conversation: qwen2.5-coder:1.5b, once a sister was in memory, gave "user's sister Hanna" as
-    the subject of the user's own new bedtime, diet and bike (and so nothing chained to the
-    user's earlier stances). A subject the input does name ("my sister", "Dad", "the car"),
-    or its conversation does ("she" after "my sister Hanna"), is kept."""
+    conversation (`heard`: their words): qwen2.5-coder:1.5b, once a sister was in memory, gave
+    "user's sister Hanna" as the subject of the user's own new bedtime, diet and bike (and so
+    nothing chained to the user's earlier stances). A subject the input does name ("my
+    sister", "Dad", "the car"), or its conversation does ("she" after "my sister Hanna"), is
+    kept."""
     words = set(_words(x.subject))
-    if not words:
-        return x
-    said_words = set(_words(said)).union(*(_words(t.text) for t in context))
-    return x if words & said_words else x.model_copy(update={"subject": "user"})
+    return x if not words or words & heard else x.model_copy(update={"subject": "user"})
 
 
 def _words(text: str) -> list[str]:
