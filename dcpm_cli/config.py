@@ -235,6 +235,7 @@ def parse_value(raw: Any, kind: str) -> Any:
     return str(raw)
 
 
+_A = {"bool": "true or false", "int": "an integer", "float": "a number"}
 _FROM = {"flag": "the command line", "env": "the environment", "file": "config.toml"}
 
 
@@ -244,8 +245,9 @@ def _coerce(f: dataclasses.Field, raw: Any, key: str, env: str, source: str) -> 
         return parse_value(raw, kind)
     except (TypeError, ValueError) as e:
         raise InputError(
-            f"setting {key!r} must be a {kind.split(' ')[0]}, got {raw!r} (from {_FROM[source]})",
-            _hint(key, env),
+            f"setting {key!r} must be {_A.get(kind.split(' ')[0], 'a string')}, got {raw!r} "
+            f"(from {_FROM[source]})",
+            _hint(key, env, source),
         ) from e
 
 
@@ -253,10 +255,15 @@ def _checked(key: str, value: Any, env: str, source: str) -> Any:
     test, valid = CHECKS.get(key, (lambda v: True, ""))
     if value is not None and not test(value):
         message = f"setting {key!r} must be {valid}, got {value!r} (from {_FROM[source]})"
-        raise InputError(message, _hint(key, env))
+        raise InputError(message, _hint(key, env, source))
     return value
 
 
-def _hint(key: str, env: str) -> str:
-    flag = "--" + key.rsplit(".", 1)[-1].replace("_", "-")
-    return f"check {flag}, {env} or {key} in config.toml"
+def _hint(key: str, env: str, source: str) -> str:
+    """Where to mend a bad value: where it came from. A flag is named only when the value came
+    from one, since most settings (`top_k`, `history_gap_minutes`, ...) have none."""
+    if source == "flag":
+        return "check --" + key.rsplit(".", 1)[-1].replace("_", "-")
+    if source == "env":
+        return f"check {env} (it overrides {key} in config.toml)"
+    return f"check {key} in config.toml"

@@ -68,7 +68,7 @@ def test_config_show_names_the_source_of_every_setting(cli, dcpm_home: Path) -> 
             "setting 'dream.eps1' must be between 0 and 2 (a cosine distance), got 5.0",
         ),
         ("env", ("DCPM_DREAM_MAX_CALLS", "-1"), "setting 'dream.max_calls' must be at least 0, got -1"),
-        ("file", 'top_k = "many"', "setting 'top_k' must be a int, got 'many' (from config.toml)"),
+        ("file", 'top_k = "many"', "setting 'top_k' must be an integer, got 'many' (from config.toml)"),
         ("file", "topk = 3", "unknown setting 'topk' in"),
         ("file", "[dream]\nepsilon = 0.3", "unknown setting 'epsilon' in the dream table of"),
     ],
@@ -90,6 +90,27 @@ def test_bad_settings_are_refused_with_one_clear_line(cli, dcpm_home: Path, wher
             continue
         assert message in text, res.stderr
         assert "hint:" in res.stderr
+
+
+@pytest.mark.parametrize(
+    ("flags", "env", "file", "hint"),
+    [
+        ([], {"DCPM_HISTORY_GAP_MINUTES": "-1"}, "", "check DCPM_HISTORY_GAP_MINUTES (it overrides"),
+        ([], {}, "top_k = 0", "check top_k in config.toml"),
+        (["--llm-timeout", "0"], {}, "", "check --llm-timeout"),
+        ([], {"DCPM_DREAM_MAX_CALLS": "x"}, "", "check DCPM_DREAM_MAX_CALLS"),
+    ],
+)
+def test_a_bad_value_hints_where_it_came_from(cli, dcpm_home: Path, flags, env, file, hint) -> None:
+    """The hint names the flag, variable or config line that gave the value, never a flag that
+    does not exist (there is no --history-gap-minutes)."""
+    write_config(dcpm_home, file + "\n")
+    res = cli(*flags, "config", "show", **env)
+    assert res.exit_code == 2, res.stdout
+    text = " ".join(res.stderr.split())
+    assert hint in text, text
+    if not flags:
+        assert "check --" not in text, text
 
 
 def test_settings_and_dream_options_share_one_resolver(dcpm_home: Path, monkeypatch) -> None:
