@@ -1,13 +1,13 @@
 """Belief arcs: does System 1 keep a person's changing stances as chains, on a given LLM?
 
-    python -m dcpm_cli.bench.arcs [--llm ollama:MODEL] [--set dev|heldout|heldout2|heldout3|heldout4]
-        [--data FILE] [--json]
+    python -m dcpm_cli.bench.arcs [--llm ollama:MODEL]
+        [--set dev|heldout|heldout2|heldout3|heldout4|heldout5] [--data FILE] [--json]
 
 A set (`arcs_dev.json`, `arcs_heldout.json`, `arcs_heldout2.json`, `arcs_heldout3.json`,
-`arcs_heldout4.json`; original text) holds documents said on different days — plain inputs given
-`--at`, JSONL chat logs with assistant turns, Markdown journals — that go through the public write
-path (`ingest.parse` + `Writer.add`, what `dcpm add` runs) into a fresh store. Then each arc's
-probe goes through `recall` (k=5) and is scored:
+`arcs_heldout4.json`, `arcs_heldout5.json`; original text) holds documents said on different
+days — plain inputs given `--at`, JSONL chat logs with assistant turns, Markdown journals — that
+go through the public write path (`ingest.parse` + `Writer.add`, what `dcpm add` runs) into a
+fresh store. Then each arc's probe goes through `recall` (k=5) and is scored:
 
 - current@1: the best hit about the arc (the first whose text names one of its stances) is
   a current belief and shows the latest stance;
@@ -46,6 +46,7 @@ SETS = {
     "heldout2": "arcs_heldout2.json",
     "heldout3": "arcs_heldout3.json",
     "heldout4": "arcs_heldout4.json",
+    "heldout5": "arcs_heldout5.json",
 }
 K = 5
 
