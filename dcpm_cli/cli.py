@@ -345,13 +345,21 @@ def history(
     target: Annotated[str, typer.Argument(help="A query, or an item id (m_...).", show_default=False)],
     k: Annotated[int, typer.Option("-k", "--top", min=1, help="How many beliefs, for a query.")] = 3,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    no_supersedes: NoSupersedes = False,
 ) -> None:
     """The full revision arc of a belief: each state, when, where it came from, what replaced it."""
     from dcpm_cli import render
     from dcpm_cli.recall import arcs
 
-    store = _session(ctx).store(create=False)
-    result = arcs(store, _session(ctx).get_embedder(), target, k=k)
+    s = _session(ctx).ablate(no_supersedes)
+    store = s.store_or_none()
+    if store is None and not as_json:
+        render.note('nothing stored yet; add something with: dcpm add "..."')
+        return
+    floor, chains = s.settings.recall_min_similarity, not s.settings.no_supersedes
+    result = []
+    if store is not None:
+        result = arcs(store, s.get_embedder(), target, k=k, min_similarity=floor, chains=chains)
     if as_json:
         render.print_json([render.arc_dict(a) for a in result])
     else:

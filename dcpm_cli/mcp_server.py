@@ -208,7 +208,7 @@ class Memory:
         with self._reads:
             result = recall(
                 self.store, self.embedder, query, k=k, kinds=kinds or None, as_of=when,
-                min_similarity=self.settings.recall_min_similarity,
+                min_similarity=self.settings.recall_min_similarity, chains=not self.settings.no_supersedes,
             )  # fmt: skip
         out = render.recall_dict(result)
         if not arc:
@@ -221,7 +221,11 @@ class Memory:
         from dcpm_cli.recall import arcs
 
         with self._reads:
-            return [render.arc_dict(a) for a in arcs(self.store, self.embedder, target, k=k)]
+            found = arcs(
+                self.store, self.embedder, target, k=k,
+                min_similarity=self.settings.recall_min_similarity, chains=not self.settings.no_supersedes,
+            )  # fmt: skip
+            return [render.arc_dict(a) for a in found]
 
     def show(self, ident: str) -> dict[str, Any]:
         from dcpm_cli.recall import describe

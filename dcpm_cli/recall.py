@@ -22,6 +22,7 @@ more hits (a larger k) does not rescale the first ones.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -43,6 +44,8 @@ SEMANTIC_WEIGHT = 0.75  # α: the share of meaning (cosine) against shared words
 RAW_SEARCHED = {"statuses": [PENDING, FAILED, NO_ITEMS], "roles": ["user"]}
 
 K = TypeVar("K")
+_ID = re.compile(r"[mr]_[0-9a-f]{6,}")  # an item's or a raw input's id
+_IDS_HINT = "ids are in `dcpm recall --json`; `dcpm show ID` tells what one is"
 Key = tuple[str, str]  # ("items" | "raw", id)
 
 
@@ -345,18 +348,38 @@ class ArcState:
     events: list[Event]
 
 
-def arcs(store: Store, embedder: Embedder, target: str, *, k: int = 3) -> list[list[ArcState]]:
+def arcs(
+    store: Store,
+    embedder: Embedder,
+    target: str,
+    *,
+    k: int = 3,
+    min_similarity: float = MIN_SIMILARITY,
+    chains: bool = True,
+) -> list[list[ArcState]]:
     """Revision arcs, oldest state first: of an item id, of a raw input's items, or of the
-    beliefs that best match a query."""
-    if target.startswith("m_") and store.get_items([target]):
-        chains = [store.chain(target)]
-    elif target.startswith("r_") and store.get_raw([target]):
-        chains = _distinct_chains(store, [i.id for i in store.items_from_raw(target)])
+    beliefs that best match a query (found as `recall` finds them, with its floor). An id that
+    is not in the store is an error, not a query. `chains=False` is the no-supersedes
+    ablation: each belief stands alone."""
+    target = target.strip()
+    if not target:
+        raise InputError("give an item id (m_...) or a query", 'dcpm history "what do I eat?"')
+    if not _ID.fullmatch(target):
+        result = recall(
+            store, embedder, target, k=k, kinds=list(ITEM_KINDS), min_similarity=min_similarity, chains=chains
+        )
+        arcs_of = [h.chain for h in result.hits]
+    elif target.startswith("m_"):
+        if not (item := store.get_items([target]).get(target)):
+            raise InputError(f"no item with id {target!r}", _IDS_HINT)
+        arcs_of = [store.chain(target) if chains else [item]]
     else:
-        result = recall(store, embedder, target, k=k, kinds=list(ITEM_KINDS))
-        chains = [h.chain for h in result.hits]
+        if not store.get_raw([target]):
+            raise InputError(f"no input with id {target!r}", _IDS_HINT)
+        items = store.items_from_raw(target)
+        arcs_of = _distinct_chains(store, [i.id for i in items]) if chains else [[i] for i in items]
     out = []
-    for chain in chains:
+    for chain in arcs_of:
         raws = store.get_raw(sorted({r for c in chain for r in c.raw_ids}))
         out.append(
             [ArcState(c, [raws[r] for r in c.raw_ids if r in raws], store.events_for(c.id)) for c in chain]

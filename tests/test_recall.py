@@ -127,6 +127,7 @@ def test_empty_store_gives_a_friendly_message(cli):
         assert result.exit_code == 0, args
         assert "nothing stored yet" in result.stdout + result.stderr
     assert json.loads(cli("recall", "anything", "--json").stdout)["hits"] == []
+    assert json.loads(cli("history", "anything", "--json").stdout) == []  # a script's jq still parses
 
 
 def test_history_shows_each_state_with_its_source(cli, fitness):
@@ -139,6 +140,30 @@ def test_history_shows_each_state_with_its_source(cli, fitness):
     assert len(data) == 1 and len(data[0]["states"]) == 5
     assert data[0]["current"] == fitness
     assert all(s["sources"] for s in data[0]["states"]), "every state links to its raw input"
+
+
+def test_history_of_an_id_not_in_the_store_is_an_error_not_a_query(cli, fitness):
+    """A mistyped id used to fall back to a text search and answer "no beliefs match", exit 0;
+    like `show`, it is an unknown id (exit 2). A query still finds beliefs."""
+    for target, what in (("m_2d171cb34da8", "no item"), ("r_0123456789ab", "no input")):
+        res = cli("history", target)
+        assert res.exit_code == 2 and what in res.stderr, (target, res.stdout, res.stderr)
+    assert cli("history", "  ").exit_code == 2
+    assert json.loads(cli("history", "hiking", "--json").stdout)[0]["current"] == fitness
+
+
+def test_history_follows_the_read_settings(cli, fitness):
+    """The no-supersedes ablation and the similarity floor apply to `history` as to `recall`."""
+    assert len(json.loads(cli("history", fitness, "--json").stdout)[0]["states"]) == 5
+    alone = json.loads(cli("history", fitness, "--json", "--no-supersedes").stdout)
+    assert [len(a["states"]) for a in alone] == [1]
+    by_query = json.loads(cli("history", "hiking", "--json", DCPM_NO_SUPERSEDES="1").stdout)
+    assert by_query and all(len(a["states"]) == 1 for a in by_query)
+    # "sport" is in no text: found by meaning alone, so not at all above a floor of 0.99.
+    assert json.loads(cli("history", "which sport?", "--json").stdout)
+    assert (
+        json.loads(cli("history", "which sport?", "--json", DCPM_RECALL_MIN_SIMILARITY="0.99").stdout) == []
+    )
 
 
 def test_show_gives_provenance_and_links(cli, store, fitness):
