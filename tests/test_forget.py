@@ -262,3 +262,25 @@ def test_an_update_made_by_a_forgotten_input_is_undone(writer, llm, store, cli) 
     assert all("4921" not in h["text"] for h in hits)
     assert b"4921" not in every_byte(fresh.local_path)
     assert_consistent(fresh)
+
+    # Said again, then forgotten again: the UPDATE it makes is logged again (the event the first
+    # forget blanked has the same id), so the second forget finds and undoes it too.
+    llm.enqueue(
+        extraction(item("Banks with Monzo, card PIN 4921", topic="money", attribute="bank")),
+        decisions(decide("UPDATE", kept.id, text="Banks with Monzo; card PIN 4921")),
+    )
+    said_again = RawInput(text=secret.text, session="money", said_at=secret.said_at)
+    assert said_again.id == secret.id
+    writer.add([said_again])
+    again = cli.open_store()
+    assert again.get_items([kept.id])[kept.id].text == "Banks with Monzo; card PIN 4921"
+    (update,) = [e for e in again.events_for(kept.id) if e.op == "UPDATE"]
+    assert update.new_text == "Banks with Monzo; card PIN 4921"
+
+    done = cli("forget", secret.id, "--yes", "--json")
+
+    assert json.loads(done.stdout)["reverts"] == {kept.id: "Banks with Monzo"}
+    fresh = cli.open_store()
+    assert fresh.get_items([kept.id])[kept.id].text == "Banks with Monzo"
+    assert b"4921" not in every_byte(fresh.local_path)
+    assert_consistent(fresh)

@@ -762,8 +762,18 @@ class Store(GraphVerbs, PassageVerbs, JournalVerbs, ClaimVerbs, EraseVerbs, Dump
             staged.log_events(events)
             return
         if events:
+            # An id logged before stays as it was (a write re-run after a crash logs its events
+            # again), unless `forget` blanked it: the same input added again makes the same
+            # event, whose words a later `forget` must find to undo what it did.
             data = self._table_of(events, S.EVENTS)
-            self.table(S.EVENTS).merge_insert("id").when_not_matched_insert_all().execute(data)
+            blanked = "target.previous_text = '' AND target.new_text = '' AND target.detail = ''"
+            (
+                self.table(S.EVENTS)
+                .merge_insert("id")
+                .when_matched_update_all(where=blanked)
+                .when_not_matched_insert_all()
+                .execute(data)
+            )
 
     def events_for(self, item_id: str) -> list[Event]:
         where = f"item_id = {_q(item_id)} OR target_id = {_q(item_id)}"
