@@ -218,6 +218,8 @@ def add(
                 file, export, s.writer(llm=not no_extract), extract=not no_extract, progress=bar
             )
         render.add_report(report, as_json=as_json)
+        if report.interrupted:
+            render.note(f"the rest of {file.name} was not read: add it again to store the rest")
         _llm_outcome(report)
         return
     kept = StdinKeeper()  # stdin cannot be read twice: kept on disk until it is stored

@@ -266,6 +266,8 @@ def import_file(
         seen += len(batch)
         part = writer.add(batch, extract=extract)
         _merge(total, part)
+        if part.interrupted:
+            break  # Ctrl-C: the rest is not read; importing again stores it (the rest is skipped)
         if part.llm_error and extract:
             extract = False  # the LLM is away: store the rest, `dcpm process` extracts later
     if not seen:

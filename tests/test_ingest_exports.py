@@ -108,6 +108,44 @@ def test_an_export_is_extracted_per_conversation_with_the_assistant_as_context(c
     assert statuses == [CONTEXT, DONE, DONE]
 
 
+def test_ctrl_c_stops_an_export_import_between_batches(cli, llm, tmp_path: Path) -> None:
+    """Ctrl-C during extraction ends the import: the batch in hand keeps its inputs stored and
+    pending, the batches after it are not read (importing again stores them)."""
+    n = ingest_exports.BATCH + 40
+    convs = [
+        {
+            "uuid": f"c{i}",
+            "name": f"chat {i}",
+            "created_at": f"2026-05-02T09:{i % 60:02d}:00+00:00",
+            "chat_messages": [
+                {
+                    "uuid": f"m{i}",
+                    "sender": "human",
+                    "text": f"Note number {i} about the garden.",
+                    "content": [],
+                    "created_at": f"2026-05-{1 + i // 60:02d}T09:{i % 60:02d}:00+00:00",
+                }
+            ],
+        }
+        for i in range(n)
+    ]
+    export = tmp_path / "conversations.json"
+    export.write_text(json.dumps(convs), encoding="utf-8")
+    llm.enqueue(extraction(), extraction(), KeyboardInterrupt())
+
+    res = cli("add", "--file", str(export), "--format", "claude")
+
+    assert res.exit_code == 130, res.stderr
+    assert "was not read" in res.stderr
+    assert len(llm.calls) == 3, "no call after Ctrl-C"
+    counts = cli.open_store().count_by_kind("raw")
+    assert sum(counts.values()) == ingest_exports.BATCH  # the first batch only
+    again = json.loads(
+        cli("add", "--no-extract", "--file", str(export), "--format", "claude", "--json").stdout
+    )
+    assert (again["stored"], again["already_stored"]) == (n - ingest_exports.BATCH, ingest_exports.BATCH)
+
+
 def test_a_broken_or_mismatched_export_stores_nothing(cli, tmp_path: Path) -> None:
     truncated = tmp_path / "conversations.json"
     truncated.write_text(CHATGPT.read_text(encoding="utf-8")[:-200], encoding="utf-8")
