@@ -74,7 +74,10 @@ _DATE_FORMATS = (
 def _heading_date(title: str) -> datetime | None:
     m = re.search(r"\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?)?", title)
     if m:
-        return parse_time(m.group(0).replace(" ", "T"))
+        try:
+            return parse_time(m.group(0).replace(" ", "T"))
+        except InputError:  # "# Ticket 2026-44-1234 closed": digits, not a day
+            return None
     cleaned = re.sub(r"^(mon|tue|wed|thu|fri|sat|sun)[a-z]*,?\s+", "", title.strip(), flags=re.I)
     words = cleaned.split()
     for head in dict.fromkeys([cleaned, " ".join(words[:3])]):  # a date, or a date and a title

@@ -49,6 +49,9 @@ Pasta again.
 #### Not a date, just a heading
 still the 5th of March.
 
+#### Ticket 2026-44-1234 closed
+digits in a heading, not a day: still the 5th.
+
 # 2026/03/07
 Bought seeds.
 
@@ -62,13 +65,14 @@ Same day, another entry.
 
     assert [(r.said_at, r.text.splitlines()[-1]) for r in raws] == [
         (datetime(2026, 3, 3, 12, tzinfo=UTC), "Ran in the rain."),
-        (datetime(2026, 3, 5, 12, tzinfo=UTC), "still the 5th of March."),
+        (datetime(2026, 3, 5, 12, tzinfo=UTC), "digits in a heading, not a day: still the 5th."),
         (datetime(2026, 3, 7, 12, tzinfo=UTC), "Bought seeds."),
         (datetime(2026, 3, 9, 21, 30, tzinfo=UTC), "Late night coding."),
         (datetime(2026, 3, 9, 12, tzinfo=UTC), "Same day, another entry."),
     ]
     assert raws[0].text.startswith("# My notes\n\n## Monday, 3 March 2026\n")
     assert "Not a date, just a heading" in raws[1].text and "still the 5th" in raws[1].text
+    assert "Ticket 2026-44-1234 closed" in raws[1].text
 
 
 def test_text_before_the_first_dated_heading_is_kept() -> None:
