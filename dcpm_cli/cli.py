@@ -29,6 +29,7 @@ class _Group(TyperGroup):
         from dcpm_cli.private import owner_only
 
         try:
+            _utf8_args()
             with owner_only():  # what dcpm writes is for its user alone
                 return super().invoke(ctx)
         except DcpmError as e:
@@ -41,6 +42,21 @@ class _Group(TyperGroup):
             raise typer.Exit(e.exit_code) from None
         except KeyboardInterrupt:
             raise typer.Exit(130) from None
+
+
+def _utf8_args() -> None:
+    """Refuse an argument that is not UTF-8 (Python hands its bytes on as lone surrogates,
+    which fail later, deep in a write, as a traceback): every word on the command line."""
+    from dcpm_cli.errors import InputError
+
+    for arg in sys.argv[1:]:
+        try:
+            arg.encode("utf-8")
+        except UnicodeEncodeError:
+            shown = arg.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+            raise InputError(
+                f"an argument is not UTF-8 text: {shown[:60]!r}", "convert it, e.g. with iconv -t UTF-8"
+            ) from None
 
 
 app = typer.Typer(

@@ -307,3 +307,16 @@ def test_an_input_near_year_1_stored_by_an_older_dcpm_does_not_block_extraction(
 
     assert report.extracted == 1, report
     assert writer.store.get_raw([old.id])[old.id].status == DONE
+
+
+def test_an_argument_that_is_not_utf8_is_refused_not_a_traceback(tmp_path: Path) -> None:
+    """Bytes that are not UTF-8 on the command line (a Latin-1 terminal, a script's variable)
+    reach Python as lone surrogates; they are refused in one line, exit 2, nothing stored."""
+    env = {**os.environ, "DCPM_HOME": str(tmp_path / "home"), "PYTHONPATH": os.pathsep.join(sys.path)}
+    dcpm = [sys.executable, "-m", "dcpm_cli"]
+    for args in (["add", "--no-extract", b"caf\xe9"], ["add", "--no-extract", "--session", b"s\xff", "hi"]):
+        done = subprocess.run([*dcpm, *args], env=env, capture_output=True)
+        err = done.stderr.decode("utf-8", "replace")
+        assert done.returncode == 2, err
+        assert "Traceback" not in err and "not UTF-8" in err
+    assert not (tmp_path / "home" / "store").exists()
