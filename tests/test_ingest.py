@@ -49,7 +49,7 @@ Pasta again.
 #### Not a date, just a heading
 still the 5th of March.
 
-#### Ticket 2026-44-1234 closed
+### Ticket 2026-44-1234 closed
 digits in a heading, not a day: still the 5th.
 
 # 2026/03/07
