@@ -70,6 +70,38 @@ def recall(
     want_raw = not kinds or "raw" in kinds
 
     warnings: list[str] = []
+    while True:
+        out = _ranked(
+            store, vector, query, k, depth, item_kinds, want_raw, as_of, min_similarity, chains, warnings
+        )
+        # With `as_of`, the states said after it are dropped only once ranked: in a store with
+        # many later matches the ones valid then lie deeper. Search deeper until k are found
+        # or every row has been a candidate.
+        if as_of is None or len(out) >= k or depth >= _rows_in(store):
+            break
+        depth *= 4
+        warnings.clear()
+    stale = _attach_nodes(store, out, chains=chains)
+    nodes = {n.id: n for h in out for n in h.nodes}
+    return Recall(
+        query=query, hits=out, as_of=as_of, nodes=list(nodes.values()), warnings=warnings, stale_nodes=stale
+    )
+
+
+def _ranked(
+    store: Store,
+    vector: np.ndarray,
+    query: str,
+    k: int,
+    depth: int,
+    item_kinds: list[str],
+    want_raw: bool,
+    as_of: datetime | None,
+    min_similarity: float,
+    chains: bool,
+    warnings: list[str],
+) -> list[Hit]:
+    """The k best hits among the `depth` best candidates of each search."""
     rows, own = _search(store, vector, query, depth, item_kinds, want_raw, min_similarity, warnings)
     context = _passage_context(store, vector, query, depth, as_of, min_similarity, warnings)
     found: dict[Key, MemoryItem | RawInput] = {}
@@ -94,12 +126,14 @@ def recall(
         # An input can be found through its passage alone (the answer is in the next turn).
         for raw_id, score in context.items():
             scores.setdefault(("raw", raw_id), score)
-    out = _best_hits(store, scores, rows, found, k, as_of, chains)
-    stale = _attach_nodes(store, out, chains=chains)
-    nodes = {n.id: n for h in out for n in h.nodes}
-    return Recall(
-        query=query, hits=out, as_of=as_of, nodes=list(nodes.values()), warnings=warnings, stale_nodes=stale
-    )
+    return _best_hits(store, scores, rows, found, k, as_of, chains)
+
+
+def _rows_in(store: Store) -> int:
+    """How many rows recall could search: items, raw inputs and passages."""
+    from dcpm_cli.store import schemas as S
+
+    return sum(store.count(t) for t in (S.ITEMS, S.RAW, S.PASSAGES) if store.has_table(t))
 
 
 def _without_passage(

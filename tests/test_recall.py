@@ -65,6 +65,31 @@ def test_as_of_returns_the_state_valid_at_that_date(store, embedder, fitness):
     assert not any(len(h.chain) == 5 for h in before_anything.hits)
 
 
+def test_as_of_finds_what_was_said_then_under_many_later_matches(cli, tmp_path):
+    """The states said after `as_of` drop out only once ranked: with 40 later inputs that match
+    better, the one said before the date is still found, at any k."""
+    cli(
+        "add",
+        "--no-extract",
+        "--at",
+        "2025-06-01",
+        "Started the day with a strong espresso at the station cafe",
+    )
+    later = tmp_path / "later.jsonl"
+    later.write_text(
+        "\n".join(
+            json.dumps({"role": "user", "content": f"Coffee number {i} today, coffee is great, coffee coffee",
+                        "timestamp": f"2026-0{1 + i % 9}-{10 + i % 18:02d}T10:00:00", "session": f"s{i}"})
+            for i in range(40)
+        ),
+        encoding="utf-8",
+    )  # fmt: skip
+    assert cli("add", "--no-extract", "--file", str(later)).exit_code == 0
+    for k in ("1", "5", "10"):
+        hits = json.loads(cli("recall", "coffee", "--as-of", "2025-12-31", "-k", k, "--json").stdout)["hits"]
+        assert [h["text"] for h in hits] == ["Started the day with a strong espresso at the station cafe"], k
+
+
 def test_recall_works_on_a_raw_only_store(cli):
     journal = "## 2026-03-01\nI've stopped drinking coffee, green tea only now.\n\n## 2026-03-02\nRan 5k.\n"
     assert cli("add", "--no-extract", "-", input=journal).exit_code == 0
