@@ -318,12 +318,13 @@ def detail(d: dict[str, Any]) -> None:
 
 def stats(f: dict[str, Any]) -> None:
     from rich.table import Table
+    from rich.text import Text
 
     t = Table(show_header=False, box=None, pad_edge=False)
     t.add_column(style="dim")
     t.add_column()
-    t.add_row("store", f["store"])
-    t.add_row("embedder", f["embedder"])
+    t.add_row("store", Text(f["store"]))  # a path or spec, not markup: "[/]" is allowed in it
+    t.add_row("embedder", Text(f["embedder"]))
     t.add_row(
         "raw inputs",
         f"{f['raw_inputs']} ({', '.join(f'{v} {k}' for k, v in sorted(f['raw_by_status'].items()))})",
@@ -334,7 +335,7 @@ def stats(f: dict[str, Any]) -> None:
     t.add_row("chains", f"{c['count']} (mean length {c['mean_length']}, max {c['max_length']})")
     t.add_row("graph nodes", ", ".join(f"{v} {k}" for k, v in sorted(f["nodes"].items())) or "0")
     for run in f.get("dream_runs") or []:
-        t.add_row("dream run", " · ".join(f"{k} {v}" for k, v in run.items()))
+        t.add_row("dream run", Text(" · ".join(f"{k} {v}" for k, v in run.items())))
     if f["disk_bytes"] is not None:
         t.add_row("on disk", f"{f['disk_bytes'] / 1e6:.1f} MB")
     out.print(t)
@@ -609,10 +610,12 @@ def settings_table(rows: list[dict[str, Any]], *, as_json: bool) -> None:
         print_json(rows)
         return
     from rich.table import Table
+    from rich.text import Text
 
     table = Table(box=None, pad_edge=False)
     for col in ("setting", "value", "source", "environment"):
         table.add_column(col, overflow="fold")
     for r in rows:
-        table.add_row(r["name"], "" if r["value"] is None else str(r["value"]), r["source"], r["env"])
+        value = Text("" if r["value"] is None else str(r["value"]))  # a path, a spec: not markup
+        table.add_row(r["name"], value, r["source"], r["env"])
     out.print(table)

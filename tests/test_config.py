@@ -131,3 +131,14 @@ def test_each_control_command_has_help_and_a_readme_line(cli) -> None:
         res = cli(*command, "--help")
         assert res.exit_code == 0 and "Usage" in res.stdout, command
         assert f"dcpm {' '.join(command)}" in readme, command
+
+
+def test_a_path_with_brackets_is_shown_as_text(cli, tmp_path: Path) -> None:
+    """A store path is not Rich markup: "[/]" in it used to crash `stats` and `config show`."""
+    home = tmp_path / "a[/]b[bold]"  # two directories: "a[" and "]b[bold]"
+    home.mkdir(parents=True)
+    assert cli("add", "--no-extract", "hello", DCPM_HOME=str(home)).exit_code == 0
+    for args in (["stats"], ["config", "show"]):
+        res = cli(*args, DCPM_HOME=str(home), COLUMNS="250")
+        assert res.exit_code == 0, (args, res.stderr)
+        assert "[bold]" in res.stdout, args  # shown as text, not taken as a style
