@@ -394,7 +394,12 @@ def show(
     from dcpm_cli import render
     from dcpm_cli.recall import describe
 
-    detail = describe(_session(ctx).store(create=False), ident)
+    store = _session(ctx).store_or_none()
+    if store is None:
+        from dcpm_cli.errors import InputError
+
+        raise InputError(f"no item, input or node with id {ident!r}", "nothing is stored yet")
+    detail = describe(store, ident)
     if as_json:
         render.print_json(detail)
     else:
@@ -408,9 +413,16 @@ def stats(
 ) -> None:
     """Counts per kind, chains, pending inputs, graph nodes, dream runs, size on disk."""
     from dcpm_cli import render
-    from dcpm_cli.recall import store_stats
+    from dcpm_cli.recall import empty_stats, store_stats
 
-    figures = store_stats(_session(ctx).store(create=False))
+    s = _session(ctx)
+    store = s.store_or_none()
+    if store is None:
+        render.note('nothing stored yet; add something with: dcpm add "..."')
+        if as_json:  # the same object, empty: a script's jq still parses
+            render.print_json(empty_stats(s.settings.store, s.get_embedder().model_id))
+        return
+    figures = store_stats(store)
     if as_json:
         render.print_json(figures)
     else:

@@ -28,9 +28,14 @@ def check(
     from dcpm_cli import render
     from dcpm_cli.check import check as run_check
 
-    store = _session(ctx).store_or_none()
+    s = _session(ctx)
+    store = s.store_or_none()
     if store is None:
         render.note('nothing stored yet; add something with: dcpm add "..."')
+        if as_json:  # nothing to check: every check holds
+            from dcpm_cli.check import CheckReport
+
+            render.print_json(CheckReport(s.settings.store).to_dict())
         return
     report = run_check(store, repair=repair)
     render.check_report(report, as_json=as_json)

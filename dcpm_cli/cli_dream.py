@@ -163,6 +163,8 @@ def dream(
     store = s.store_or_none()
     if store is None:
         render.note('nothing stored yet; add something with: dcpm add "..."')
+        if as_json:  # no run: a script's jq still parses
+            render.print_json({"run": None, "note": "nothing stored yet"})
         return
     llm = None if opts.dry_run or opts.mode == "lite" else s.get_llm()
     writer = s.writer() if llm is not None else None

@@ -459,6 +459,15 @@ def describe(store: Store, ident: str) -> dict[str, Any]:
     raise InputError(f"no item, raw input or node with id {ident!r}", "ids look like m_…, r_… or n_…")
 
 
+def empty_stats(uri: str, embedder_id: str) -> dict[str, Any]:
+    """`store_stats` of a store not created yet."""
+    return {
+        "store": uri, "embedder": embedder_id, "raw_inputs": 0, "raw_by_status": {}, "pending": 0,
+        "failed": 0, "items": {}, "chains": {"count": 0, "mean_length": 0.0, "max_length": 0},
+        "nodes": {}, "dream_runs": [], "disk_bytes": 0,
+    }  # fmt: skip
+
+
 def store_stats(store: Store) -> dict[str, Any]:
     links = store.chain_links()
     nxt = {i: after for i, _, after in links}

@@ -146,13 +146,19 @@ def test_a_query_that_matches_nothing_says_so(cli):
     assert "no memories match" in result.stdout
 
 
-def test_empty_store_gives_a_friendly_message(cli):
+def test_empty_store_gives_a_friendly_message(cli, dcpm_home):
     for args in (["recall", "anything"], ["stats"], ["history", "anything"]):
         result = cli(*args)
         assert result.exit_code == 0, args
         assert "nothing stored yet" in result.stdout + result.stderr
     assert json.loads(cli("recall", "anything", "--json").stdout)["hits"] == []
-    assert json.loads(cli("history", "anything", "--json").stdout) == []  # a script's jq still parses
+    # --json always prints JSON a script's jq can parse, the same shape as on a real store.
+    assert json.loads(cli("history", "anything", "--json").stdout) == []
+    assert json.loads(cli("stats", "--json").stdout)["raw_inputs"] == 0
+    assert json.loads(cli("check", "--json").stdout)["ok"] is True
+    assert json.loads(cli("dream", "--json").stdout)["run"] is None
+    assert cli("show", "m_0123456789ab").exit_code == 2  # an unknown id, as on any store
+    assert not (dcpm_home / "store").exists(), "reading never creates a store"
 
 
 def test_history_shows_each_state_with_its_source(cli, fitness):
