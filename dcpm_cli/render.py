@@ -470,7 +470,7 @@ def _dream_plan(outcome: Any) -> None:
             for node_id, facts in c.evidence_nodes.items():
                 tree.add(Text(f"already evidence of {node_id}: {', '.join(facts)}", "magenta"))
             _print_tree(tree)
-    out.print(Text(f"LLM calls it would make ({len(outcome.planned)}):", "bold"))
+    out.print(Text("LLM calls it would make:" + ("" if outcome.planned else " none"), "bold"))
     for p in outcome.planned:
         out.print(f"  {p}", markup=False)
     for n in outcome.notes:

@@ -28,6 +28,13 @@ def test_dry_run_prints_the_clusters_and_the_calls_it_would_make(cli, llm, embed
     assert "dry run: nothing written, no LLM called" in done.stdout
     assert "cluster 1 · 5 facts" in done.stdout and "Worked until 1am" in done.stdout
     assert "induction: cluster 3 (3 facts" in done.stdout
+    assert "catch-up" not in done.stdout  # nothing pending
+    assert llm.calls == []
+
+    # Inputs still pending are extracted first, within the same budget: the plan says so.
+    cli("add", "--no-extract", "a thought for later")
+    plan = json.loads(cli("dream", "--dry-run", "--json").stdout)
+    assert plan["planned_calls"][0].startswith("catch-up extraction: 1 input(s) still pending")
     assert llm.calls == []
 
 

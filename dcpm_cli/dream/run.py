@@ -53,7 +53,7 @@ from dcpm_cli.dream.integrity import GraphCheck, check_graph
 from dcpm_cli.dream.sweep import SweepResult, sweep
 from dcpm_cli.dream.triage import GraphIndex, Triage, add_context, triage
 from dcpm_cli.errors import InputError, LLMBadReply, LLMError, LLMUnavailable
-from dcpm_cli.models import AddReport, Calibration, DreamRun, short_hash, utcnow
+from dcpm_cli.models import FAILED, PENDING, AddReport, Calibration, DreamRun, short_hash, utcnow
 
 if TYPE_CHECKING:
     from dcpm_cli.embed import Embedder
@@ -307,6 +307,15 @@ def _plan(store: Store, embedder: Embedder, opts: DreamOptions, run: DreamRun, s
         out.notes.append(f"no thresholds known for {embedder.model_id}: a dream would calibrate first")
     out.calibration = cal = _with_overrides(cal, opts)
     run.settings = _settings_json(opts, cal)
+    if opts.catch_up:
+        raw = store.count_by_kind("raw")
+        waiting = raw.get(PENDING, 0) + raw.get(FAILED, 0)
+        if waiting:  # extracted first, within the same budget (`_catch_up`)
+            out.planned.append(
+                f"catch-up extraction: {waiting} input(s) still pending, a call each (one per piece of a "
+                "long one) and a reconcile call for those with related memories; their facts are not "
+                "in the clusters below"
+            )
     out.graph = graph = GraphIndex.load(store)
     out.triage = tri = _triage(store, graph, opts, cal)
     run.facts, run.clusters, run.clusters_skipped = tri.facts, len(tri.clusters), len(tri.declined)
