@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -81,6 +81,12 @@ def export_(
             for line in export_lines(store, with_vectors=with_vectors):
                 sys.stdout.write(line + "\n")
         return
+    if not out.parent.is_dir():
+        from dcpm_cli.errors import InputError
+
+        raise InputError(
+            f"cannot write {out}: there is no folder {out.parent}", "make it first, or pick another --out"
+        )
     tmp = out.with_name(out.name + ".partial")
     with (
         store.lock(),
@@ -102,16 +108,30 @@ def import_(
     """Add an export to this store (empty or not); importing twice changes nothing."""
     from dcpm_cli import render
     from dcpm_cli.errors import InputError
-    from dcpm_cli.portability import import_lines
+    from dcpm_cli.portability import check_lines, import_lines
 
     s = _session(ctx)
     try:
-        source = sys.stdin if str(file) == "-" else file.open(encoding="utf-8")
+        source = _spooled(sys.stdin) if str(file) == "-" else file.open(encoding="utf-8")
     except OSError as e:
         raise InputError(f"cannot read {file}: {e.strerror}") from e
     with source, render.progress("importing", enabled=True) as bar:
+        check_lines(source)  # whole before anything is stored: a broken file imports nothing
+        source.seek(0)
         report = import_lines(s.store(), s.get_embedder(), source, progress=bar)
     render.summary(report.to_dict(), as_json=as_json, title=f"imported {file}")
+
+
+def _spooled(stream: Any) -> Any:
+    """Standard input kept (in memory, on disk past 64 MB) so it can be read twice: checked
+    whole, then imported."""
+    import tempfile
+
+    spool = tempfile.SpooledTemporaryFile(max_size=64 << 20, mode="w+", encoding="utf-8")  # noqa: SIM115 (the caller closes it)
+    for line in stream:
+        spool.write(line)
+    spool.seek(0)
+    return spool
 
 
 @app.command()

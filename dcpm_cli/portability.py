@@ -138,6 +138,37 @@ def import_lines(
     return report
 
 
+_IS_EXPORT = "is this a dcpm export?"
+
+
+def check_lines(lines: Iterable[str]) -> int:
+    """Read an export whole before anything is imported: the header, then every line a record
+    of a known type. How many records; InputError naming the first bad line (a file cut short,
+    a line that is not JSON or not UTF-8), so a broken file imports nothing."""
+    from dcpm_cli.store.dump import RECORD_TABLES
+
+    n, count, seen_header = 0, 0, False
+    try:
+        for n, line in enumerate(lines, 1):
+            if not line.strip():
+                continue
+            if not seen_header:
+                _header((n, line))
+                seen_header = True
+                continue
+            record = _record(n, line)
+            if record["type"] not in RECORD_TABLES:
+                raise InputError(
+                    f"line {n}: unknown record type {record['type']!r}", "is this a dcpm export?"
+                )
+            count += 1
+    except UnicodeDecodeError as e:
+        raise InputError("the file is not UTF-8 text", _IS_EXPORT) from e  # read ahead: no line number
+    if not seen_header:
+        _header((1, ""))
+    return count
+
+
 def _header(numbered: tuple[int, str]) -> dict[str, Any]:
     n, line = numbered
     head = _record(n, line) if line else {}
@@ -152,6 +183,11 @@ def _header(numbered: tuple[int, str]) -> dict[str, Any]:
         raise InputError(
             f"this export has format {fmt}, newer than this dcpm reads (up to {FORMAT})",
             "upgrade dcpm on this machine, or export again with the dcpm that reads it",
+        )
+    counts = head.get("counts") or {}
+    if not isinstance(counts, dict) or not all(isinstance(v, int) and v >= 0 for v in counts.values()):
+        raise InputError(
+            f"line {n}: the header's counts are not numbers of records", "is this a dcpm export?"
         )
     return head
 

@@ -142,6 +142,35 @@ def test_a_newer_format_or_a_broken_file_is_refused_and_nothing_is_stored(cli, t
     assert res.exit_code == 2 and "raw r_1: bad vector: a vector of 1 numbers, not 384" in res.stderr
 
 
+def test_a_file_cut_short_or_not_utf8_imports_nothing(rich_store, cli, tmp_path: Path) -> None:
+    """The file is read whole before anything is stored: a truncated export used to import its
+    first records and then stop with an error, leaving half of it behind."""
+    export = tmp_path / "all.jsonl"
+    assert cli("export", "--out", str(export)).exit_code == 0
+    cut = tmp_path / "cut.jsonl"
+    cut.write_bytes(export.read_bytes()[:-40])
+    latin1 = tmp_path / "latin1.jsonl"
+    latin1.write_bytes(export.read_bytes().replace(b"\n", b"\n\xe9", 1))
+    counts = tmp_path / "counts.jsonl"
+    head, *rest = export.read_text(encoding="utf-8").splitlines()
+    counts.write_text(json.dumps({**json.loads(head), "counts": {"raw": "many"}}) + "\n" + "\n".join(rest))
+    other = {"DCPM_HOME": str(tmp_path / "other")}
+
+    for bad, says in (
+        (cut, "is not JSON"),
+        (latin1, "not UTF-8 text"),
+        (counts, "counts are not numbers"),
+    ):
+        res = cli("import", str(bad), **other)
+        assert res.exit_code == 2 and says in res.stderr, (bad.name, res.stderr)
+        assert "Traceback" not in res.stderr
+        assert not (tmp_path / "other" / "store").exists(), f"{bad.name}: nothing stored"
+    piped = cli("import", "-", input=export.read_text(encoding="utf-8"), **other)
+    assert piped.exit_code == 0, piped.stderr
+    missing = cli("export", "--out", str(tmp_path / "no" / "such" / "dir.jsonl"))
+    assert missing.exit_code == 2 and "there is no folder" in missing.stderr
+
+
 def test_export_to_stdout_is_one_json_record_a_line(rich_store, cli) -> None:
     res = cli("export")
     lines = res.stdout.splitlines()
