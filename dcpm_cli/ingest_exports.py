@@ -94,7 +94,10 @@ def claude_messages(conv: dict[str, Any], *, source: str) -> list[RawInput]:
         role = _CLAUDE_ROLES.get(msg.get("sender", ""))
         if role is None:
             continue
-        blocks = [b.get("text") or "" for b in msg.get("content") or [] if b.get("type") == "text"]
+        content = msg.get("content") or []
+        if isinstance(content, str):  # some exports give the text itself
+            content = [{"type": "text", "text": content}]
+        blocks = [b.get("text") or "" for b in content if isinstance(b, dict) and b.get("type") == "text"]
         text = ("\n\n".join(b for b in blocks if b.strip()) or msg.get("text") or "").strip()
         if text:
             out.append(_raw(text, role, conv_id, source, msg.get("created_at"), conv.get("created_at"), msg))
@@ -167,15 +170,32 @@ def conversations(path: Path, fmt: str, progress: Progress | None = None) -> Ite
     with path.open("rb") as f:
         prefix = _items_prefix(f)
         f.seek(0)
-        try:
-            total = sum(1 for p, event, _ in ijson.parse(f) if p == prefix and event == "start_map")
+        total = 0
+        try:  # every conversation parsed once, kept nowhere: a message time it cannot read, too
+            for total, conv in enumerate(ijson.items(f, prefix, use_float=True), 1):
+                _parsed(parse, conv, total, path.name)
         except ijson.JSONError as e:
             raise InputError(f"{path.name} is not a complete JSON export ({e}); nothing was stored") from e
         f.seek(0)
         for n, conv in enumerate(ijson.items(f, prefix, use_float=True), 1):
-            yield parse(conv, source=path.name) if isinstance(conv, dict) else []
+            yield _parsed(parse, conv, n, path.name)
             if progress:
                 progress(n, total)
+
+
+def _parsed(parse: Callable[..., list[RawInput]], conv: Any, n: int, source: str) -> list[RawInput]:
+    """One conversation's messages; a conversation dcpm cannot read is named in the error."""
+    if not isinstance(conv, dict):
+        return []
+    try:
+        return parse(conv, source=source)
+    except (InputError, AttributeError, TypeError, ValueError) as e:
+        why = getattr(e, "message", None) or f"unexpected structure ({e})"
+        raise InputError(
+            f"{source}: conversation {n} ({str(conv.get('name') or conv.get('title') or '')[:60]!r}): {why}; "
+            "nothing was stored",
+            "is this an unedited export?",
+        ) from e
 
 
 def parse_export(text: str, fmt: str, *, source: str) -> list[RawInput]:

@@ -146,6 +146,32 @@ def test_ctrl_c_stops_an_export_import_between_batches(cli, llm, tmp_path: Path)
     assert (again["stored"], again["already_stored"]) == (n - ingest_exports.BATCH, ingest_exports.BATCH)
 
 
+def test_a_message_dcpm_cannot_read_stores_nothing_and_names_its_conversation(cli, tmp_path: Path) -> None:
+    """The export is read whole first: a bad time in conversation 300 used to leave the first
+    256 stored. A message whose content is a plain string is read as its text."""
+    convs = json.loads(CLAUDE.read_text(encoding="utf-8"))
+    plain = json.loads(json.dumps(convs[0]))
+    plain["uuid"], plain["name"] = "plain-1", "plain content"
+    plain["chat_messages"][0]["content"] = "Our allotment is plot 14, by the old pear tree."
+    bad = json.loads(json.dumps(convs[0]))
+    bad["uuid"], bad["name"] = "bad-1", "Planning the week"
+    bad["chat_messages"][0]["created_at"] = "yesterday"
+    export = tmp_path / "conversations.json"
+    export.write_text(json.dumps([*convs, plain, bad]), encoding="utf-8")
+
+    res = cli("add", "--no-extract", "--file", str(export), "--format", "claude")
+
+    assert res.exit_code == 2, res.stderr
+    said = " ".join(res.stderr.split())
+    assert f"conversation {len(convs) + 2} ('Planning the week')" in said and "nothing was stored" in said
+    assert "Traceback" not in res.stderr
+    assert not cli.open_store().count_by_kind("raw"), "nothing stored"
+
+    export.write_text(json.dumps([*convs, plain]), encoding="utf-8")
+    assert cli("add", "--no-extract", "--file", str(export), "--format", "claude").exit_code == 0
+    assert "plot 14" in cli("recall", "allotment plot").stdout
+
+
 def test_a_broken_or_mismatched_export_stores_nothing(cli, tmp_path: Path) -> None:
     truncated = tmp_path / "conversations.json"
     truncated.write_text(CHATGPT.read_text(encoding="utf-8")[:-200], encoding="utf-8")
