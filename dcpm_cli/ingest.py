@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
 from enum import StrEnum
 from pathlib import Path
 
@@ -127,8 +127,12 @@ def parse_markdown(text: str, *, session: str, source: str, at: datetime | None)
 
 
 def parse_jsonl(text: str, *, session: str, source: str, at: datetime | None) -> list[RawInput]:
-    """`{"role", "content"[, "timestamp"][, "session"]}` a line; every line is checked first."""
+    """`{"role", "content"[, "timestamp"][, "session"]}` a line; every line is checked first.
+    Turns that share a time (a log given `--at`, timestamps to the minute or the day) keep
+    their order a microsecond apart: each is its own input ("yes" said twice is two), and a
+    turn sees the ones before it as its conversation."""
     out = []
+    same: dict[tuple[str, datetime], int] = {}  # (session, time) → turns at it so far
     for n, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
@@ -145,13 +149,16 @@ def parse_jsonl(text: str, *, session: str, source: str, at: datetime | None) ->
             raise InputError(f"{source} line {n}: content must be a non-empty string")
         stamp = obj.get("timestamp")
         said = parse_time(stamp, f"timestamp on line {n}") if stamp is not None else (at or utcnow())
+        sess = str(obj.get("session") or session)
+        earlier = same.get((sess, said), 0)
+        same[(sess, said)] = earlier + 1
         out.append(
             RawInput(
                 text=content.strip(),
                 role=role,
-                session=str(obj.get("session") or session),
+                session=sess,
                 source=source,
-                said_at=said,
+                said_at=said + timedelta(microseconds=earlier),
                 position="" if stamp is not None or at else f"{source}#{n}",
             )
         )

@@ -262,3 +262,24 @@ def test_a_text_file_added_again_by_cron_changes_nothing(cli, tmp_path: Path) ->
     notes.write_text("Moved the dentist to April.\n")
     cli("add", "--no-extract", "--file", str(notes))
     assert json.loads(cli("stats", "--json").stdout)["raw_inputs"] == 3, "a changed file is new input"
+
+
+def test_turns_at_one_time_are_each_stored_and_see_the_turns_before(cli, llm) -> None:
+    """A log given --at (or stamped to the day) has every turn at one time: a repeated "yes"
+    was merged into the first, and no turn had the ones before it as its conversation."""
+    log = (
+        '{"role": "user", "content": "yes"}\n'
+        '{"role": "assistant", "content": "Shall I sign you up for the Tuesday cinema club?"}\n'
+        '{"role": "user", "content": "yes"}\n'
+    )
+    llm.enqueue(extraction(), extraction(item("Joined the Tuesday cinema club", topic="hobbies")))
+
+    added = json.loads(cli("add", "-", "--at", "2026-03-01T10:00", "--json", input=log).stdout)
+
+    assert added["stored"] == 3
+    second_yes = llm.calls[1]["messages"][-1]["content"]
+    assert "Tuesday cinema club?" in second_yes.split("The user's input")[0], "the assistant is context"
+    again = json.loads(cli("add", "-", "--at", "2026-03-01T10:00", "--json", input=log).stdout)
+    assert (again["stored"], again["already_stored"]) == (0, 3), "still idempotent"
+    said = sorted(r.said_at for r in cli.open_store().raw_by_status(["done", "no_items", "context"]))
+    assert said[0].isoformat().startswith("2026-03-01T10:00:00") and said[0] < said[1] < said[2]

@@ -161,10 +161,11 @@ def test_jsonl_timestamps_in_every_form() -> None:
 
     raws = ingest.parse(log)
 
+    # One instant in three forms; turns at one time keep their order a microsecond apart.
     assert [r.said_at for r in raws] == [
         datetime(2026, 3, 10, 19, 2, tzinfo=UTC),
-        datetime(2026, 3, 10, 19, 2, tzinfo=UTC),
-        datetime(2026, 3, 10, 19, 2, tzinfo=UTC),
+        datetime(2026, 3, 10, 19, 2, 0, 1, tzinfo=UTC),
+        datetime(2026, 3, 10, 19, 2, 0, 2, tzinfo=UTC),
         datetime(2026, 3, 10, 12, tzinfo=UTC),
     ]
 
