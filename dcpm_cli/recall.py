@@ -81,7 +81,7 @@ def recall(
             break
         depth *= 4
         warnings.clear()
-    stale = _attach_nodes(store, out, chains=chains)
+    stale = _attach_nodes(store, out, chains=chains, as_of=as_of)
     nodes = {n.id: n for h in out for n in h.nodes}
     return Recall(
         query=query, hits=out, as_of=as_of, nodes=list(nodes.values()), warnings=warnings, stale_nodes=stale
@@ -332,7 +332,9 @@ def _text_at(store: Store, state: MemoryItem, as_of: datetime | None) -> str:
     return min(later, key=lambda x: (x[0], x[1]))[2].previous_text
 
 
-def _attach_nodes(store: Store, hits: list[Hit], *, chains: bool = True) -> set[str]:
+def _attach_nodes(
+    store: Store, hits: list[Hit], *, chains: bool = True, as_of: datetime | None = None
+) -> set[str]:
     """Graph nodes reached from the hits: schemas and intentions whose evidence edges hold a
     hit's facts (any state of its arc), then the core schemas those schemas are members of.
     Returns the ids of stale nodes: every evidence fact superseded (for a core schema: every
@@ -356,18 +358,27 @@ def _attach_nodes(store: Store, hits: list[Hit], *, chains: bool = True) -> set[
         if node_id in nodes:
             for hit in node_hits:
                 hit.nodes.append(nodes[node_id])
-    return stale_nodes(store, list(by_node), cores) if chains else set()
+    return stale_nodes(store, list(by_node), cores, as_of) if chains else set()
 
 
-def stale_nodes(store: Store, node_ids: list[str], cores: dict[str, list[str]]) -> set[str]:
-    """Of these schemas/intentions and these cores (→ all their members), the stale ones."""
+def stale_nodes(
+    store: Store, node_ids: list[str], cores: dict[str, list[str]], as_of: datetime | None = None
+) -> set[str]:
+    """Of these schemas/intentions and these cores (→ all their members), the stale ones; with
+    `as_of`, stale then: a fact superseded by a state said later was still believed."""
     evidence = store.evidence_for(node_ids)
     superseded = store.superseded_ids(sorted({f for fs in evidence.values() for f in fs}))
+    if as_of is not None and superseded:
+        facts = store.get_items(sorted(superseded))
+        later = store.get_items(sorted({f.superseded_by for f in facts.values() if f.superseded_by}))
+        superseded = {
+            i for i, f in facts.items() if (nxt := later.get(f.superseded_by or "")) and nxt.event_at <= as_of
+        }
     stale = {n for n, fs in evidence.items() if fs and all(f in superseded for f in fs)}
     # A member not reached from the hits may be stale too: ask for those a core needs.
     others = sorted({m for ms in cores.values() for m in ms} - set(node_ids))
     if others:
-        stale |= stale_nodes(store, others, {})
+        stale |= stale_nodes(store, others, {}, as_of)
     stale |= {core for core, members in cores.items() if members and all(m in stale for m in members)}
     return stale
 

@@ -133,6 +133,12 @@ def test_a_node_whose_evidence_was_all_superseded_is_stale(cli, writer, llm, sto
     shown = cli("schemas").stdout
     (line,) = [x for x in shown.splitlines() if runner.id in x and "member" not in x and ":" not in x]
     assert line.endswith("facts, stale)") and "stale" not in shown.replace(line, "")
+    # As of a day before the change of mind (said 2026-06-01), the running was still believed:
+    # the schema resting on it was not stale then.
+    then = recall(store, embedder, "runs before breakfast", k=4, as_of=datetime(2026, 5, 1, tzinfo=UTC))
+    assert runner.id in {n.id for n in then.nodes} and runner.id not in then.stale_nodes
+    table = cli("recall", "runs before breakfast", "-k", "4", "--as-of", "2026-05-01").stdout
+    assert RUNNER in table and "(stale)" not in table
 
     # Once every member is stale, so is the core schema above them.
     late = [f for f in facts if f.id in ids_of(facts, "deadlines")]
