@@ -499,7 +499,7 @@ class Writer:
         links: list[tuple[str, str]] = []
         updates: dict[str, MemoryItem] = {}
         events: list[Event] = []
-        heads: dict[str, str] = {}  # old id → the newest item of its chain so far
+        heads: dict[str, MemoryItem] = {}  # old id → the newest item of its chain so far
         self._fresh_ids(raw, kept)
         for i, (item, p) in enumerate(zip(kept, plan, strict=True)):
             if p.reason:
@@ -522,10 +522,23 @@ class Writer:
                     out.updated.append(t.id)
                     continue
             if p.op == "SUPERSEDE" and p.target is not None:
-                old_id = heads.get(p.target.id) or (self._fresh_head(p.target.id) or p.target).id
+                head = heads.get(p.target.id) or self._fresh_head(p.target.id) or p.target
+                if raw.said_at < head.event_at and item.event_at < head.event_at:
+                    # Said before the chain's current state (an old journal imported later):
+                    # linked after it, the older stance would become current. Kept beside it.
+                    # ("Swimming since March" said in June after April's running still links.)
+                    why = (
+                        f"SUPERSEDE {head.id} refused: said {item.event_at:%Y-%m-%d}, before the state "
+                        f"it would replace ({head.event_at:%Y-%m-%d}): added instead"
+                    )
+                    out.rejected.append(why)
+                    events.append(Event("REJECTED", item.id, raw.id, head.id, detail=why))
+                    p = _Plan("ADD")
+            if p.op == "SUPERSEDE" and p.target is not None:
+                old_id = head.id
                 item.supersedes = old_id
                 links.append((old_id, item.id))
-                heads[p.target.id] = item.id
+                heads[p.target.id] = item
                 events.append(Event("SUPERSEDE", item.id, raw.id, old_id, "", item.text))
                 out.superseded.append((old_id, item.id))
             else:

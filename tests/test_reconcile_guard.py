@@ -303,3 +303,37 @@ def test_as_of_sees_a_stance_from_when_it_began_not_when_it_was_told(
     april = recall(store, writer.embedder, "coffee", as_of=datetime(2026, 4, 1, tzinfo=UTC))
     assert [h.text for h in april.hits if h.kind != "raw"] == ["Has quit coffee"]
     assert store.get_raw([raw.id])[raw.id].status == DONE
+
+
+def test_a_stance_said_before_the_current_one_never_replaces_it(
+    writer: Writer, llm: ScriptedLLM, store: Store
+) -> None:
+    """An old journal imported after newer statements: its stance, said earlier, must not become
+    the current belief by superseding the newer one (the model may well answer SUPERSEDE). It is
+    kept beside it, the refusal recorded. A change learned late ("since March", said in June)
+    still supersedes."""
+    vegan_raw = said("2026-05-01", "I'm vegan now.")
+    llm.enqueue(extraction(item("Is vegan", topic="food", attribute="diet")))
+    writer.add([vegan_raw])
+    vegan = item_id(vegan_raw)
+    old = said("2025-01-01", "Steak night again, I eat meat every day.")
+    llm.enqueue(
+        extraction(item("Eats meat every day", topic="food", attribute="diet")),
+        decisions(decide("SUPERSEDE", vegan)),
+    )
+
+    report = writer.add([old])
+
+    assert (report.added, report.superseded) == (1, 0)
+    (why,) = report.outcomes[0].rejected
+    assert why.startswith(f"SUPERSEDE {vegan} refused: said 2025-01-01, before the state it would replace")
+    assert store.get_items([vegan])[vegan].is_current
+    assert [i.supersedes for i in store.items_from_raw(old.id)] == [None]
+
+    later = said("2026-06-01", "I've been eating fish since March.")
+    llm.enqueue(
+        extraction(item("Eats fish again since March", topic="food", attribute="diet", when="since March")),
+        decisions(decide("SUPERSEDE", vegan)),
+    )
+    assert writer.add([later]).superseded == 1
+    assert not store.get_items([vegan])[vegan].is_current
