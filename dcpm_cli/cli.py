@@ -312,7 +312,7 @@ def recall(
     for x in kinds or []:
         if x not in (*ITEM_KINDS, "raw"):
             raise InputError(f"unknown kind {x!r}", "use fact, identity, summary or raw")
-    when = ingest.parse_time(as_of, "--as-of") if as_of else None
+    when = ingest.parse_as_of(as_of, "--as-of") if as_of else None
     if as_json:
         fmt = OutputFormat.json
     if batch is not None:

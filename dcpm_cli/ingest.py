@@ -42,6 +42,15 @@ def parse_time(value: str | float | int, what: str = "time") -> datetime:
     return when
 
 
+def parse_as_of(value: str, what: str = "--as-of") -> datetime:
+    """A moment to read memory as of: a bare date means the end of that day (everything said
+    that day counts), where a bare date said of an input means its noon."""
+    when = parse_time(value, what)
+    if re.fullmatch(r"\d{4}-\d{2}-\d{2}", value.strip()):
+        when = when.replace(hour=23, minute=59, second=59, microsecond=999999)
+    return when
+
+
 def _read_time(value: object) -> datetime | None:
     try:
         if isinstance(value, int | float) and not isinstance(value, bool):

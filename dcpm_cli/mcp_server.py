@@ -204,7 +204,7 @@ class Memory:
         for x in kinds or []:
             if x not in (*ITEM_KINDS, "raw"):
                 raise InputError(f"unknown kind {x!r}", "use fact, identity, summary or raw")
-        when = ingest.parse_time(as_of, "as_of") if as_of else None
+        when = ingest.parse_as_of(as_of, "as_of") if as_of else None
         with self._reads:
             result = recall(
                 self.store, self.embedder, query, k=k, kinds=kinds or None, as_of=when,

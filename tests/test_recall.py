@@ -226,3 +226,11 @@ def test_an_input_with_nothing_extracted_stays_findable(cli, llm):
     cli("add", "--at", "2026-03-03", "My name is Nora and I work as a nurse in Leeds")
     data = json.loads(cli("recall", "where do I work", "--json").stdout)
     assert data["hits"] and "nurse in Leeds" in data["hits"][0]["text"]
+
+
+def test_a_bare_as_of_date_counts_the_whole_day(cli):
+    """`--as-of 2026-03-01` is what was believed by the end of that day: an evening chat counts."""
+    cli("add", "--no-extract", "--at", "2026-03-01T19:30", "Booked the cello lessons for Thursday evenings")
+    hits = json.loads(cli("recall", "cello lessons", "--as-of", "2026-03-01", "--json").stdout)["hits"]
+    assert [h["text"] for h in hits] == ["Booked the cello lessons for Thursday evenings"]
+    assert json.loads(cli("recall", "cello lessons", "--as-of", "2026-02-28", "--json").stdout)["hits"] == []
