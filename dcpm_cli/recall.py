@@ -64,6 +64,12 @@ def recall(
     A memory counts as found when its text shares words with the query or its cosine
     similarity reaches `min_similarity`: a query about nothing stored finds nothing.
     `chains=False` is the no-supersedes ablation: every item stands alone, no arcs."""
+    if not re.search(r"\w", query):
+        # "*", "?!.": no word to share, and the cosine of their vector with short texts passes
+        # the floor by accident (`forget --query '*'` planned to delete three inputs).
+        return Recall(
+            query=query, hits=[], as_of=as_of, warnings=["the query has no words: nothing to match"]
+        )
     vector = embedder.embed([query])[0]
     depth = max(4 * k, 20)
     item_kinds = [x for x in (kinds or ITEM_KINDS) if x in ITEM_KINDS]

@@ -144,6 +144,12 @@ def test_a_query_that_matches_nothing_says_so(cli):
     result = cli("recall", "quarterly tax filing for offshore shipping containers")
     assert result.exit_code == 0
     assert "no memories match" in result.stdout
+    for junk in ("*", "?!.", "..."):  # no word: nothing found, and so nothing to forget
+        res = cli("recall", junk, "--json")
+        assert res.exit_code == 0 and json.loads(res.stdout)["hits"] == [], junk
+        assert "no words" in res.stderr
+        plan = cli("forget", "--query", junk, "--dry-run")
+        assert "Miso" not in plan.stdout, junk
 
 
 def test_empty_store_gives_a_friendly_message(cli, dcpm_home):
