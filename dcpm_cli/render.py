@@ -13,9 +13,9 @@ from typing import Any
 
 from rich.console import Console
 
-# Piped output is never hard-wrapped: scripts get one record a line.
+# Piped output is never hard-wrapped: scripts get one record a line, cron logs one note a line.
 out = Console(highlight=False, soft_wrap=not sys.stdout.isatty())
-err = Console(stderr=True, highlight=False)
+err = Console(stderr=True, highlight=False, soft_wrap=not sys.stderr.isatty())
 
 
 def _default(o: Any) -> Any:

@@ -283,3 +283,14 @@ def test_turns_at_one_time_are_each_stored_and_see_the_turns_before(cli, llm) ->
     assert (again["stored"], again["already_stored"]) == (0, 3), "still idempotent"
     said = sorted(r.said_at for r in cli.open_store().raw_by_status(["done", "no_items", "context"]))
     assert said[0].isoformat().startswith("2026-03-01T10:00:00") and said[0] < said[1] < said[2]
+
+
+def test_a_note_in_a_cron_log_is_one_line(dcpm, dcpm_home) -> None:
+    """stderr piped to a log file is never hard-wrapped at 80 columns: one note, one line."""
+    env = {"DCPM_LLM": "ollama:nothing", "OLLAMA_HOST": "127.0.0.1:9", "COLUMNS": "80"}
+
+    done = dcpm("add", "a long day of notes for the cron log", env=env)
+
+    assert done.returncode == 3, done.stderr
+    (note,) = [line for line in done.stderr.splitlines() if line.startswith("extraction pending")]
+    assert len(note) > 80 and note.endswith("run `dcpm process` when the LLM is back.")
