@@ -105,7 +105,7 @@ def ollama_errors(model: str, timeout: float | None = None) -> Iterator[None]:
     import httpx
     import ollama
 
-    hint = "start it with `ollama serve` (or set OLLAMA_HOST), or use --no-extract"
+    hint = "start it with `ollama serve`, or set OLLAMA_HOST to where it runs"
     try:
         yield
     except ConnectionError as e:
