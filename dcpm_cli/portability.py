@@ -83,6 +83,7 @@ class ImportReport:
     vectors: str = ""  # "from the file" | "re-embedded (…)"
     added: dict[str, int] = field(default_factory=dict)
     already_present: dict[str, int] = field(default_factory=dict)
+    moved_forward: dict[str, int] = field(default_factory=dict)  # present, shown further on
     passages: int = 0
 
     def to_dict(self) -> dict[str, Any]:
@@ -92,6 +93,7 @@ class ImportReport:
             "vectors": self.vectors,
             "added": self.added,
             "already_present": self.already_present,
+            "moved_forward": self.moved_forward,
             "passages_built": self.passages,
         }
 
@@ -116,6 +118,7 @@ def import_lines(
     total = sum(int(v) for v in dict(head.get("counts") or {}).values())
     done = 0
     sessions: set[str] = set()
+    present: dict[str, list[dict[str, Any]]] = {}
     kind, batch = "", []
     with store.lock():
         for n, line in numbered:
@@ -125,12 +128,20 @@ def import_lines(
                     f"line {n}: unknown record type {record['type']!r}", "is this a dcpm export?"
                 )
             if record["type"] != kind or len(batch) >= BATCH:
-                done += _flush(store, embedder, kind, batch, reuse, report, sessions)
+                done += _flush(store, embedder, kind, batch, reuse, report, sessions, present)
                 kind, batch = record["type"], []
                 if progress:
                     progress(done, total)
             batch.append(record)
-        done += _flush(store, embedder, kind, batch, reuse, report, sessions)
+        done += _flush(store, embedder, kind, batch, reuse, report, sessions, present)
+        # Records here already that the export shows further on (a newer export of the same
+        # memory): moved forward once everything they point at is in.
+        for kind in ("raw", "item"):
+            moved, rewritten = store.advance(kind, present.get(kind, []))
+            if rewritten:
+                store.replace_items(rewritten, _embed(embedder, [i.text for i in rewritten], store.dim))
+            if moved:
+                report.moved_forward[kind] = moved
         report.passages = store.index_passages(sessions) if sessions else 0
     store.maintain()
     if progress:
@@ -210,6 +221,7 @@ def _flush(
     reuse: bool,
     report: ImportReport,
     sessions: set[str],
+    present: dict[str, list[dict[str, Any]]],
 ) -> int:
     if not batch:
         return 0
@@ -225,6 +237,8 @@ def _flush(
     sessions.update(store.sessions_of(kind, rows))  # all: an import cut short is finished by the next
     report.added[kind] = report.added.get(kind, 0) + len(fresh)
     report.already_present[kind] = report.already_present.get(kind, 0) + len(rows) - len(fresh)
+    new_ids = {r["id"] for r in fresh if "id" in r}
+    present.setdefault(kind, []).extend(r for r in rows if r.get("id") not in new_ids)
     if not fresh:
         return len(batch)
     vectors: dict[str, np.ndarray | None] = {}

@@ -177,3 +177,48 @@ def test_export_to_stdout_is_one_json_record_a_line(rich_store, cli) -> None:
     kinds = [json.loads(line)["type"] for line in lines]
     assert kinds[0] == "header" and kinds.count("raw") == 5 and kinds.count("node") == 2
     assert all("vector" not in json.loads(line) for line in lines)
+
+
+def test_a_newer_export_moves_an_older_copy_forward(cli, llm, tmp_path: Path) -> None:
+    """Importing Tuesday's export over Monday's copy: what changed since (an item superseded,
+    an item updated, an input extracted) comes over; importing Monday's again changes nothing."""
+    from replies import decide, decisions, extraction, item
+
+    llm.enqueue(
+        extraction(
+            item("Is vegetarian", topic="food", attribute="diet"), item("Lives in Leeds", attribute="home")
+        )
+    )
+    assert cli("add", "--at", "2026-01-01", "I'm vegetarian from today. I live in Leeds.").exit_code == 0
+    veg, leeds = sorted(cli.open_store().all_items(), key=lambda i: i.text)  # "Is …", "Lives …"
+    assert cli("add", "--no-extract", "--at", "2026-01-02", "Bought a bread machine.").exit_code == 0
+    monday, tuesday, copy = tmp_path / "mon.jsonl", tmp_path / "tue.jsonl", str(tmp_path / "copy")
+    cli("export", "--out", str(monday))
+    assert cli("--store", copy, "import", str(monday)).exit_code == 0
+
+    llm.enqueue(
+        extraction(item("Eats meat again", topic="food", attribute="diet")),
+        decisions(decide("SUPERSEDE", veg.id)),
+        extraction(item("Bought a bread machine", topic="home", attribute="kitchen")),
+    )
+    assert cli("add", "--at", "2026-02-01", "I eat meat again.").exit_code == 0
+    assert cli("process").exit_code == 0
+    llm.enqueue(
+        extraction(item("Lives in the Headingley part of Leeds", attribute="home")),
+        decisions(decide("UPDATE", leeds.id, text="Lives in Leeds, in Headingley")),
+    )
+    assert cli("add", "--at", "2026-02-02", "Headingley, to be exact.").exit_code == 0
+    cli("export", "--out", str(tuesday))
+
+    moved = json.loads(cli("--store", copy, "import", str(tuesday), "--json").stdout)
+
+    assert moved["moved_forward"] == {"raw": 1, "item": 2}
+    assert cli("--store", copy, "check").exit_code == 0
+    hits = json.loads(cli("--store", copy, "recall", "what do I eat?", "--json").stdout)["hits"]
+    assert hits[0]["text"] == "Eats meat again"
+    assert [c["text"] for c in hits[0]["chain"]] == ["Is vegetarian", "Eats meat again"]
+    assert json.loads(cli("--store", copy, "stats", "--json").stdout)["pending"] == 0
+    home = json.loads(cli("--store", copy, "recall", "where do I live?", "--json").stdout)["hits"][0]
+    assert home["text"] == "Lives in Leeds, in Headingley"  # found by its new words: re-embedded
+    again = json.loads(cli("--store", copy, "import", str(monday), "--json").stdout)
+    assert again["moved_forward"] == {} and set(again["added"].values()) == {0}

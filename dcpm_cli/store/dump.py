@@ -10,9 +10,10 @@ from collections.abc import Iterator, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from dcpm_cli.models import MemoryItem
+from dcpm_cli.models import DONE, FAILED, NO_ITEMS, PENDING, MemoryItem
 from dcpm_cli.store import schemas as S
 from dcpm_cli.store.sql import in_list as _in
+from dcpm_cli.store.sql import quote as _q
 
 if TYPE_CHECKING:
     import numpy as np
@@ -75,6 +76,40 @@ class DumpVerbs:
             if isinstance(row.get(name), str) and pa.types.is_timestamp(schema.field(name).type):
                 row[name] = datetime.fromisoformat(row[name])
         return row
+
+    def advance(self, kind: str, rows: Sequence[dict[str, Any]]) -> tuple[int, list[MemoryItem]]:
+        """Records already here that the export shows further on: a raw input extracted since
+        (its status), an item superseded since (its back-pointer) or updated since (returned,
+        to be rewritten with a fresh vector). Never backward, so an older export, or the same
+        one twice, changes nothing. Run once every record of the export is in. Returns how
+        many moved, and the items to rewrite."""
+        if kind not in ("raw", "item") or not rows:
+            return 0, []
+        name, theirs = RECORD_TABLES[kind], {r["id"]: r for r in rows}
+        ids, updated, moved = list(theirs), [], 0
+        for i in range(0, len(ids), _CHUNK):
+            for mine in self._rows(name, _in("id", ids[i : i + _CHUNK])):
+                new, where = theirs[mine["id"]], f"id = {_q(mine['id'])}"
+                if kind == "raw":
+                    if mine["status"] in (PENDING, FAILED) and new.get("status") in (DONE, NO_ITEMS):
+                        values = {
+                            "status": new["status"],
+                            "error": "",
+                            "attempts": int(new.get("attempts") or 0),
+                        }
+                        self.table(name).update(where=where, values=values)
+                        moved += 1
+                    continue
+                linked = not mine.get("superseded_by") and new.get("superseded_by")
+                if linked:
+                    self.table(name).update(where=where, values={"superseded_by": new["superseded_by"]})
+                rewritten = new.get("updated_at") and new["updated_at"] > mine["updated_at"]
+                if rewritten and new.get("text") != mine["text"]:
+                    fields = {f: new.get(f, mine.get(f)) for f in MemoryItem.__dataclass_fields__}
+                    fields["superseded_by"] = mine.get("superseded_by") or new.get("superseded_by")
+                    updated.append(MemoryItem(**fields))
+                moved += bool(linked or (rewritten and new.get("text") != mine["text"]))
+        return moved, updated
 
     @staticmethod
     def sessions_of(kind: str, rows: Sequence[dict[str, Any]]) -> set[str]:
