@@ -384,9 +384,18 @@ class Writer:
         return outcome
 
     def _known_attributes(self, raw: RawInput) -> list[tuple[str, str]]:
-        """(subject, attribute) of the current items nearest to this input, most similar first."""
+        """(subject, attribute) of the current items nearest to this input, most similar first:
+        only of items related to it at all (recall's floor, `recall_min_similarity`). The
+        nearest of unrelated items is still unrelated, and a small model offered its attribute
+        used it: qwen2.5-coder:1.5b filed a Netflix weekend under an earlier Lidl shop's
+        `shopping routine`, and a sawmill under a partner's `coffee habit`, which then chained."""
+        floor = self.settings.recall_min_similarity
         near = self.store.nearest_items(self._embed([raw.text])[0], KNOWN_ATTRIBUTES)
-        pairs = [(i.subject, i.attribute) for i, _ in near if i.attribute and i.kind != "summary"]
+        pairs = [
+            (i.subject, i.attribute)
+            for i, cos in near
+            if i.attribute and i.kind != "summary" and cos >= floor
+        ]
         return list(dict.fromkeys(pairs))
 
     def _item(self, raw: RawInput, index: int, x: extraction.ExtractedItem) -> MemoryItem:
