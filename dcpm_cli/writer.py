@@ -387,8 +387,8 @@ class Writer:
         """(subject, attribute) of the current items nearest to this input, most similar first:
         only of items related to it at all (recall's floor, `recall_min_similarity`). The
         nearest of unrelated items is still unrelated, and a small model offered its attribute
-        used it: qwen2.5-coder:1.5b filed a Netflix weekend under an earlier Lidl shop's
-        `shopping routine`, and a sawmill under a partner's `coffee habit`, which then chained."""
+        used it: qwen2.5-coder:1.5b filed a Netflix weekend (cosine 0.17 to the Lidl shop) under
+        that shop's `shopping routine`, and the two then chained."""
         floor = self.settings.recall_min_similarity
         near = self.store.nearest_items(self._embed([raw.text])[0], KNOWN_ATTRIBUTES)
         pairs = [
