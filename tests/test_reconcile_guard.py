@@ -254,7 +254,11 @@ def test_extraction_is_offered_the_attributes_already_in_memory(
 
     prompt = llm.calls[-1]["messages"][-1]["content"]
     assert "Attributes already in memory" in prompt
-    assert "diet" in prompt.split("Attributes already in memory", 1)[1]
+    offered = prompt.split("Attributes already in memory", 1)[1].split("\n", 1)[0]
+    assert "diet" in offered
+    # Only a related item's attribute: the job (cosine 0.04 to the input) would invite the
+    # model to file the input under it.
+    assert "job" not in offered
 
     # The schema sent requires the attribute (non-empty) and the time words: a small model
     # under a grammar left an optional attribute empty, and nothing could chain to it.
