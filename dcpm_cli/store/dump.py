@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Any
 from dcpm_cli.models import DONE, FAILED, NO_ITEMS, PENDING, MemoryItem
 from dcpm_cli.store import schemas as S
 from dcpm_cli.store.sql import in_list as _in
-from dcpm_cli.store.sql import quote as _q
 
 if TYPE_CHECKING:
     import numpy as np
@@ -45,6 +44,10 @@ class DumpVerbs:
     def table(self, name: str) -> Any: ...
     def has_table(self, name: str) -> bool: ...
     def _rows(self, table: str, where: str | None, columns: Any = None, limit: int | None = None) -> list: ...
+    def set_raw_status(
+        self, raw_id: str, status: str, error: str = "", attempts: int | None = None
+    ) -> None: ...
+    def set_superseded_by(self, old_id: str, new_id: str) -> None: ...
 
     def record_count(self, kind: str) -> int:
         return int(self.table(RECORD_TABLES[kind]).count_rows()) if self.has_table(RECORD_TABLES[kind]) else 0
@@ -89,20 +92,16 @@ class DumpVerbs:
         ids, updated, moved = list(theirs), [], 0
         for i in range(0, len(ids), _CHUNK):
             for mine in self._rows(name, _in("id", ids[i : i + _CHUNK])):
-                new, where = theirs[mine["id"]], f"id = {_q(mine['id'])}"
+                new = theirs[mine["id"]]
+                # Through the store's own verbs: a warm process's table copies learn the change.
                 if kind == "raw":
                     if mine["status"] in (PENDING, FAILED) and new.get("status") in (DONE, NO_ITEMS):
-                        values = {
-                            "status": new["status"],
-                            "error": "",
-                            "attempts": int(new.get("attempts") or 0),
-                        }
-                        self.table(name).update(where=where, values=values)
+                        self.set_raw_status(mine["id"], new["status"], "", int(new.get("attempts") or 0))
                         moved += 1
                     continue
                 linked = not mine.get("superseded_by") and new.get("superseded_by")
                 if linked:
-                    self.table(name).update(where=where, values={"superseded_by": new["superseded_by"]})
+                    self.set_superseded_by(mine["id"], new["superseded_by"])
                 rewritten = new.get("updated_at") and new["updated_at"] > mine["updated_at"]
                 if rewritten and new.get("text") != mine["text"]:
                     fields = {f: new.get(f, mine.get(f)) for f in MemoryItem.__dataclass_fields__}
