@@ -102,8 +102,6 @@ def import_lines(
     store: Store, embedder: Embedder, lines: Iterable[str], *, progress: Progress | None = None
 ) -> ImportReport:
     """Add an export's records to `store` (whose embedder is `embedder`); see the module doc."""
-    from dcpm_cli.store.dump import RECORD_TABLES
-
     numbered = ((n, line) for n, line in enumerate(lines, 1) if line.strip())
     head = _header(next(numbered, (1, "")))
     reuse = bool(head.get("with_vectors")) and (head.get("embedder"), head.get("dim")) == (
@@ -123,10 +121,6 @@ def import_lines(
     with store.lock():
         for n, line in numbered:
             record = _record(n, line)
-            if record["type"] not in RECORD_TABLES:
-                raise InputError(
-                    f"line {n}: unknown record type {record['type']!r}", "is this a dcpm export?"
-                )
             if record["type"] != kind or len(batch) >= BATCH:
                 done += _flush(store, embedder, kind, batch, reuse, report, sessions, present)
                 kind, batch = record["type"], []
@@ -156,8 +150,6 @@ def check_lines(lines: Iterable[str]) -> int:
     """Read an export whole before anything is imported: the header, then every line a record
     of a known type. How many records; InputError naming the first bad line (a file cut short,
     a line that is not JSON or not UTF-8), so a broken file imports nothing."""
-    from dcpm_cli.store.dump import RECORD_TABLES
-
     n, count, seen_header = 0, 0, False
     try:
         for n, line in enumerate(lines, 1):
@@ -167,11 +159,7 @@ def check_lines(lines: Iterable[str]) -> int:
                 _header((n, line))
                 seen_header = True
                 continue
-            record = _record(n, line)
-            if record["type"] not in RECORD_TABLES:
-                raise InputError(
-                    f"line {n}: unknown record type {record['type']!r}", "is this a dcpm export?"
-                )
+            _record(n, line)
             count += 1
     except UnicodeDecodeError as e:
         raise InputError("the file is not UTF-8 text", _IS_EXPORT) from e  # read ahead: no line number
@@ -182,7 +170,7 @@ def check_lines(lines: Iterable[str]) -> int:
 
 def _header(numbered: tuple[int, str]) -> dict[str, Any]:
     n, line = numbered
-    head = _record(n, line) if line else {}
+    head = _record(n, line, header=True) if line else {}
     if head.get("type") != "header":
         raise InputError("not a dcpm export: the first line is not its header", "make one with `dcpm export`")
     fmt = head.get("format")
@@ -203,13 +191,19 @@ def _header(numbered: tuple[int, str]) -> dict[str, Any]:
     return head
 
 
-def _record(n: int, line: str) -> dict[str, Any]:
+def _record(n: int, line: str, *, header: bool = False) -> dict[str, Any]:
+    """One line as a record: JSON, an object, of a type this dcpm knows (the header's
+    type is checked by `_header`)."""
+    from dcpm_cli.store.dump import RECORD_TABLES
+
     try:
         record = json.loads(line)
     except json.JSONDecodeError as e:
         raise InputError(f"line {n} is not JSON: {e.msg}", "is this a dcpm export?") from e
     if not isinstance(record, dict) or "type" not in record:
-        raise InputError(f"line {n} is not a dcpm record", "is this a dcpm export?")
+        raise InputError(f"line {n} is not a dcpm record", _IS_EXPORT)
+    if not header and record["type"] not in RECORD_TABLES:
+        raise InputError(f"line {n}: unknown record type {record['type']!r}", _IS_EXPORT)
     return record
 
 

@@ -102,12 +102,13 @@ class DumpVerbs:
                 linked = not mine.get("superseded_by") and new.get("superseded_by")
                 if linked:
                     self.set_superseded_by(mine["id"], new["superseded_by"])
-                rewritten = new.get("updated_at") and new["updated_at"] > mine["updated_at"]
-                if rewritten and new.get("text") != mine["text"]:
+                later = new.get("updated_at") and new["updated_at"] > mine["updated_at"]
+                rewritten = bool(later) and new.get("text") != mine["text"]
+                if rewritten:
                     fields = {f: new.get(f, mine.get(f)) for f in MemoryItem.__dataclass_fields__}
                     fields["superseded_by"] = mine.get("superseded_by") or new.get("superseded_by")
                     updated.append(MemoryItem(**fields))
-                moved += bool(linked or (rewritten and new.get("text") != mine["text"]))
+                moved += bool(linked or rewritten)
         return moved, updated
 
     @staticmethod
