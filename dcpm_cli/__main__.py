@@ -1,3 +1,3 @@
-from dcpm_cli.cli import main
+from dcpm_cli.cli.main import main
 
 main()

@@ -17,12 +17,12 @@ import pytest
 from fake_ollama import FakeOllama
 from typer.testing import CliRunner
 
-from dcpm_cli.cli import app
+from dcpm_cli.cli.main import app
 from dcpm_cli.config import Settings
 from dcpm_cli.embed import Embedder, get_embedder
 from dcpm_cli.llm import ScriptedLLM
 from dcpm_cli.store import Store
-from dcpm_cli.writer import Writer
+from dcpm_cli.write.pipeline import Writer
 
 SAMPLE_DATA = Path(__file__).resolve().parent.parent / "sample_data"
 

@@ -11,7 +11,7 @@ import pytest
 from replies import decide, decisions, extraction, item, item_id
 
 from dcpm_cli.models import RawInput
-from dcpm_cli.recall import recall
+from dcpm_cli.read.recall import recall
 
 STANCES = [
     ("2026-01-05", "Works out in group spin classes three times a week"),

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from replies import decide, decisions, extraction, item, item_id
 
-from dcpm_cli.bench import arcs
+from benchmarks import arcs
 from dcpm_cli.embed import Embedder
 from dcpm_cli.llm import ScriptedLLM
 

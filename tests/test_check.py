@@ -12,12 +12,12 @@ from typing import Any
 import pytest
 from replies import decide, decisions, extraction, item, item_id
 
-from dcpm_cli.check import chain_problems, check
 from dcpm_cli.llm import ScriptedLLM
 from dcpm_cli.models import DONE, PENDING, Edge, MemoryItem, Node, RawInput
+from dcpm_cli.ops.check import chain_problems, check
 from dcpm_cli.store import Store
 from dcpm_cli.store import schemas as S
-from dcpm_cli.writer import Writer
+from dcpm_cli.write.pipeline import Writer
 
 
 class Cut(Exception):

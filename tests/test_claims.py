@@ -20,14 +20,14 @@ from conftest import dcpm_script
 from fake_ollama import Delay, FakeOllama, Reply
 from replies import decide, decisions, extraction, item, item_id
 
-from dcpm_cli.check import check
 from dcpm_cli.errors import LLMUnavailable, LockBusy
-from dcpm_cli.forget import apply_forget, plan_forget
 from dcpm_cli.llm import Reply as LLMReply
 from dcpm_cli.llm import ScriptedLLM
 from dcpm_cli.models import DONE, FAILED, PENDING, RawInput
+from dcpm_cli.ops.check import check
+from dcpm_cli.ops.forget import apply_forget, plan_forget
 from dcpm_cli.store import Store
-from dcpm_cli.writer import Writer
+from dcpm_cli.write.pipeline import Writer
 
 
 def said(day: int) -> datetime:

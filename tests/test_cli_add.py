@@ -8,7 +8,7 @@ from pathlib import Path
 from replies import decide, decisions, extraction, item, item_id
 from test_writer import FITNESS, assert_one_chain_of_five, fitness_replies
 
-from dcpm_cli import ingest
+from dcpm_cli.ingest import formats as ingest
 from dcpm_cli.models import DONE, PENDING
 
 FITNESS_JOURNAL = "# Fitness\n\n" + "\n".join(f"## {day}\n{text}\n" for day, text, _ in FITNESS)

@@ -11,7 +11,7 @@ HEAVY = ["torch", "lancedb", "sklearn", "ollama", "sentence_transformers", "onnx
 PROBE = """
 import json, sys
 from typer.testing import CliRunner
-from dcpm_cli.cli import app
+from dcpm_cli.cli.main import app
 results = [CliRunner().invoke(app, args) for args in (["--help"], ["add", "--help"], ["process", "--help"])]
 heavy = set(json.loads(sys.argv[1]))
 print(json.dumps({

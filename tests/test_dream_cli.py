@@ -130,7 +130,7 @@ def test_schemas_on_a_new_home_says_there_are_none(cli) -> None:
 PROBE = """
 import json, sys
 from typer.testing import CliRunner
-from dcpm_cli.cli import app
+from dcpm_cli.cli.main import app
 results = [CliRunner().invoke(app, args) for args in (["dream", "--help"], ["schemas", "--help"])]
 print(json.dumps({
     "exit_codes": [r.exit_code for r in results],

@@ -7,7 +7,7 @@ import pytest
 from sklearn.cluster import DBSCAN
 from sklearn.metrics import adjusted_rand_score
 
-from dcpm_cli.bench.dream_phase1 import synthetic
+from benchmarks.dream_phase1 import synthetic
 from dcpm_cli.dream import cluster
 
 

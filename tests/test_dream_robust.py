@@ -15,7 +15,7 @@ from dcpm_cli.dream.integrity import check_graph
 from dcpm_cli.llm import ScriptedLLM
 from dcpm_cli.models import PENDING, MemoryItem, RawInput, short_hash
 from dcpm_cli.store import Store
-from dcpm_cli.writer import Writer
+from dcpm_cli.write.pipeline import Writer
 
 # One theme, told over a year: neighbours are close, but no fact has two others within the
 # tight second radius, so eps₂ finds no sub-cluster at all.
@@ -208,7 +208,7 @@ def chains_ok(report) -> bool:
 
 
 def test_a_dream_starts_with_check_and_repair(store, embedder) -> None:
-    from dcpm_cli.check import check
+    from dcpm_cli.ops.check import check
 
     items = add_facts(store, embedder, fact_items())
     (old,) = [i for i in items if i.text.startswith("Repainted the hallway")]

@@ -13,7 +13,7 @@ from dcpm_cli.dream.run import DreamOptions, last_runs
 from dcpm_cli.errors import LLMUnavailable, LockBusy
 from dcpm_cli.llm import ScriptedLLM
 from dcpm_cli.models import DreamRun, Edge, Node, RawInput
-from dcpm_cli.writer import Writer
+from dcpm_cli.write.pipeline import Writer
 
 
 def texts(store) -> list[str]:

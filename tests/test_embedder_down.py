@@ -12,9 +12,9 @@ from replies import extraction, item
 from dcpm_cli.embed import OllamaEmbedder
 from dcpm_cli.llm import ScriptedLLM
 from dcpm_cli.models import DONE, PENDING, RawInput
-from dcpm_cli.recall import recall
+from dcpm_cli.read.recall import recall
 from dcpm_cli.store import Store
-from dcpm_cli.writer import Writer
+from dcpm_cli.write.pipeline import Writer
 
 TURNS = ["I moved to Leeds in March.", "The flat has a tiny garden.", "I grow chillies there."]
 

@@ -1,4 +1,4 @@
-"""Fault injection with small counts (the bench, `python -m dcpm_cli.bench.faults`, runs hundreds):
+"""Fault injection with small counts (the bench, `python -m benchmarks.faults`, runs hundreds):
 kill -9 of `dcpm add` and `dcpm dream` at seeded random moments, LLM faults at extraction and at
 reconcile, concurrent writers with a dream. After each: no acknowledged input lost, `dcpm check`
 holds after at most one `--repair`, and a rerun completes the work (#8)."""
@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from dcpm_cli.bench import faults as F
+from benchmarks import faults as F
 
 pytestmark = pytest.mark.slow
 

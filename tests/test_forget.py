@@ -36,7 +36,7 @@ JOURNAL = "# Diary\n\n" + "\n".join(f"## 2026-03-{n + 1:02d}\n{text}\n" for n, t
 def assert_consistent(store: Store) -> None:
     """`dcpm check` finds nothing wrong; and, spelled out: symmetric chains, edges and
     provenance pointing at rows that exist."""
-    from dcpm_cli.check import check
+    from dcpm_cli.ops.check import check
 
     report = check(store)
     assert report.ok, [f for f in report.findings if not f.ok]

@@ -17,7 +17,7 @@ from dcpm_cli.embed import Embedder
 from dcpm_cli.llm import ScriptedLLM
 from dcpm_cli.models import DONE, PENDING, RawInput
 from dcpm_cli.store import Store
-from dcpm_cli.writer import Writer
+from dcpm_cli.write.pipeline import Writer
 
 SPORT = {"topic": "fitness", "attribute": "exercise"}
 

@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from dcpm_cli import ingest
 from dcpm_cli.errors import InputError
-from dcpm_cli.ingest import Format
+from dcpm_cli.ingest import formats as ingest
+from dcpm_cli.ingest.formats import Format
+from dcpm_cli.ingest.text import parse_time
 from dcpm_cli.models import CONTEXT, PENDING
 
 SAMPLE_DATA = Path(__file__).resolve().parent.parent / "sample_data"
@@ -215,13 +216,13 @@ def test_jsonl_is_detected_and_text_can_be_forced() -> None:
     ],
 )
 def test_at_parsing(value: str, expected: datetime) -> None:
-    assert ingest.parse_time(value, "--at") == expected
+    assert parse_time(value, "--at") == expected
 
 
 @pytest.mark.parametrize("value", ["yesterday", "2026-13-01", "", "01/03/2026"])
 def test_unreadable_times_are_refused(value: str) -> None:
     with pytest.raises(InputError, match="cannot read --at"):
-        ingest.parse_time(value, "--at")
+        parse_time(value, "--at")
 
 
 # -- through the CLI: what a user sees ------------------------------------------------------

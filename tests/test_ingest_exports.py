@@ -10,7 +10,8 @@ from pathlib import Path
 
 from replies import decide, decisions, extraction, item
 
-from dcpm_cli import ingest, ingest_exports
+from dcpm_cli.ingest import exports as ingest_exports
+from dcpm_cli.ingest import formats as ingest
 from dcpm_cli.models import CONTEXT, DONE
 
 DATA = Path(__file__).resolve().parent / "data" / "exports"

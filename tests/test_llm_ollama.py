@@ -9,10 +9,10 @@ import pytest
 from fake_ollama import Delay, Error, FakeOllama, RawBody, Reply
 from replies import decide, decisions, extraction, item, item_id
 
-from dcpm_cli import ingest
 from dcpm_cli.config import Settings
 from dcpm_cli.embed import OllamaEmbedder, get_embedder
 from dcpm_cli.errors import LLMBadReply, LLMError, LLMUnavailable
+from dcpm_cli.ingest import formats as ingest
 from dcpm_cli.llm import OllamaLLM, get_llm, structured
 from dcpm_cli.prompts.extraction import Extraction
 from dcpm_cli.store import Store
@@ -195,7 +195,7 @@ def test_a_reply_that_is_not_like_ollama_fails_the_call_not_as_unavailable(
 def test_an_unreadable_reply_fails_one_input_and_the_batch_goes_on(
     fake_ollama: FakeOllama, store: Store, embedder, settings: Settings
 ) -> None:
-    from dcpm_cli.writer import Writer
+    from dcpm_cli.write.pipeline import Writer
 
     raws = ingest.parse(
         '{"role": "user", "content": "I bake bread on Sundays.", "timestamp": "2026-01-01"}\n'

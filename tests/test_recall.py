@@ -15,7 +15,7 @@ from conftest import dcpm_script
 from replies import decide, decisions, extraction, item, item_id
 
 from dcpm_cli.models import RawInput
-from dcpm_cli.recall import recall
+from dcpm_cli.read.recall import recall
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 

@@ -22,7 +22,7 @@ from replies import decide, decisions, extraction, item
 
 from dcpm_cli.llm import ScriptedLLM
 from dcpm_cli.models import Edge, Node, RawInput
-from dcpm_cli.recall import recall
+from dcpm_cli.read.recall import recall
 from dcpm_cli.store.graph import MEMBER
 
 CORE = "Throws themself at whatever is in front of them until their body gives out"

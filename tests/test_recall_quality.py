@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from dcpm_cli import ingest
+from dcpm_cli.ingest import formats as ingest
 from dcpm_cli.models import RawInput
-from dcpm_cli.recall import recall
+from dcpm_cli.read.recall import recall
 from dcpm_cli.store import Store
 from dcpm_cli.store import schemas as S
 from dcpm_cli.store.passages import window_starts

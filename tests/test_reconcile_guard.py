@@ -14,9 +14,9 @@ from replies import decide, decisions, extraction, item, item_id
 from dcpm_cli.dates import resolve_when
 from dcpm_cli.llm import ScriptedLLM
 from dcpm_cli.models import DONE, FAILED, RawInput
-from dcpm_cli.recall import recall
+from dcpm_cli.read.recall import recall
 from dcpm_cli.store import Store
-from dcpm_cli.writer import Writer
+from dcpm_cli.write.pipeline import Writer
 
 
 def said(day: str, text: str = "") -> RawInput:

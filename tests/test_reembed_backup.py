@@ -12,7 +12,7 @@ from fake_ollama import FakeOllama
 from test_portability import QUERIES, recall_all, rich_store  # noqa: F401  (a fixture)
 
 from dcpm_cli.errors import LLMUnavailable
-from dcpm_cli.reembed import reembed
+from dcpm_cli.ops.reembed import reembed
 from dcpm_cli.store import Store
 
 
@@ -69,7 +69,7 @@ def test_reembed_to_a_renamed_model_switches_and_answers_the_same(rich_store, cl
     # The configured embedder no longer matches: a clear error, exit 4.
     res = cli("recall", "hiking")
     assert res.exit_code == 4 and "minilm-renamed" in res.stderr
-    from dcpm_cli.recall import recall
+    from dcpm_cli.read.recall import recall
 
     for q, expected in zip(QUERIES, answers, strict=True):
         got = recall(reopened, target, q, k=10)

@@ -13,7 +13,7 @@ from replies import decide, decisions, extraction, item, item_id
 from dcpm_cli.llm import ScriptedLLM
 from dcpm_cli.models import RawInput
 from dcpm_cli.store import Store
-from dcpm_cli.writer import Writer
+from dcpm_cli.write.pipeline import Writer
 
 GARDEN = {"topic": "hobbies", "attribute": "gardening"}
 

@@ -15,8 +15,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from dcpm_cli.bench.read_path import exact_topk, make_items
-from dcpm_cli.bench.system1 import distinct_sentences
+from benchmarks.read_path import exact_topk, make_items
+from benchmarks.system1 import distinct_sentences
 from dcpm_cli.embed import Embedder
 from dcpm_cli.models import DONE, ITEM_KINDS, PENDING, MemoryItem, RawInput
 from dcpm_cli.store import Store

@@ -1,5 +1,5 @@
 """The write path's design for speed: one neighbour search per input, upkeep scheduled by need.
-(Its speed itself is measured by `python -m dcpm_cli.bench.system1`, never asserted here.)"""
+(Its speed itself is measured by `python -m benchmarks.system1`, never asserted here.)"""
 
 from __future__ import annotations
 

@@ -12,12 +12,13 @@ from typing import Any
 import pytest
 from replies import decide, decisions, extraction, item, item_id
 
-from dcpm_cli import ingest
 from dcpm_cli.errors import LLMBadReply, LLMUnavailable
+from dcpm_cli.ingest import formats as ingest
+from dcpm_cli.ingest.text import parse_time
 from dcpm_cli.llm import Reply, ScriptedLLM
 from dcpm_cli.models import CONTEXT, DONE, FAILED, PENDING, RawInput
 from dcpm_cli.store import Store
-from dcpm_cli.writer import Writer
+from dcpm_cli.write.pipeline import Writer
 
 SAMPLE_DATA = Path(__file__).resolve().parent.parent / "sample_data"
 
@@ -56,7 +57,7 @@ FITNESS = [
 
 def fitness_raws(session: str = "journal") -> list[RawInput]:
     return [
-        RawInput(text=text, session=session, source="test", said_at=ingest.parse_time(day))
+        RawInput(text=text, session=session, source="test", said_at=parse_time(day))
         for day, text, _ in FITNESS
     ]
 
@@ -450,7 +451,7 @@ def test_extraction_context_ends_at_a_pause_in_the_conversation(writer: Writer, 
     ]
     llm.enqueue(*[extraction() for _ in said])
 
-    writer.add([RawInput(text=t, said_at=ingest.parse_time(at)) for at, t in said])
+    writer.add([RawInput(text=t, said_at=parse_time(at)) for at, t in said])
 
     context = [c["messages"][-1]["content"].split("\n\n")[0] for c in llm.calls]
     assert [c.count("] user: ") for c in context] == [0, 0, 1, 2, 0]
@@ -466,7 +467,7 @@ def test_an_item_written_from_an_earlier_turn_instead_of_the_input_is_dropped(
         ("user", "19:03", "Lovely, I'll start with Tokyo Story. I already own a Kurosawa box set."),
     ]
     raws = [
-        RawInput(text=t, role=role, session="films", said_at=ingest.parse_time(f"2026-01-09 {at}"))
+        RawInput(text=t, role=role, session="films", said_at=parse_time(f"2026-01-09 {at}"))
         for role, at, t in chat
     ]
     llm.enqueue(
@@ -496,7 +497,7 @@ def test_a_subject_the_input_never_names_is_the_user(writer: Writer, llm: Script
         ("2026-02-01 10:05", "She goes to bed at nine, like a farmer."),
         ("2026-03-01 22:00", "New rule for me: in bed by 22:30, up at 6:30."),
     ]
-    raws = [RawInput(text=t, said_at=ingest.parse_time(at)) for at, t in said]
+    raws = [RawInput(text=t, said_at=parse_time(at)) for at, t in said]
     hanna = "user's sister Hanna"
     llm.enqueue(
         extraction(item("Is a night owl, in bed after 1 am", topic="sleep", attribute="bedtime")),

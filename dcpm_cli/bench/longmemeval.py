@@ -278,9 +278,9 @@ def run_question(
     granularity: str,
     ks: Sequence[int],
 ) -> QuestionResult:
-    from dcpm_cli.recall import recall
+    from dcpm_cli.read.recall import recall
     from dcpm_cli.store import Store
-    from dcpm_cli.writer import Writer
+    from dcpm_cli.write.pipeline import Writer
 
     seconds: dict[str, float] = {}
     raws = raws_of(q)

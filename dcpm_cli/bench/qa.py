@@ -264,7 +264,7 @@ def answer_one(
     ablation: str | None,
     k: int,
 ) -> QAResult:
-    from dcpm_cli.recall import recall
+    from dcpm_cli.read.recall import recall
     from dcpm_cli.render import recall_prompt_text
     from dcpm_cli.store import Store
 
@@ -303,7 +303,7 @@ def _remember(
     bench: QABench,
 ) -> None:
     """The haystack into the store: raw, or through System 1 and 2 as the ablation row says."""
-    from dcpm_cli.writer import Writer
+    from dcpm_cli.write.pipeline import Writer
 
     if ablation is None:
         Writer(store, embedder, None, settings).add(q.raws, extract=False)

@@ -20,7 +20,7 @@ neighbourhood as a Python object: ~40 s and 1.6 GB at 50k facts. Here:
   of one of its core neighbours (which one, when several clusters reach it, may differ from
   scikit-learn's expansion order; noise and cores are identical).
 
-`python -m dcpm_cli.bench.dream_phase1` measures it against scikit-learn.
+`python -m benchmarks.dream_phase1` measures it against scikit-learn.
 """
 
 from __future__ import annotations

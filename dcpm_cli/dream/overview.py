@@ -29,7 +29,7 @@ def graph_overview(
         elif e.kind != EVIDENCE:
             links.append({"src": e.src, "dst": e.dst, "relation": e.kind})
     shown = {n.id for n in nodes}
-    from dcpm_cli.recall import stale_nodes
+    from dcpm_cli.read.recall import stale_nodes
 
     stale = stale_nodes(store, [n.id for n in nodes if n.kind != "core_schema"], members)
     rows = [

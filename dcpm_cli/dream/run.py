@@ -59,7 +59,7 @@ if TYPE_CHECKING:
     from dcpm_cli.embed import Embedder
     from dcpm_cli.llm import LLM
     from dcpm_cli.store import Store
-    from dcpm_cli.writer import Writer
+    from dcpm_cli.write.pipeline import Writer
 
 MAX_LOGGED_REJECTIONS = 100
 SAVE_EVERY = 10  # clusters between run-log updates (each update is one more Lance commit)
@@ -189,7 +189,7 @@ def _dream(
 def _prepare(store: Store, embedder: Embedder, opts: DreamOptions, out: DreamOutcome, say: Log) -> None:
     """Verify and repair the store as `dcpm check --repair` does (what a killed dream, or a
     killed `dcpm add`, left), choose the thresholds, open the run log row."""
-    from dcpm_cli.check import check
+    from dcpm_cli.ops.check import check
 
     report = check(store, repair=True)
     if report.repairs:

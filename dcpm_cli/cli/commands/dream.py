@@ -14,7 +14,7 @@ from typing import Annotated
 
 import typer
 
-from dcpm_cli.cli import EXIT_LLM, _session, app
+from dcpm_cli.cli.app import EXIT_LLM, _session, app
 
 TUNING = "Tuning (defaults per embedder; see --calibrate)"
 

@@ -11,7 +11,7 @@ from typing import Annotated
 
 import typer
 
-from dcpm_cli.cli import _session, app
+from dcpm_cli.cli.app import _session, app
 
 EXIT_CHECK = 6  # the store breaks an invariant (documented in the README)
 
@@ -26,14 +26,14 @@ def check(
 ) -> None:
     """Verify the store: inputs, chains, provenance, graph, passages, embedder; exit 6 if broken."""
     from dcpm_cli import render
-    from dcpm_cli.check import check as run_check
+    from dcpm_cli.ops.check import check as run_check
 
     s = _session(ctx)
     store = s.store_or_none()
     if store is None:
         render.note('nothing stored yet; add something with: dcpm add "..."')
         if as_json:  # nothing to check: every check holds
-            from dcpm_cli.check import CheckReport
+            from dcpm_cli.ops.check import CheckReport
 
             render.print_json(CheckReport(s.settings.store).to_dict())
         return

@@ -48,7 +48,7 @@ def reembed(
     store: Store, target: Embedder, *, progress: Callable[[int, int], None] | None = None
 ) -> ReembedReport:
     from dcpm_cli.dream.calibrate import calibrate
-    from dcpm_cli.portability import export_lines, import_lines
+    from dcpm_cli.ops.portability import export_lines, import_lines
     from dcpm_cli.store import Store
 
     if store.local_path is None:

@@ -1,6 +1,6 @@
 """Read-path performance: `recall()` and dcpm's vector search against exact numpy top-k.
 
-    python -m dcpm_cli.bench.read_path [--sizes 10000 100000] [--queries 200]
+    python -m benchmarks.read_path [--sizes 10000 100000] [--queries 200]
 
 1. Stores of N memory items (a fifth of them superseded, in chains) plus N/5 raw inputs (a
    tenth still pending), inserted in bulk through `Store.add_items` / `Store.add_raw`, then
@@ -39,10 +39,10 @@ from typing import Any
 
 import numpy as np
 
-from dcpm_cli.bench.system1 import SLOTS, TimedEmbedder, distinct_sentences, sentence
+from benchmarks.system1 import SLOTS, TimedEmbedder, distinct_sentences, sentence
 from dcpm_cli.embed import Embedder, get_embedder
 from dcpm_cli.models import DONE, ITEM_KINDS, PENDING, MemoryItem, RawInput, short_hash
-from dcpm_cli.recall import RAW_SEARCHED, recall
+from dcpm_cli.read.recall import RAW_SEARCHED, recall
 from dcpm_cli.store import Store
 from dcpm_cli.store.vectors import TableCopy, one_blas_thread
 
@@ -425,16 +425,14 @@ def report(results: list[SizeResult], cold: ColdResult | None, args: argparse.Na
         print(f"  ratio of medians {d / lt:.2f}×, median of per-pair ratios {pairs:.2f}×  (goal ≤ 1.5×)")
     sizes = " ".join(str(s) for s in args.sizes)
     print(
-        f"\nreproduce: python -m dcpm_cli.bench.read_path --sizes {sizes} --queries {args.queries} "
+        f"\nreproduce: python -m benchmarks.read_path --sizes {sizes} --queries {args.queries} "
         f"--pool {args.pool} --appends {args.appends} --seed {args.seed}"
         f"{' --no-maintain' if args.no_maintain else ''}"
     )
 
 
 def main(argv: list[str] | None = None) -> None:
-    p = argparse.ArgumentParser(
-        prog="python -m dcpm_cli.bench.read_path", description=__doc__.splitlines()[0]
-    )
+    p = argparse.ArgumentParser(prog="python -m benchmarks.read_path", description=__doc__.splitlines()[0])
     p.add_argument("--sizes", type=int, nargs="+", default=[10000, 100000], help="items per store")
     p.add_argument("--queries", type=int, default=200, help="timed queries per size")
     p.add_argument("--pool", type=int, default=3000, help="distinct sentences embedded for the stores")

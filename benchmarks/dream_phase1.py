@@ -1,6 +1,6 @@
 """Phase 1 of `dcpm dream`: time and peak memory of the clustering, against scikit-learn.
 
-    python -m dcpm_cli.bench.dream_phase1 [--sizes 5000 50000] [--threads N] [--no-reference]
+    python -m benchmarks.dream_phase1 [--sizes 5000 50000] [--threads N] [--no-reference]
 
 For each size, synthetic 384-d unit vectors (clustered like sentence embeddings of facts:
 a few hundred topic centres grouped in life domains, a shared anisotropic direction,
@@ -190,7 +190,7 @@ def _run(method: str, data: Path, folder: Path, threads: int | None) -> tuple[di
     if threads:
         for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
             env[var] = str(threads)
-    cmd = [sys.executable, "-m", "dcpm_cli.bench.dream_phase1", "--worker", method, str(data), str(out)]
+    cmd = [sys.executable, "-m", "benchmarks.dream_phase1", "--worker", method, str(data), str(out)]
     proc = subprocess.run(cmd, capture_output=True, text=True, env=env, check=False)
     if proc.returncode != 0:
         raise SystemExit(f"{method} worker failed:\n{proc.stderr}")

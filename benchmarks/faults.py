@@ -1,7 +1,7 @@
 """Fault injection: does dcpm keep every input it acknowledged, and is the store sound (or made
 sound by one `dcpm check --repair`) after kill -9, LLM faults and concurrent writers?
 
-    python -m dcpm_cli.bench.faults [--kills 12] [--dream-kills 8] [--llm-rounds 12]
+    python -m benchmarks.faults [--kills 12] [--dream-kills 8] [--llm-rounds 12]
                                     [--writers 3] [--inputs 100] [--seed 7]
 
 Scenarios (the fake Ollama server of tests/fake_ollama.py answers every LLM call, in a thread of
@@ -264,13 +264,13 @@ def batch(tag: str, n: int, start: datetime) -> list[str]:
 
 def raw_ids(lines: list[str]) -> set[str]:
     """The ids `dcpm add` gives these lines (content-derived)."""
-    from dcpm_cli import ingest
+    from dcpm_cli.ingest import formats as ingest
 
     return {r.id for r in ingest.parse("\n".join(lines), ingest.Format.jsonl, source="faults")}
 
 
 def raw_inputs(lines: list[str]) -> list[Any]:
-    from dcpm_cli import ingest
+    from dcpm_cli.ingest import formats as ingest
 
     return ingest.parse("\n".join(lines), ingest.Format.jsonl, source="faults")
 
@@ -323,7 +323,7 @@ class Lab:
 
     def writer(self, llm: Any, **settings: Any) -> Any:
         from dcpm_cli.config import Settings
-        from dcpm_cli.writer import Writer
+        from dcpm_cli.write.pipeline import Writer
 
         s = Settings(store=str(self.store_path), llm=f"ollama:{MODEL}", llm_timeout=LLM_TIMEOUT, **settings)
         return Writer(self.store(), self.embedder, llm, s)
@@ -363,7 +363,7 @@ def killed(proc: subprocess.Popen[bytes], after: float) -> bool:
 
 def check_store(store: Any, *, repair: bool = False) -> tuple[bool, list[str]]:
     """`dcpm check`'s core (with `--repair`): whether every invariant holds, and what does not."""
-    from dcpm_cli.check import check
+    from dcpm_cli.ops.check import check
 
     report = check(store, repair=repair)
     return report.ok, [f"{f.name}: {f.detail}" for f in report.findings if not f.ok]

@@ -12,7 +12,7 @@ from typing import Annotated, Any
 
 import typer
 
-from dcpm_cli.cli import _session, app
+from dcpm_cli.cli.app import _session, app
 
 
 @app.command()
@@ -36,7 +36,7 @@ def forget(
     """Forget for good: the cascade is shown first; no file, old version or index keeps the text."""
     from dcpm_cli import render
     from dcpm_cli.errors import InputError
-    from dcpm_cli.forget import apply_forget, plan_forget, select_by_query
+    from dcpm_cli.ops.forget import apply_forget, plan_forget, select_by_query
 
     s = _session(ctx)
     store = s.store(create=False)
@@ -73,7 +73,7 @@ def export_(
 ) -> None:
     """The whole memory as JSONL: a header, then one typed record a line; streamed."""
     from dcpm_cli import render
-    from dcpm_cli.portability import export_lines
+    from dcpm_cli.ops.portability import export_lines
 
     store = _session(ctx).store(create=False)
     if out is None:
@@ -108,7 +108,7 @@ def import_(
     """Add an export to this store (empty or not); importing twice changes nothing."""
     from dcpm_cli import render
     from dcpm_cli.errors import InputError
-    from dcpm_cli.portability import check_lines, import_lines
+    from dcpm_cli.ops.portability import check_lines, import_lines
 
     s = _session(ctx)
     try:
@@ -142,7 +142,7 @@ def backup(
 ) -> None:
     """A consistent snapshot of the store in DIR/dcpm-<time> (safe during a cron dream)."""
     from dcpm_cli import render
-    from dcpm_cli.backup import backup as run_backup
+    from dcpm_cli.ops.backup import backup as run_backup
 
     report = run_backup(_session(ctx).store(create=False), folder)
     render.summary(report.to_dict(), as_json=as_json, title="backed up")
@@ -160,7 +160,7 @@ def reembed(
     """Embed the whole store again with another model; switches only when complete."""
     from dcpm_cli import render
     from dcpm_cli.embed import get_embedder
-    from dcpm_cli.reembed import reembed as run_reembed
+    from dcpm_cli.ops.reembed import reembed as run_reembed
 
     s = _session(ctx)
     store, target = s.store(create=False), get_embedder(embedder)

@@ -1,6 +1,6 @@
 """Chat-export import: peak memory of reading a large ChatGPT export, streamed vs loaded whole.
 
-    python -m dcpm_cli.bench.imports [--conversations 5000] [--turns 10] [--through-store]
+    python -m benchmarks.imports [--conversations 5000] [--turns 10] [--through-store]
 
 Writes a synthetic ChatGPT `conversations.json` (each conversation a mapping tree of `turns`
 messages alternating user / assistant, ~200 characters each, with the metadata real exports

@@ -1,6 +1,6 @@
 """Peak memory and time of one long input through `dcpm add`, against a short one (#8).
 
-    python -m dcpm_cli.bench.long_input [--mb 10] [--code CHECKOUT]
+    python -m benchmarks.long_input [--mb 10] [--code CHECKOUT]
 
 Each run is a fresh `dcpm` process in a store of its own; its peak RSS comes from the kernel
 (`wait4`). Two paths: `--no-extract` (persist only: embed, store, passages) and extraction

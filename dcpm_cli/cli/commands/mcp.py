@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from dcpm_cli.cli import _session, app
+from dcpm_cli.cli.app import _session, app
 
 
 @app.command()
@@ -35,8 +35,8 @@ def mcp(
     ] = False,
 ) -> None:
     """Serve the memory to agents over MCP: remember, recall, history, show (models stay warm)."""
-    from dcpm_cli import mcp_server
     from dcpm_cli.errors import InputError
+    from dcpm_cli.mcp import server as mcp_server
 
     try:
         import mcp as _sdk  # noqa: F401

@@ -1,6 +1,6 @@
 """System 1 performance: overhead per `add` excluding LLM time, and bulk raw-ingest throughput.
 
-    python -m dcpm_cli.bench.system1 [--sizes 1000 10000 100000] [--turns 10000]
+    python -m benchmarks.system1 [--sizes 1000 10000 100000] [--turns 10000]
 
 1. Stores pre-filled with N memory items (plus N/2 raw inputs and N events), then ~40
    `Writer.add([RawInput])` calls through the whole pipeline with a scripted LLM that answers
@@ -49,13 +49,14 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from dcpm_cli import ingest
 from dcpm_cli.config import Settings
 from dcpm_cli.embed import Embedder, get_embedder
+from dcpm_cli.ingest import formats as ingest
+from dcpm_cli.ingest.text import read_file
 from dcpm_cli.llm import Reply, ScriptedLLM
 from dcpm_cli.models import DONE, Event, MemoryItem, RawInput, short_hash
 from dcpm_cli.store import Store
-from dcpm_cli.writer import Writer
+from dcpm_cli.write.pipeline import Writer
 
 # -- synthetic but varied text ------------------------------------------------------------
 
@@ -695,9 +696,7 @@ def bench_ingest(args: argparse.Namespace, embedder: Embedder, root: Path) -> In
     path = root / "ingest-store"
     writer = Writer(Store(str(path), emb), emb, None, Settings(store=str(path)))
     clock = Clock()
-    raws = ingest.parse(
-        ingest.read_file(log), ingest.default_format_for(log), session=log.stem, source=log.name
-    )
+    raws = ingest.parse(read_file(log), ingest.default_format_for(log), session=log.stem, source=log.name)
     report = writer.add(raws, extract=False)
     ingested = clock.stop()
     embed.append(embed_alone())  # before and after: the machine's load drifts
@@ -850,7 +849,7 @@ def print_part2(r: IngestResult, embedder_id: str) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(prog="python -m dcpm_cli.bench.system1", description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(prog="python -m benchmarks.system1", description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", type=int, nargs="*", default=[1000, 10000, 100000],
                     help="stored items before the timed adds (default: 1000 10000 100000)")  # fmt: skip
     ap.add_argument("--adds", type=int, default=40, help="timed adds per size (default: 40)")
@@ -876,7 +875,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--seed", type=int, default=7)
     args = ap.parse_args(argv)
 
-    command = "python -m dcpm_cli.bench.system1 " + shlex.join(sys.argv[1:] if argv is None else argv)
+    command = "python -m benchmarks.system1 " + shlex.join(sys.argv[1:] if argv is None else argv)
     root = args.store_dir or Path(tempfile.mkdtemp(prefix="dcpm-bench-"))
     root.mkdir(parents=True, exist_ok=True)
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())

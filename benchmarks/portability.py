@@ -1,7 +1,7 @@
 """Your memory, your control, at scale: export, import, reembed, forget and backup of a store
 of N items, each against a baseline measured in the same run.
 
-    python -m dcpm_cli.bench.portability [--items 10000] [--embedder minilm]
+    python -m benchmarks.portability [--items 10000] [--embedder minilm]
 
 The store: N memory items (every fifth in a revision chain) and N/2 raw inputs in sessions,
 with passages, event log rows for every item, and a few graph nodes; texts are distinct
@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from dcpm_cli.bench.system1 import distinct_sentences
+from benchmarks.system1 import distinct_sentences
 from dcpm_cli.embed import Embedder, get_embedder
 from dcpm_cli.models import DONE, Edge, Event, MemoryItem, Node, RawInput
 from dcpm_cli.store import Store
@@ -115,7 +115,7 @@ def peak_mb(*args: str) -> float:
 
 
 def write_export(store: Store, path: Path, *, with_vectors: bool) -> None:
-    from dcpm_cli.portability import export_lines
+    from dcpm_cli.ops.portability import export_lines
 
     with path.open("w", encoding="utf-8") as f:
         for line in export_lines(store, with_vectors=with_vectors):
@@ -130,8 +130,8 @@ def timed(fn: Any, *args: Any, **kwargs: Any) -> tuple[Any, float]:
 
 def reembedding(embedder: Embedder, plain: Path, root: Path, rows: dict[str, int], rate: float) -> None:
     """Import without vectors (re-embedding) and reembed, against the embedder's throughput."""
-    from dcpm_cli.portability import import_lines
-    from dcpm_cli.reembed import reembed
+    from dcpm_cli.ops.portability import import_lines
+    from dcpm_cli.ops.reembed import reembed
 
     fresh = Store(str(root / "imported"), embedder)
     with plain.open(encoding="utf-8") as f:
@@ -157,9 +157,9 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--no-embedding", action="store_true", help="random vectors; skip the steps that embed")
     args = p.parse_args(argv)
 
-    from dcpm_cli.backup import backup
-    from dcpm_cli.forget import apply_forget, plan_forget
-    from dcpm_cli.portability import import_lines
+    from dcpm_cli.ops.backup import backup
+    from dcpm_cli.ops.forget import apply_forget, plan_forget
+    from dcpm_cli.ops.portability import import_lines
 
     embedder = get_embedder(args.embedder)
     root = Path(tempfile.mkdtemp(prefix="dcpm-bench-portability-"))

@@ -30,7 +30,7 @@ from dcpm_cli.errors import InputError
 from dcpm_cli.models import AddReport, RawInput
 
 if TYPE_CHECKING:
-    from dcpm_cli.writer import Writer
+    from dcpm_cli.write.pipeline import Writer
 
 CHATGPT, CLAUDE, NOTES = "chatgpt", "claude", "notes"
 BATCH = 256  # inputs per store commit: one embedding batch, bounded memory
@@ -108,7 +108,7 @@ def _raw(
     text: str, role: str, session: str, source: str, when: Any, fallback: Any, msg: dict[str, Any]
 ) -> RawInput:
     """A message with its own time is identified by it; one without, by its place in the export."""
-    from dcpm_cli.ingest import parse_time
+    from dcpm_cli.ingest.text import parse_time
 
     said = parse_time(when, "message time") if when else None
     base = parse_time(fallback, "conversation time") if fallback else None
@@ -240,7 +240,7 @@ def note_day(path: Path) -> datetime | None:
 
 def daily_notes(folder: Path) -> list[RawInput]:
     """One input per dated note (front matter dropped), oldest first; undated files skipped."""
-    from dcpm_cli.ingest import read_file
+    from dcpm_cli.ingest.text import read_file
 
     out = []
     dated = sorted((d, p) for p in folder.rglob("*.md") if (d := note_day(p)) is not None)

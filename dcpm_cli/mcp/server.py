@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 from pydantic import Field  # the tools' argument descriptions (annotations are read at run time)
 
 from dcpm_cli.errors import DcpmError, InputError
+from dcpm_cli.ingest.text import parse_as_of, parse_time
 from dcpm_cli.models import PENDING, RawInput, utcnow
 from dcpm_cli.store.staging import GROUP_INPUTS, GROUP_SECONDS
 
@@ -100,15 +101,15 @@ class Memory:
         wait: bool = False,
     ) -> dict[str, Any]:
         """Store one input now; extract it in the background (or before returning, if `wait`)."""
-        from dcpm_cli import ingest
-        from dcpm_cli.writer import Writer
+        from dcpm_cli.ingest import formats as ingest
+        from dcpm_cli.write.pipeline import Writer
 
         if not text.strip():
             raise InputError("nothing to remember: the text is empty")
         if role not in ingest.ROLES:
             raise InputError(f"role must be one of {', '.join(ingest.ROLES)}, got {role!r}")
         # An utterance, like a typed `dcpm add "…"`: the same words at another time are new.
-        said = ingest.parse_time(at, "at") if at else utcnow()
+        said = parse_time(at, "at") if at else utcnow()
         raw = RawInput(text=text.strip(), role=role, session=session, source="mcp", said_at=said)
         with self._reads:
             stored = Writer(self.store, self.embedder, None, self.settings).add([raw], extract=False)
@@ -130,7 +131,7 @@ class Memory:
     def _work(self) -> None:
         """The extraction worker: its own store handle, the inputs in the order remembered."""
         from dcpm_cli.store import Store
-        from dcpm_cli.writer import Writer
+        from dcpm_cli.write.pipeline import Writer
 
         writer = Writer(Store(self.settings.store, self.embedder), self.embedder, self.llm, self.settings)
         job = self._jobs.get()
@@ -195,16 +196,16 @@ class Memory:
         kinds: list[str] | None = None,
     ) -> dict[str, Any]:
         """The same object as `dcpm recall --json`."""
-        from dcpm_cli import ingest, render
+        from dcpm_cli import render
         from dcpm_cli.models import ITEM_KINDS
-        from dcpm_cli.recall import recall
+        from dcpm_cli.read.recall import recall
 
         if not query.strip():
             raise InputError("give a query", "e.g. 'what does the user eat?'")
         for x in kinds or []:
             if x not in (*ITEM_KINDS, "raw"):
                 raise InputError(f"unknown kind {x!r}", "use fact, identity, summary or raw")
-        when = ingest.parse_as_of(as_of, "as_of") if as_of else None
+        when = parse_as_of(as_of, "as_of") if as_of else None
         with self._reads:
             result = recall(
                 self.store, self.embedder, query, k=k, kinds=kinds or None, as_of=when,
@@ -218,7 +219,7 @@ class Memory:
 
     def history(self, target: str, *, k: int = 3) -> list[dict[str, Any]]:
         from dcpm_cli import render
-        from dcpm_cli.recall import arcs
+        from dcpm_cli.read.recall import arcs
 
         with self._reads:
             found = arcs(
@@ -228,7 +229,7 @@ class Memory:
             return [render.arc_dict(a) for a in found]
 
     def show(self, ident: str) -> dict[str, Any]:
-        from dcpm_cli.recall import describe
+        from dcpm_cli.read.recall import describe
 
         with self._reads:
             return _plain(describe(self.store, ident.strip()))
@@ -239,8 +240,8 @@ class Memory:
         """Two steps, so an agent cannot forget by accident: without `confirm`, the plan (what
         would go, with its texts) and a token; with the token of the same plan, the forget.
         The token is the plan's digest: if the memory changed since, the plan is shown again."""
-        from dcpm_cli.forget import apply_forget, plan_forget, select_by_query
         from dcpm_cli.models import short_hash
+        from dcpm_cli.ops.forget import apply_forget, plan_forget, select_by_query
 
         if not ids and not query.strip():
             raise InputError("say what to forget", "give ids (r_…, m_…, n_…) or a query")
@@ -268,7 +269,7 @@ class Memory:
         return {"forgotten": True, "plan": shown, "event": report.event_id}
 
     def stats(self) -> dict[str, Any]:
-        from dcpm_cli.recall import store_stats
+        from dcpm_cli.read.recall import store_stats
 
         with self._reads:
             return _plain(store_stats(self.store))

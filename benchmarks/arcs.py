@@ -1,6 +1,6 @@
 """Belief arcs: does System 1 keep a person's changing stances as chains, on a given LLM?
 
-    python -m dcpm_cli.bench.arcs [--llm ollama:MODEL]
+    python -m benchmarks.arcs [--llm ollama:MODEL]
         [--set dev|heldout|heldout2|heldout3|heldout4|heldout5] [--data FILE] [--json]
 
 A set (`arcs_dev.json`, `arcs_heldout.json`, `arcs_heldout2.json`, `arcs_heldout3.json`,
@@ -35,6 +35,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from dcpm_cli.ingest.text import parse_time
+
 if TYPE_CHECKING:
     from dcpm_cli.embed import Embedder
     from dcpm_cli.llm import LLM
@@ -58,14 +60,14 @@ def load(name_or_path: str) -> dict[str, Any]:
 
 def inputs(data: dict[str, Any]) -> list[RawInput]:
     """The set's documents as raw inputs, parsed as `dcpm add` parses them."""
-    from dcpm_cli import ingest
+    from dcpm_cli.ingest import formats as ingest
 
     raws: list[RawInput] = []
     for n, doc in enumerate(data["documents"]):
         fmt = ingest.Format(doc["format"])
         jsonl = fmt is ingest.Format.jsonl
         text = "\n".join(json.dumps(t) for t in doc["turns"]) if jsonl else doc["text"]
-        at = ingest.parse_time(doc["at"]) if doc.get("at") else None
+        at = parse_time(doc["at"]) if doc.get("at") else None
         raws += ingest.parse(text, fmt, session=doc.get("session", ""), source=f"arcs#{n}", at=at)
     return raws
 
@@ -179,9 +181,9 @@ def run(
 ) -> Result:
     """Feed the set through the write path into a store at `store_dir`, then score recall."""
     from dcpm_cli.config import Settings
-    from dcpm_cli.recall import recall
+    from dcpm_cli.read.recall import recall
     from dcpm_cli.store import Store
-    from dcpm_cli.writer import Writer
+    from dcpm_cli.write.pipeline import Writer
 
     settings = Settings(store=store_dir, llm=llm.name)
     store = Store(store_dir, embedder)

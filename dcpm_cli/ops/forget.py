@@ -71,7 +71,7 @@ def select_by_query(
 ) -> list[str]:
     """The ids `recall` finds for `query`: raw inputs, and matched items with the inputs they
     came from (forgetting a belief means forgetting the words it was taken from)."""
-    from dcpm_cli.recall import recall
+    from dcpm_cli.read.recall import recall
 
     ids: list[str] = []
     for hit in recall(store, embedder, query, k=k, min_similarity=min_similarity).hits:

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 
 import typer
 
-from dcpm_cli.cli import _session, app
+from dcpm_cli.cli.app import _session, app
 
 bench_app = typer.Typer(
     help="Benchmarks that print figures: retrieval quality on LongMemEval.",

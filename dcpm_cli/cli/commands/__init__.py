@@ -1,0 +1,1 @@
+"""The command modules; each registers its commands on the app."""

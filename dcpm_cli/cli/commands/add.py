@@ -1,0 +1,140 @@
+"""`dcpm add` and `dcpm process`: System 1 from the command line."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from dcpm_cli.cli.app import EXIT_LLM, NoSupersedes, _session, app
+from dcpm_cli.ingest.formats import Format
+from dcpm_cli.ingest.text import parse_time, read_file
+
+
+@app.command()
+def add(
+    ctx: typer.Context,
+    text: Annotated[
+        str | None, typer.Argument(help="What to remember; '-' reads stdin.", show_default=False)
+    ] = None,
+    file: Annotated[Path | None, typer.Option("--file", "-f", help="Read inputs from a file.")] = None,
+    fmt: Annotated[
+        Format,
+        typer.Option(
+            "--format", help="Input format (auto detects JSONL, dated Markdown, ChatGPT/Claude exports)."
+        ),
+    ] = Format.auto,
+    session: Annotated[
+        str | None,
+        typer.Option("--session", "-s", help="Session id (default: the file name, else none)."),
+    ] = None,
+    at: Annotated[
+        str | None, typer.Option("--at", help="When it was said (ISO date/time) (default: now).")
+    ] = None,
+    role: Annotated[
+        str, typer.Option("--role", help="Role of a plain-text input: user, assistant, system.")
+    ] = "user",
+    no_extract: Annotated[
+        bool, typer.Option("--no-extract", help="Store raw only; `dcpm process` extracts later.")
+    ] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
+    no_supersedes: NoSupersedes = False,
+) -> None:
+    """Remember something: raw input is stored first, then facts are extracted and reconciled."""
+    from dcpm_cli import render
+    from dcpm_cli.ingest import exports as ingest_exports
+    from dcpm_cli.ingest import formats as ingest
+    from dcpm_cli.private import StdinKeeper
+
+    s = _session(ctx).ablate(no_supersedes)
+    if file is not None and text is None and (export := ingest_exports.detect(file, fmt.value)):
+        with render.progress("conversations", enabled=True) as bar:
+            report = ingest_exports.import_file(
+                file, export, s.writer(llm=not no_extract), extract=not no_extract, progress=bar
+            )
+        render.add_report(report, as_json=as_json)
+        if report.interrupted:
+            render.note(f"the rest of {file.name} was not read: add it again to store the rest")
+        _llm_outcome(report)
+        return
+    kept = StdinKeeper()  # stdin cannot be read twice: kept on disk until it is stored
+    try:
+        content, source = _read_input(text, file, kept)
+        when = parse_time(at, "--at") if at else None
+        sess = session if session is not None else (file.stem if file else "")
+        if fmt is Format.auto and file is not None:
+            fmt = ingest.default_format_for(file)
+        raws = ingest.parse(content, fmt, session=sess, source=source, at=when, role=role)
+        with render.progress("extracting", enabled=len(raws) > 1) as bar:
+            writer = s.writer(llm=not no_extract)
+            report = writer.add(raws, extract=not no_extract, progress=bar, on_stored=kept.stored)
+    except BaseException:
+        if kept.where():
+            render.note(kept.where())
+        raise
+    render.add_report(report, as_json=as_json)
+    _llm_outcome(report)
+
+
+@app.command()
+def process(
+    ctx: typer.Context,
+    limit: Annotated[
+        int | None, typer.Option("--limit", "-n", min=1, help="At most this many inputs.")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
+    no_supersedes: NoSupersedes = False,
+) -> None:
+    """Extract every input still pending (LLM was down, --no-extract, failures), oldest first."""
+    from dcpm_cli import render
+
+    s = _session(ctx).ablate(no_supersedes)
+    with render.progress("extracting", enabled=True) as bar:
+        report = s.writer().process_pending(limit=limit, progress=bar)
+    render.add_report(report, as_json=as_json, verb="processed")
+    _llm_outcome(report)
+
+
+def _llm_outcome(report: Any) -> None:
+    from dcpm_cli import render
+
+    if report.interrupted:
+        render.note(f"interrupted: {report.pending} input(s) still pending; `dcpm process` goes on")
+        raise typer.Exit(130)
+    if report.llm_error:
+        render.note(
+            f"extraction pending for {report.pending} input(s): {report.llm_error}. "
+            "Your inputs are stored; run `dcpm process` when the LLM is back."
+        )
+        raise typer.Exit(EXIT_LLM)
+    if report.failed:
+        why = next((o.error for o in report.outcomes if o.error), "")
+        render.note(
+            f"{report.failed} input(s) failed extraction ({why}); they are stored, and "
+            "`dcpm process` retries them."
+        )
+        raise typer.Exit(EXIT_LLM)
+
+
+def _read_input(text: str | None, file: Path | None, kept: Any) -> tuple[str, str]:
+    from dcpm_cli.config import dcpm_home
+    from dcpm_cli.errors import InputError
+
+    if file is not None and text is not None:
+        raise InputError("give either TEXT or --file, not both")
+    if file is not None:
+        return read_file(file), file.name
+    if text == "-":
+        if sys.stdin is None or sys.stdin.isatty():
+            raise InputError("'-' reads stdin, but nothing is piped in", "cat notes.txt | dcpm add -")
+        data = sys.stdin.buffer.read()
+        kept.keep(data, dcpm_home() / "rejected")
+        try:
+            return data.decode("utf-8"), "stdin"
+        except UnicodeDecodeError as e:
+            raise InputError("stdin is not UTF-8 text") from e
+    if text is None:
+        raise InputError("nothing to add", 'dcpm add "text", dcpm add - (stdin) or dcpm add --file PATH')
+    return text, "cli"

@@ -1,0 +1,1 @@
+"""Input formats (plain text, JSONL, dated Markdown) and chat exports (ChatGPT, Claude, daily notes)."""

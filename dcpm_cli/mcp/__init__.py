@@ -1,0 +1,1 @@
+"""`dcpm mcp`: the Model Context Protocol front end."""

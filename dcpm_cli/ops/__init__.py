@@ -1,0 +1,1 @@
+"""Operations on a whole store: check, forget, export/import, reembed, backup."""

@@ -1,0 +1,1 @@
+"""The read path: recall and inspection. Never calls an LLM."""

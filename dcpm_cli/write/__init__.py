@@ -1,0 +1,1 @@
+"""System 1, the writer: persist the raw input, extract, reconcile, apply."""
