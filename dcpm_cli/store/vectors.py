@@ -453,7 +453,7 @@ def one_blas_thread() -> Any:
 
 @functools.cache
 def _blas() -> Any:
-    from threadpoolctl import ThreadpoolController  # a dependency of scikit-learn
+    from threadpoolctl import ThreadpoolController
 
     return ThreadpoolController()
 
