@@ -32,10 +32,6 @@ class Embedder(Protocol):
         ...
 
 
-def embed_one(embedder: Embedder, text: str) -> np.ndarray:
-    return embedder.embed([text])[0]
-
-
 class Memo:
     """An embedder that remembers its last `size` texts. The writer embeds the same strings
     again and again (an input for its vector and for the attributes near it; the attribute
