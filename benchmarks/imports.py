@@ -89,10 +89,10 @@ def write_export(path: Path, n: int, turns: int, seed: int = 7) -> None:
 
 
 PROBES = {
-    "baseline": "from dcpm_cli import ingest_exports; import ijson; n = 0",
-    "stream": "from dcpm_cli import ingest_exports\n"
+    "baseline": "from dcpm_cli.ingest import exports as ingest_exports; import ijson; n = 0",
+    "stream": "from dcpm_cli.ingest import exports as ingest_exports\n"
     "n = sum(len(c) for c in ingest_exports.conversations(Path(sys.argv[1]), 'chatgpt'))",
-    "json.load": "import json; from dcpm_cli import ingest_exports\n"
+    "json.load": "import json; from dcpm_cli.ingest import exports as ingest_exports\n"
     "data = json.loads(Path(sys.argv[1]).read_text())\n"
     "n = sum(len(ingest_exports.chatgpt_messages(c, source='x')) for c in data)",
 }

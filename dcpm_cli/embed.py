@@ -53,10 +53,6 @@ def minilm_files() -> Path:
     return Path(next(iter(spec.submodule_search_locations))) / "model_files"
 
 
-def embed_one(embedder: Embedder, text: str) -> np.ndarray:
-    return embedder.embed([text])[0]
-
-
 class Memo:
     """An embedder that remembers its last `size` texts. The writer embeds the same strings
     again and again (an input for its vector and for the attributes near it; the attribute

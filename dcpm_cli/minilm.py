@@ -10,7 +10,6 @@ serialises the 90 MB of weights. Weight reshaping (transposes, the position + to
 in the graph too, and onnxruntime folds it once at session start. The weightless graph (a few KB)
 is kept under `$DCPM_HOME/cache/`, keyed by this file and the weights' header: building it needs
 `import onnx`, which cost a cold `dcpm add` about a fifth of its start-up.
-`build_onnx` writes a self-contained .onnx file of the same model, for inspection or other runtimes.
 """
 
 from __future__ import annotations
@@ -55,12 +54,12 @@ def load_safetensors(path: Path) -> dict[str, np.ndarray]:
     return out
 
 
-def build_graph(weights: dict[str, np.ndarray], embed_weights: bool = False) -> Any:
+def build_graph(weights: dict[str, np.ndarray]) -> Any:
     """The BERT encoder as an onnx ModelProto: inputs `input_ids`, `attention_mask` (int64,
     batch × tokens), output `last_hidden_state` (float32, batch × tokens × 384).
 
-    Initializers keep the safetensors names. With `embed_weights` they hold the data; otherwise
-    they are external-data stubs to be supplied by `add_external_initializers` (see `MiniLM`).
+    Initializers keep the safetensors names: external-data stubs to be supplied by
+    `add_external_initializers` (see `MiniLM`).
     """
     import numpy as np
     from onnx import TensorProto, helper, numpy_helper
@@ -81,14 +80,10 @@ def build_graph(weights: dict[str, np.ndarray], embed_weights: bool = False) -> 
         return name
 
     def weight(name: str) -> str:
-        arr = weights[name]
-        if embed_weights:
-            inits.append(numpy_helper.from_array(np.ascontiguousarray(arr, dtype=np.float32), name))
-        else:
-            t = TensorProto(name=name, data_type=TensorProto.FLOAT, dims=arr.shape)
-            t.data_location = TensorProto.EXTERNAL
-            t.external_data.add(key="location", value="supplied-by-session-options")
-            inits.append(t)
+        t = TensorProto(name=name, data_type=TensorProto.FLOAT, dims=weights[name].shape)
+        t.data_location = TensorProto.EXTERNAL
+        t.external_data.add(key="location", value="supplied-by-session-options")
+        inits.append(t)
         return name
 
     def linear(x: str, prefix: str) -> str:
@@ -158,15 +153,6 @@ def build_graph(weights: dict[str, np.ndarray], embed_weights: bool = False) -> 
     )
     # IR 8 / opset 17 (LayerNormalization): loadable by onnxruntime >= 1.14.
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
-
-
-def build_onnx(weights_path: Path, out_path: Path) -> Path:
-    """Write a self-contained fp32 .onnx of the encoder (weights embedded, ~90 MB)."""
-    import onnx
-
-    model = build_graph(load_safetensors(weights_path), embed_weights=True)
-    onnx.save(model, str(out_path))
-    return out_path
 
 
 class MiniLM:

@@ -13,6 +13,7 @@ from replies import decide, decisions, extraction, item
 from dcpm_cli.ingest import exports as ingest_exports
 from dcpm_cli.ingest import formats as ingest
 from dcpm_cli.models import CONTEXT, DONE
+from dcpm_cli.write.batches import BATCH
 
 DATA = Path(__file__).resolve().parent / "data" / "exports"
 CHATGPT = DATA / "chatgpt" / "conversations.json"
@@ -112,7 +113,7 @@ def test_an_export_is_extracted_per_conversation_with_the_assistant_as_context(c
 def test_ctrl_c_stops_an_export_import_between_batches(cli, llm, tmp_path: Path) -> None:
     """Ctrl-C during extraction ends the import: the batch in hand keeps its inputs stored and
     pending, the batches after it are not read (importing again stores them)."""
-    n = ingest_exports.BATCH + 40
+    n = BATCH + 40
     convs = [
         {
             "uuid": f"c{i}",
@@ -140,11 +141,11 @@ def test_ctrl_c_stops_an_export_import_between_batches(cli, llm, tmp_path: Path)
     assert "was not read" in res.stderr
     assert len(llm.calls) == 3, "no call after Ctrl-C"
     counts = cli.open_store().count_by_kind("raw")
-    assert sum(counts.values()) == ingest_exports.BATCH  # the first batch only
+    assert sum(counts.values()) == BATCH  # the first batch only
     again = json.loads(
         cli("add", "--no-extract", "--file", str(export), "--format", "claude", "--json").stdout
     )
-    assert (again["stored"], again["already_stored"]) == (n - ingest_exports.BATCH, ingest_exports.BATCH)
+    assert (again["stored"], again["already_stored"]) == (n - BATCH, BATCH)
 
 
 def test_a_message_dcpm_cannot_read_stores_nothing_and_names_its_conversation(cli, tmp_path: Path) -> None:

@@ -1,10 +1,9 @@
 """Chat histories people already have: the ChatGPT and Claude data exports, and a folder of
 Markdown daily notes (Obsidian / Logseq: one file per day, the date in the file name).
 
-Exports are read as a stream (`ijson`), one conversation at a time, and stored in batches, so
-an export of thousands of conversations needs memory for one batch, not for the whole file.
-Each conversation is a session (its id); each message keeps its own time, so importing the
-same export again changes nothing.
+Exports are read as a stream (`ijson`), one conversation at a time (write/batches.py stores
+them in batches). Each conversation is a session (its id); each message keeps its own time, so
+importing the same export again changes nothing.
 
 - ChatGPT `conversations.json`: a list of conversations, each a `mapping` of message nodes
   (`parent`, `children`, `message`) and the `current_node` the user last saw. The current
@@ -20,20 +19,15 @@ same export again changes nothing.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Iterator
-from dataclasses import fields
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO
+from typing import Any, BinaryIO
 
 from dcpm_cli.errors import InputError
-from dcpm_cli.models import AddReport, RawInput
-
-if TYPE_CHECKING:
-    from dcpm_cli.write.pipeline import Writer
+from dcpm_cli.models import RawInput
 
 CHATGPT, CLAUDE, NOTES = "chatgpt", "claude", "notes"
-BATCH = 256  # inputs per store commit: one embedding batch, bounded memory
 Progress = Callable[[int, int], None]
 
 # -- ChatGPT ---------------------------------------------------------------------------------
@@ -256,7 +250,7 @@ def daily_notes(folder: Path) -> list[RawInput]:
     return out
 
 
-# -- importing -------------------------------------------------------------------------------
+# -- which importer --------------------------------------------------------------------------
 
 
 def detect(path: Path, fmt: str) -> str | None:
@@ -270,48 +264,3 @@ def detect(path: Path, fmt: str) -> str | None:
     if fmt == "auto" and path.suffix.lower() == ".json":
         return sniff(path)
     return None
-
-
-def import_file(
-    path: Path, fmt: str, writer: Writer, *, extract: bool = True, progress: Progress | None = None
-) -> AddReport:
-    """Store (and extract) an export or a notes folder in batches; idempotent like any add."""
-    if fmt == NOTES:
-        raws: Iterable[list[RawInput]] = [daily_notes(path)]
-    else:
-        raws = conversations(path, fmt, progress)
-    total = AddReport()
-    seen = 0
-    for batch in _batches(raws):
-        seen += len(batch)
-        part = writer.add(batch, extract=extract)
-        _merge(total, part)
-        if part.interrupted:
-            break  # Ctrl-C: the rest is not read; importing again stores it (the rest is skipped)
-        if part.llm_error and extract:
-            extract = False  # the LLM is away: store the rest, `dcpm process` extracts later
-    if not seen:
-        raise InputError(f"no {fmt} messages found in {path}", "check --format (chatgpt, claude, notes)")
-    return total
-
-
-def _batches(conversations: Iterable[list[RawInput]]) -> Iterator[list[RawInput]]:
-    batch: list[RawInput] = []
-    for messages in conversations:
-        batch.extend(messages)
-        if len(batch) >= BATCH:
-            yield batch
-            batch = []
-    if batch:
-        yield batch
-
-
-def _merge(total: AddReport, part: AddReport) -> None:
-    for f in fields(AddReport):
-        mine, theirs = getattr(total, f.name), getattr(part, f.name)
-        if isinstance(mine, list):
-            mine.extend(theirs)
-        elif isinstance(mine, int):
-            setattr(total, f.name, mine + theirs)
-        elif theirs and not mine:
-            setattr(total, f.name, theirs)  # the first LLM error says why

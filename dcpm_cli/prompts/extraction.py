@@ -38,11 +38,7 @@ references ("it", "that class")."""
 
 class ExtractedItem(BaseModel):
     """Fields in the order a model writes them (grammar-constrained decoding follows the
-    schema). `kind` comes first. Tried on qwen2.5-coder:1.5b with the text first (so the
-    model would classify what it had written): the kinds came right (29 facts, 4 identity
-    on the arcs dev set, where kind-first gave 20 of 28 identity) but the texts went wrong
-    (the user's words copied, bare words such as "Sleep" as items, attributes mixed up) and
-    dev current@1 fell from 0.88 to 0.50."""
+    schema): `kind` first, since the text first cost far more than it gained (CHANGELOG)."""
 
     model_config = ConfigDict(str_strip_whitespace=True)
 
@@ -68,10 +64,9 @@ class Extraction(BaseModel):
 
 def schema() -> dict[str, Any]:
     """The schema sent: every field of an item required, in the order above, so that a
-    grammar-constrained small model cannot leave out the subject, the attribute (which chains
-    a later change to this item) or the time words (seen: qwen2.5-coder:1.5b left `attribute`
-    empty when it was optional). Validation stays lenient (`Extraction`). Generated once per
-    process (~4 ms each time), handed out as a copy."""
+    grammar-constrained model cannot leave out the subject, the attribute (which chains a
+    later change to this item) or the time words. Validation stays lenient (`Extraction`).
+    Generated once per process (~4 ms each time), handed out as a copy."""
     return copy.deepcopy(_schema())
 
 

@@ -165,10 +165,6 @@ class DumpVerbs:
         ).when_not_matched_insert_all().execute(data, on_bad_vectors="null")
 
 
-def _b64_column(column: Any) -> list[str | None]:
-    return [_b64(v) for v in column.to_numpy(zero_copy_only=False)]
-
-
 def _b64(vector: Any) -> str | None:
     import base64
 

@@ -2,28 +2,26 @@
 
 1. Raw persist: every input is on disk (embedded, searchable) before any LLM is called; if the
    embedder fails, the words are stored without a vector, filled in by the next write.
-2. Extraction: one structured call per user input (per bounded piece of a long one), with a
-   short window of earlier turns.
-3. Reconciliation: each item meets its top-k current neighbours; one batched call picks
-   ADD / SUPERSEDE / UPDATE; exact duplicates are dropped before any call.
-4. Upsert and chain: SUPERSEDE links `supersedes` / `superseded_by` and never deletes;
+2. Extraction (write/extract.py): one structured call per user input (per bounded piece of a
+   long one), with the conversation it ends; items the input does not say are dropped.
+3. Reconciliation (write/reconcile.py): each item meets its top-k current neighbours; one
+   batched call picks ADD / SUPERSEDE / UPDATE; exact duplicates are dropped before any call.
+4. Upsert and chain (here): SUPERSEDE links `supersedes` / `superseded_by` and never deletes;
    UPDATE keeps the previous text in the event log.
+
+One process extracts an input at a time (write/claims.py).
 """
 
 from __future__ import annotations
 
 import contextlib
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import datetime, timedelta
+from datetime import timedelta
 from typing import TYPE_CHECKING
 
-from dcpm_cli import chunking
-from dcpm_cli.dates import resolve_when
 from dcpm_cli.embed import Memo
 from dcpm_cli.errors import DcpmError, LLMError, LLMUnavailable
-from dcpm_cli.llm import structured
 from dcpm_cli.models import (
     CONTEXT,
     DONE,
@@ -39,7 +37,9 @@ from dcpm_cli.models import (
     short_hash,
     utcnow,
 )
-from dcpm_cli.prompts import extraction, reconcile
+from dcpm_cli.write import extract, reconcile
+from dcpm_cli.write.claims import Claims, new_owner
+from dcpm_cli.write.reconcile import Plan
 
 if TYPE_CHECKING:
     import numpy as np
@@ -76,15 +76,20 @@ class Writer:
     llm: LLM | None
     settings: Settings
     checkpoint: Checkpoint = _no_checkpoint
-    owner: str = field(default_factory=lambda: _new_owner())
+    owner: str = field(default_factory=new_owner)
     repaired: str = ""  # what finishing an interrupted write did at the start of this command
     embed_problem: str = ""  # why the last persist stored inputs without vectors
-    _claimed: set[str] = field(default_factory=set, init=False, repr=False)  # raw ids held
+    claims: Claims = field(init=False, repr=False)  # the inputs this writer is extracting
 
     def __post_init__(self) -> None:
         # Every embedding goes through one memo: the same texts come back within an input
         # (its vector, the attributes near it) and across inputs (attribute names).
         self._embed = Memo(self.embedder).embed
+        self.claims = Claims(self.store, self.settings, self.owner)
+
+    def _similar(self, a: str, b: str) -> float:
+        va, vb = self._embed([a, b])
+        return float(va @ vb)
 
     def group(self) -> contextlib.AbstractContextManager[None]:
         """Keep one group of staged writes open across calls (an agent's stream of inputs): the
@@ -133,9 +138,7 @@ class Writer:
                     self.store.add_raw(new, None if vectors is None else vectors[keep], self.embed_problem)
             todo = [r for r in new if r.status == PENDING]
             if claim and todo and not self.embed_problem:  # no extraction without the embedder
-                # Extracted one after another: the last one's lease covers those before it.
-                lease = self.lease(todo)
-                self._claimed.update(self.store.claim([r.id for r in todo], self.owner, lease))
+                self.claims.take(todo)
         return new, len(raws) - len(new)
 
     def fill_vectors(self) -> int:
@@ -228,7 +231,7 @@ class Writer:
             try:
                 self._extract_claimed(todo, report, progress, stop)
             finally:
-                self.release()
+                self.claims.release()
 
     def _extract_claimed(
         self,
@@ -241,7 +244,7 @@ class Writer:
         for n, listed in enumerate(todo, 1):
             if llm is None or (stop is not None and stop()):
                 break
-            raw = listed if listed.id in self._claimed else self.claim(listed)
+            raw = listed if listed.id in self.claims else self.claims.claim(listed)
             if raw is None:  # finished, or being extracted, by another process
                 if progress:
                     progress(n, len(todo))
@@ -275,35 +278,6 @@ class Writer:
             if progress:
                 progress(n, len(todo))
 
-    # -- claims: one process extracts an input at a time -----------------------------------
-
-    def claim(self, raw: RawInput) -> RawInput | None:
-        """Claim `raw` for extraction by this writer, under the write lock: its fresh row when
-        it still waits and no live process holds it, else None. `release` drops the claims."""
-        with self.store.lock(flush=False):  # another writer's staged statuses folded in first
-            fresh = self.store.get_raw([raw.id]).get(raw.id)
-            if fresh is None or fresh.status not in (PENDING, FAILED):
-                return None
-            if not self.store.claim([raw.id], self.owner, self.lease([fresh])):
-                return None
-        self._claimed.add(raw.id)
-        return fresh
-
-    def release(self) -> None:
-        """Drop every claim this writer holds (a claim on a finished input is harmless until
-        then: the status is read first)."""
-        if self._claimed:
-            with self.store.lock(flush=False, fold=False):
-                self.store.release(sorted(self._claimed), self.owner)
-            self._claimed.clear()
-
-    def lease(self, raws: Sequence[RawInput]) -> timedelta:
-        """How long a claim holds: every call of these inputs (extraction of each piece and
-        reconcile, each with its retries) timing out, and a margin. Only a writer on another
-        machine waits for it: on this one, a claim whose process is gone is taken over at once."""
-        calls = (self.settings.llm_retries + 1) * sum(len(chunking.pieces(r.text)) + 1 for r in raws)
-        return timedelta(seconds=calls * self.settings.llm_timeout + 60)
-
     def _set_status(self, raw_id: str, status: str, error: str, attempts: int) -> None:
         """A failure's status, unless another process has finished the input meanwhile."""
         with self.store.lock(flush=False):
@@ -313,33 +287,17 @@ class Writer:
 
     def process_one(self, raw: RawInput) -> InputOutcome:
         assert self.llm is not None
-        history = conversation(
+        history = extract.conversation(
             self.store.recent_raw(raw.session, raw.said_at, self.settings.history_window),
             raw.said_at,
             timedelta(minutes=self.settings.history_gap_minutes),
         )
-        found: list[extraction.ExtractedItem] = []
-        known = self._known_attributes(raw)
-        for piece in chunking.pieces(raw.text) or [raw.text]:  # a long input: a call per piece
-            got = structured(
-                self.llm,
-                extraction.messages(raw if piece == raw.text else replace(raw, text=piece), history, known),
-                extraction.Extraction,
-                retries=self.settings.llm_retries,
-                schema=extraction.schema(),
-            )
-            found.extend(got.items)
+        near = self.store.nearest_items(self._embed([raw.text])[0], extract.KNOWN_ATTRIBUTES)
+        known = extract.offered_attributes(near, self.settings.recall_min_similarity)
+        found = extract.ask(self.llm, raw, history, known, retries=self.settings.llm_retries)
         outcome = InputOutcome(raw.id, DONE)
-        # Each item checked against the words of the input and of each earlier turn.
-        said = set(_words(raw.text))
-        turns = [(t.role, set(_words(t.text))) for t in history]
-        heard = said.union(*(words for _, words in turns))
-        items = []
-        for i, x in enumerate(found):  # ids by position in the reply: stable however many go
-            if why := _from_context(x.text, said, turns):
-                outcome.rejected.append(why)
-            else:
-                items.append(self._item(raw, i, _grounded_subject(x, heard)))
+        grounded, outcome.rejected = extract.ground(found, raw.text, history)
+        items = [extract.to_item(raw, i, x) for i, x in grounded]
 
         # Exact duplicates of current beliefs (or of each other) are dropped without a call.
         existing = self.store.current_items_by_hash([i.content_hash for i in items])
@@ -361,13 +319,15 @@ class Writer:
             return outcome
 
         vectors = self._embed([i.text for i in kept])
-        plan = self._reconcile(kept, vectors)
+        plan = reconcile.plan(
+            kept, vectors, store=self.store, llm=self.llm, settings=self.settings, similar=self._similar
+        )
         self.checkpoint("reconciled")
         if self.settings.no_supersedes:  # the paper's ablation: no chains, a change of mind is new
-            plan = [_Plan("ADD") if p.op == "SUPERSEDE" else p for p in plan]
+            plan = [Plan("ADD") if p.op == "SUPERSEDE" else p for p in plan]
         with self.store.lock(flush=False):
             # Still our claim: no other process has taken the input over, so none finished it.
-            if not self.store.holds(raw.id, self.owner):
+            if not self.claims.still_ours(raw.id):
                 current = self.store.get_raw([raw.id]).get(raw.id)
                 if current is None:  # forgotten meanwhile (`dcpm forget` drops its claims)
                     return InputOutcome(raw.id, NO_ITEMS, error="forgotten while it was extracted")
@@ -383,121 +343,12 @@ class Writer:
                     self.store.set_raw_status(raw.id, DONE, "", raw.attempts + 1)
         return outcome
 
-    def _known_attributes(self, raw: RawInput) -> list[tuple[str, str]]:
-        """(subject, attribute) of the current items nearest to this input, most similar first:
-        only of items related to it at all (recall's floor, `recall_min_similarity`). The
-        nearest of unrelated items is still unrelated, and a small model offered its attribute
-        used it: qwen2.5-coder:1.5b filed a Netflix weekend (cosine 0.17 to the Lidl shop) under
-        that shop's `shopping routine`, and the two then chained."""
-        floor = self.settings.recall_min_similarity
-        near = self.store.nearest_items(self._embed([raw.text])[0], KNOWN_ATTRIBUTES)
-        pairs = [
-            (i.subject, i.attribute)
-            for i, cos in near
-            if i.attribute and i.kind != "summary" and cos >= floor
-        ]
-        return list(dict.fromkeys(pairs))
-
-    def _item(self, raw: RawInput, index: int, x: extraction.ExtractedItem) -> MemoryItem:
-        now = utcnow()
-        return MemoryItem(
-            id="m_" + short_hash(raw.id, str(index)),
-            kind=x.kind,
-            text=x.text.strip(),
-            topic=normalise(x.topic),
-            subject=(x.subject or "user").strip(),
-            attribute=normalise(x.attribute),
-            salience=float(x.salience),
-            event_at=resolve_when(x.when, raw.said_at) or raw.said_at,
-            created_at=now,
-            updated_at=now,
-            raw_ids=[raw.id],
-        )
-
-    def _reconcile(self, kept: list[MemoryItem], vectors: np.ndarray) -> list[_Plan]:
-        """Candidates per item, then one batched LLM call for all items that have any."""
-        k = self.settings.top_k
-        near = self.store.nearest_items_many(vectors, k, kinds=("fact", "identity"))  # one search
-        candidates = [
-            [] if item.kind == "summary" else [c for c, _ in near[i]] for i, item in enumerate(kept)
-        ]
-        plans = [_Plan("ADD") for _ in kept]
-        # Only candidates with the item's subject and attribute can be superseded or updated:
-        # an item without any is added without asking (no call, nothing a weak reply can break).
-        related = [
-            [c for c in cs if not self._supersede_refusal(kept[i], c)] for i, cs in enumerate(candidates)
-        ]
-        asked = [i for i, c in enumerate(related) if c]
-        if not asked:
-            return plans
-        ask = reconcile.Ask([kept[i] for i in asked], [related[i] for i in asked])
-        got = structured(
-            self.llm,  # type: ignore[arg-type]
-            ask.messages(),
-            ask.model(),
-            retries=self.settings.llm_retries,
-            schema=ask.schema(),
-        )
-        for d in got.decisions:  # type: ignore[attr-defined]  # one per item, in order: the schema says so
-            i = asked[d.item]
-            plans[i] = self._checked(kept[i], d, candidates[i], {c.id for c in related[i]})
-        return plans
-
-    def _checked(
-        self, item: MemoryItem, d: reconcile.Decision, cands: list[MemoryItem], related: set[str]
-    ) -> _Plan:
-        """Validate one decision; every refusal keeps its reason. SUPERSEDE and UPDATE need a
-        target with the item's subject and attribute; an UPDATE that changes what its target
-        said is a change of stance (SUPERSEDE: the old text stays as history); a DUPLICATE
-        that says something else is not dropped."""
-        if d.op == "ADD":
-            return _Plan("ADD")
-        target = {c.id: c for c in cands}.get(d.target or "")
-        if target is None:
-            return _Plan("ADD", reason=f"{d.op} target {d.target!r} is not a candidate: added instead")
-        if d.op == "DUPLICATE":
-            if self._same_meaning(item, target):
-                return _Plan("DUPLICATE", target)
-            if target.id in related:
-                why = f"DUPLICATE of {target.id} says something else: superseded instead"
-                return _Plan("SUPERSEDE", target, reason=why)
-            return _Plan(
-                "ADD", reason=f"DUPLICATE of {target.id} refused: it says something else", refused=target
-            )
-        if target.id not in related:
-            why = self._supersede_refusal(item, target)
-            return _Plan("ADD", reason=f"{d.op} {target.id} refused: {why}", refused=target)
-        if d.op == "UPDATE":
-            merged = (d.text or "").strip() or f"{target.text}; {item.text}"
-            change = _changes_stance(item.text, target.text, merged)
-            if change:
-                return _Plan("SUPERSEDE", target, reason=f"UPDATE {target.id} made a SUPERSEDE: {change}")
-            return _Plan("UPDATE", target, text=merged)
-        return _Plan("SUPERSEDE", target)
-
-    def _same_meaning(self, a: MemoryItem, b: MemoryItem) -> bool:
-        va, vb = self._embed([a.text, b.text])
-        return float(va @ vb) >= DUPLICATE_MIN_COS
-
-    def _supersede_refusal(self, item: MemoryItem, old: MemoryItem) -> str:
-        """Only an item about the same subject and attribute may supersede (no Graphiti-style
-        over-invalidation)."""
-        if normalise(item.subject) != normalise(old.subject):
-            return f"different subject ({item.subject!r} vs {old.subject!r})"
-        if item.attribute and old.attribute and item.attribute != old.attribute:
-            a, b = self._embed([item.attribute, old.attribute])
-            if float(a @ b) < self.settings.supersede_attribute_min_cos:
-                return f"different attribute ({item.attribute!r} vs {old.attribute!r})"
-        elif not (item.attribute and old.attribute) and item.topic != old.topic:
-            return f"different topic ({item.topic!r} vs {old.topic!r})"
-        return ""
-
     def _apply(
         self,
         raw: RawInput,
         kept: list[MemoryItem],
         vectors: np.ndarray,
-        plan: list[_Plan],
+        plan: list[Plan],
         out: InputOutcome,
     ) -> None:
         """Write in an order that a crash leaves repairable: new items (with `supersedes`)
@@ -521,7 +372,7 @@ class Writer:
             if p.op == "UPDATE" and p.target is not None:
                 t = updates.get(p.target.id) or self._fresh(p.target)
                 if t is None or not t.is_current:
-                    p = _Plan("ADD")
+                    p = Plan("ADD")
                 else:
                     text = _merged(t.text, p, item)
                     events.append(Event("UPDATE", t.id, raw.id, item.id, t.text, text))
@@ -532,17 +383,10 @@ class Writer:
                     continue
             if p.op == "SUPERSEDE" and p.target is not None:
                 head = heads.get(p.target.id) or self._fresh_head(p.target.id) or p.target
-                if raw.said_at < head.event_at and item.event_at < head.event_at:
-                    # Said before the chain's current state (an old journal imported later):
-                    # linked after it, the older stance would become current. Kept beside it.
-                    # ("Swimming since March" said in June after April's running still links.)
-                    why = (
-                        f"SUPERSEDE {head.id} refused: said {item.event_at:%Y-%m-%d}, before the state "
-                        f"it would replace ({head.event_at:%Y-%m-%d}): added instead"
-                    )
+                if why := reconcile.said_before(item, raw.said_at, head):
                     out.rejected.append(why)
                     events.append(Event("REJECTED", item.id, raw.id, head.id, detail=why))
-                    p = _Plan("ADD")
+                    p = Plan("ADD")
             if p.op == "SUPERSEDE" and p.target is not None:
                 old_id = head.id
                 item.supersedes = old_id
@@ -586,16 +430,7 @@ class Writer:
         return self.store.head(item_id)
 
 
-@dataclass
-class _Plan:
-    op: str
-    target: MemoryItem | None = None
-    text: str = ""
-    reason: str = ""  # why the model's decision was not applied as given
-    refused: MemoryItem | None = None  # the target it named, when refused
-
-
-def _merged(fresh: str, p: _Plan, item: MemoryItem) -> str:
+def _merged(fresh: str, p: Plan, item: MemoryItem) -> str:
     """The text an UPDATE writes, from the row as it is now (read under the lock): the
     reconcile call's merge when the row is what that call saw, else the fresh text with the
     new item's text added (another writer, or an earlier UPDATE of this input, changed it)."""
@@ -605,109 +440,3 @@ def _merged(fresh: str, p: _Plan, item: MemoryItem) -> str:
     if normalise(item.text) in normalise(fresh):
         return fresh
     return f"{fresh.rstrip().rstrip(';.')}; {item.text}"
-
-
-def _new_owner() -> str:
-    from dcpm_cli.store.claims import new_owner
-
-    return new_owner()
-
-
-def conversation(turns: Sequence[RawInput], said_at: datetime, gap: timedelta) -> list[RawInput]:
-    """The earlier turns (oldest first) of the conversation an input said at `said_at` ends:
-    walking back from it, up to the first pause longer than `gap` — web analytics' sessions,
-    whose customary gap is 30 minutes. A session names where words came from, not one
-    conversation: every `dcpm add TEXT` shares one, and a journal's days share theirs. Shown
-    months-old entries as "earlier turns", qwen2.5-coder:1.5b wrote an item from one of them
-    instead of from the input (an April veg box came out as January's Lidl shop)."""
-    kept: list[RawInput] = []
-    for turn in reversed(turns):
-        if said_at - turn.said_at > gap:
-            break
-        kept.append(turn)
-        said_at = turn.said_at
-    return kept[::-1]
-
-
-# Current items near an input whose attributes extraction is offered.
-KNOWN_ATTRIBUTES = 8
-# A DUPLICATE drops the new item: only when both say nearly the same (MiniLM puts paraphrases
-# of one statement above ~0.8 and two stances on one attribute, "vegetarian"/"vegan", below).
-DUPLICATE_MIN_COS = 0.8
-# Words that say a stance changed; an UPDATE whose new item says one is a SUPERSEDE.
-_CHANGE = re.compile(
-    r"\b(no longer|any ?more|stopped|quit|gave up|switched|instead|used to|now|sold|moved|dropped|"
-    r"changed|started|back to|again|left|new)\b",
-    re.IGNORECASE,
-)
-_WORD = re.compile(r"\w[\w'-]{2,}")  # Unicode: names such as Tomás, Zoë
-_STOP = frozenset(
-    [
-        "the",
-        "and",
-        "has",
-        "have",
-        "had",
-        "with",
-        "for",
-        "that",
-        "this",
-        "was",
-        "are",
-        "is",
-        "user",
-        "user's",
-        "their",
-        "they",
-        "them",
-        "from",
-    ]
-)
-
-
-def _changes_stance(new: str, old: str, merged: str) -> str:
-    """Why an UPDATE of `old` by `new` into `merged` is not a mere added detail ('' if it is)."""
-    if m := _CHANGE.search(new):
-        return f"the new item says a change ({m.group(0)!r})"
-    merged_words = set(_words(merged))
-    for name, text in (("the old text", old), ("the new item", new)):
-        words = _words(text)
-        if words and sum(w in merged_words for w in words) / len(words) < 0.6:
-            return f"the merged text leaves out most of {name}"
-    return ""
-
-
-def _from_context(text: str, said: set[str], turns: Sequence[tuple[str, set[str]]]) -> str:
-    """Why an extracted item is not the user's input but an earlier turn's words ('' if it is
-    the input's): at least half its words are in one earlier turn, and fewer of them, under
-    half, in the input (`said`: the input's words; `turns`: each earlier turn's role and
-    words). The prompt says the earlier turns are context only; a small model still wrote
-    items from them (qwen2.5-coder:1.5b: "You want to get into old Japanese cinema", the
-    assistant's reply, as the user's fact). An item that resolves a reference ("it needs more
-    cumin" → the dal needs more cumin) keeps most of its words from the input."""
-    words = set(_words(text))
-    if not words or not turns:
-        return ""
-    own = len(words & said) / len(words)
-    if own >= 0.5:
-        return ""
-    for role, turn_words in turns:
-        theirs = len(words & turn_words) / len(words)
-        if theirs >= 0.5 and theirs > own:
-            return f"item {text[:80]!r} repeats an earlier {role} turn, not the input: dropped"
-    return ""
-
-
-def _grounded_subject(x: extraction.ExtractedItem, heard: set[str]) -> extraction.ExtractedItem:
-    """The item about the user when the subject it names is named nowhere in the input or its
-    conversation (`heard`: their words): qwen2.5-coder:1.5b, once a sister was in memory, gave
-    "user's sister Hanna" as the subject of the user's own new bedtime, diet and bike (and so
-    nothing chained to the user's earlier stances). A subject the input does name ("my
-    sister", "Dad", "the car"), or its conversation does ("she" after "my sister Hanna"), is
-    kept."""
-    words = set(_words(x.subject))
-    return x if not words or words & heard else x.model_copy(update={"subject": "user"})
-
-
-def _words(text: str) -> list[str]:
-    return [w for w in _WORD.findall(text.casefold()) if w not in _STOP]

@@ -47,11 +47,12 @@ def add(
     from dcpm_cli.ingest import exports as ingest_exports
     from dcpm_cli.ingest import formats as ingest
     from dcpm_cli.private import StdinKeeper
+    from dcpm_cli.write.batches import import_file
 
     s = _session(ctx).ablate(no_supersedes)
     if file is not None and text is None and (export := ingest_exports.detect(file, fmt.value)):
         with render.progress("conversations", enabled=True) as bar:
-            report = ingest_exports.import_file(
+            report = import_file(
                 file, export, s.writer(llm=not no_extract), extract=not no_extract, progress=bar
             )
         render.add_report(report, as_json=as_json)

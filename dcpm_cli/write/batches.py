@@ -1,0 +1,64 @@
+"""Chat exports and notes folders written in batches: the conversations ingest/exports.py reads
+as a stream go to the Writer a bounded batch at a time, so an export of thousands of
+conversations needs memory for one batch, not for the whole file."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import fields
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from dcpm_cli.errors import InputError
+from dcpm_cli.ingest.exports import NOTES, Progress, conversations, daily_notes
+from dcpm_cli.models import AddReport, RawInput
+
+if TYPE_CHECKING:
+    from dcpm_cli.write.pipeline import Writer
+
+BATCH = 256  # inputs per store commit: one embedding batch, bounded memory
+
+
+def import_file(
+    path: Path, fmt: str, writer: Writer, *, extract: bool = True, progress: Progress | None = None
+) -> AddReport:
+    """Store (and extract) an export or a notes folder in batches; idempotent like any add."""
+    if fmt == NOTES:
+        raws: Iterable[list[RawInput]] = [daily_notes(path)]
+    else:
+        raws = conversations(path, fmt, progress)
+    total = AddReport()
+    seen = 0
+    for batch in _batches(raws):
+        seen += len(batch)
+        part = writer.add(batch, extract=extract)
+        _merge(total, part)
+        if part.interrupted:
+            break  # Ctrl-C: the rest is not read; importing again stores it (the rest is skipped)
+        if part.llm_error and extract:
+            extract = False  # the LLM is away: store the rest, `dcpm process` extracts later
+    if not seen:
+        raise InputError(f"no {fmt} messages found in {path}", "check --format (chatgpt, claude, notes)")
+    return total
+
+
+def _batches(conversations: Iterable[list[RawInput]]) -> Iterator[list[RawInput]]:
+    batch: list[RawInput] = []
+    for messages in conversations:
+        batch.extend(messages)
+        if len(batch) >= BATCH:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+def _merge(total: AddReport, part: AddReport) -> None:
+    for f in fields(AddReport):
+        mine, theirs = getattr(total, f.name), getattr(part, f.name)
+        if isinstance(mine, list):
+            mine.extend(theirs)
+        elif isinstance(mine, int):
+            setattr(total, f.name, mine + theirs)
+        elif theirs and not mine:
+            setattr(total, f.name, theirs)  # the first LLM error says why
