@@ -265,8 +265,8 @@ def answer_one(
     k: int,
 ) -> QAResult:
     from dcpm_cli.read.recall import recall
-    from dcpm_cli.render import recall_prompt_text
     from dcpm_cli.store import Store
+    from dcpm_cli.views import recall_prompt_text
 
     seconds: dict[str, float] = {}
     t0 = time.perf_counter()
