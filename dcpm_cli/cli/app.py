@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from typer.core import TyperGroup
 
-from dcpm_cli.errors import DcpmError
+from dcpm_cli.errors import EXIT_INTERRUPTED, EXIT_OK, DcpmError
 
 if TYPE_CHECKING:
     from dcpm_cli.config import Settings
@@ -32,13 +32,13 @@ class _Group(TyperGroup):
         except DcpmError as e:
             from dcpm_cli import render
 
-            if e.exit_code == 0:  # not a failure: e.g. nothing stored yet
+            if e.exit_code == EXIT_OK:  # not a failure: e.g. nothing stored yet
                 render.note(e.message + (f"; {e.hint}" if e.hint else ""))
             else:
                 render.error(e.message, e.hint)
             raise typer.Exit(e.exit_code) from None
         except KeyboardInterrupt:
-            raise typer.Exit(130) from None
+            raise typer.Exit(EXIT_INTERRUPTED) from None
 
 
 def _utf8_args() -> None:
@@ -64,9 +64,6 @@ app = typer.Typer(
     rich_markup_mode="rich",
     context_settings={"help_option_names": ["-h", "--help"]},
 )
-
-# Exit codes (stable, documented in the README).
-EXIT_OK, EXIT_ERROR, EXIT_INPUT, EXIT_LLM, EXIT_STORE, EXIT_BUSY = 0, 1, 2, 3, 4, 5
 
 # The paper's "without supersedes" ablation, one settings key (DCPM_NO_SUPERSEDES) for every command.
 NoSupersedes = Annotated[

@@ -8,7 +8,8 @@ from typing import Annotated, Any
 
 import typer
 
-from dcpm_cli.cli.app import EXIT_LLM, NoSupersedes, _session, app
+from dcpm_cli.cli.app import NoSupersedes, _session, app
+from dcpm_cli.errors import EXIT_INTERRUPTED, EXIT_LLM
 from dcpm_cli.ingest.formats import Format
 from dcpm_cli.ingest.text import parse_time, read_file
 
@@ -102,7 +103,7 @@ def _llm_outcome(report: Any) -> None:
 
     if report.interrupted:
         render.note(f"interrupted: {report.pending} input(s) still pending; `dcpm process` goes on")
-        raise typer.Exit(130)
+        raise typer.Exit(EXIT_INTERRUPTED)
     if report.llm_error:
         render.note(
             f"extraction pending for {report.pending} input(s): {report.llm_error}. "

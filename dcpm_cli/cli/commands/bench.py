@@ -9,19 +9,13 @@ from typing import Annotated, Any
 import typer
 
 from dcpm_cli.cli.app import _session, app
+from dcpm_cli.models import Ablation
 
 bench_app = typer.Typer(
     help="Benchmarks that print figures: retrieval quality on LongMemEval.",
     no_args_is_help=True,
 )
 app.add_typer(bench_app, name="bench")
-
-
-class Ablation(StrEnum):
-    full = "full"
-    no_collision = "no-collision"
-    lite = "lite"
-    no_supersedes = "no-supersedes"
 
 
 class Granularity(StrEnum):

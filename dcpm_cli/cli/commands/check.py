@@ -12,8 +12,7 @@ from typing import Annotated
 import typer
 
 from dcpm_cli.cli.app import _session, app
-
-EXIT_CHECK = 6  # the store breaks an invariant (documented in the README)
+from dcpm_cli.errors import EXIT_CHECK
 
 
 @app.command()

@@ -13,6 +13,7 @@ from typing import Annotated, Any
 import typer
 
 from dcpm_cli.cli.app import _session, app
+from dcpm_cli.errors import EXIT_ERROR
 
 
 @app.command()
@@ -58,7 +59,7 @@ def forget(
             )
         render.forget_plan(plan, as_json=False)
         if not typer.confirm("Forget these for good?", default=False):
-            raise typer.Exit(1)
+            raise typer.Exit(EXIT_ERROR)
     report = apply_forget(store, plan, s.get_embedder())
     render.forget_plan(plan, as_json=as_json, done=report)
 

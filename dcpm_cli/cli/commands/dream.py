@@ -9,26 +9,15 @@ kept and the next run resumes; 4 store error;
 
 from __future__ import annotations
 
-from enum import StrEnum
 from typing import Annotated
 
 import typer
 
-from dcpm_cli.cli.app import EXIT_LLM, _session, app
+from dcpm_cli.cli.app import _session, app
+from dcpm_cli.errors import EXIT_LLM
+from dcpm_cli.models import Mode, NodeKind
 
 TUNING = "Tuning (defaults per embedder; see --calibrate)"
-
-
-class Mode(StrEnum):
-    full = "full"
-    no_collision = "no-collision"
-    lite = "lite"
-
-
-class NodeKind(StrEnum):
-    schema = "schema"
-    intention = "intention"
-    core_schema = "core_schema"
 
 
 @app.command()

@@ -9,7 +9,8 @@ from typing import Annotated, Any
 
 import typer
 
-from dcpm_cli.cli.app import EXIT_LLM, NoSupersedes, _session, app
+from dcpm_cli.cli.app import NoSupersedes, _session, app
+from dcpm_cli.errors import EXIT_LLM
 from dcpm_cli.ingest.text import parse_as_of, read_file
 
 
