@@ -8,7 +8,7 @@ from typing import Annotated, Any
 
 import typer
 
-from dcpm_cli.cli.app import NoSupersedes, _session, app
+from dcpm_cli.cli.app import NoSupersedes, _memory, app
 from dcpm_cli.errors import EXIT_INTERRUPTED, EXIT_LLM
 from dcpm_cli.ingest.formats import Format
 from dcpm_cli.ingest.text import parse_time, read_file
@@ -49,11 +49,11 @@ def add(
     from dcpm_cli.ingest import formats as ingest
     from dcpm_cli.private import StdinKeeper
 
-    s = _session(ctx).ablate(no_supersedes)
+    m = _memory(ctx, no_supersedes)
     if file is not None and text is None and (export := ingest_exports.detect(file, fmt.value)):
         with render.progress("conversations", enabled=True) as bar:
             report = ingest_exports.import_file(
-                file, export, s.writer(llm=not no_extract), extract=not no_extract, progress=bar
+                file, export, m.writer(llm=not no_extract), extract=not no_extract, progress=bar
             )
         render.add_report(report, as_json=as_json)
         if report.interrupted:
@@ -69,8 +69,7 @@ def add(
             fmt = ingest.default_format_for(file)
         raws = ingest.parse(content, fmt, session=sess, source=source, at=when, role=role)
         with render.progress("extracting", enabled=len(raws) > 1) as bar:
-            writer = s.writer(llm=not no_extract)
-            report = writer.add(raws, extract=not no_extract, progress=bar, on_stored=kept.stored)
+            report = m.add(raws, extract=not no_extract, progress=bar, on_stored=kept.stored)
     except BaseException:
         if kept.where():
             render.note(kept.where())
@@ -91,9 +90,9 @@ def process(
     """Extract every input still pending (LLM was down, --no-extract, failures), oldest first."""
     from dcpm_cli import render
 
-    s = _session(ctx).ablate(no_supersedes)
+    m = _memory(ctx, no_supersedes)
     with render.progress("extracting", enabled=True) as bar:
-        report = s.writer().process_pending(limit=limit, progress=bar)
+        report = m.process(limit=limit, progress=bar)
     render.add_report(report, as_json=as_json, verb="processed")
     _llm_outcome(report)
 
