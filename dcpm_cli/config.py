@@ -19,10 +19,10 @@ from pathlib import Path
 from typing import Any
 
 from dcpm_cli.errors import InputError
+from dcpm_cli.models import Mode
 
 DEFAULT_LLM = "ollama:qwen3:4b"
 DEFAULT_EMBEDDER = "minilm"
-MODES = ("full", "no-collision", "lite")
 
 
 def dcpm_home() -> Path:
@@ -129,7 +129,7 @@ CHECKS: dict[str, tuple[Callable[[Any], bool], str]] = {
     "top_k": _between(1, 100),
     "supersede_attribute_min_cos": _COSINE,
     "recall_min_similarity": _COSINE,
-    "dream.mode": ((lambda v: v in MODES), "one of " + ", ".join(MODES)),
+    "dream.mode": ((lambda v: v in tuple(Mode)), "one of " + ", ".join(Mode)),
     "dream.max_calls": _at_least(0),
     "dream.max_seconds": _at_least(0),
     "dream.eps1": _RADIUS,

@@ -2,11 +2,21 @@
 
 from __future__ import annotations
 
+# Exit codes, stable and documented in the README; the exceptions below carry them.
+EXIT_OK = 0
+EXIT_ERROR = 1
+EXIT_INPUT = 2
+EXIT_LLM = 3
+EXIT_STORE = 4
+EXIT_BUSY = 5
+EXIT_CHECK = 6  # `dcpm check`: the store breaks an invariant
+EXIT_INTERRUPTED = 130  # Ctrl-C, as a shell reports it
+
 
 class DcpmError(Exception):
     """An expected failure: shown as message + hint on stderr, never as a traceback."""
 
-    exit_code = 1
+    exit_code = EXIT_ERROR
 
     def __init__(self, message: str, hint: str | None = None):
         super().__init__(message)
@@ -17,13 +27,13 @@ class DcpmError(Exception):
 class InputError(DcpmError):
     """The user's input (argument, file, stdin) is not usable; nothing was stored."""
 
-    exit_code = 2
+    exit_code = EXIT_INPUT
 
 
 class StoreError(DcpmError):
     """The store cannot be opened or is inconsistent with this dcpm."""
 
-    exit_code = 4
+    exit_code = EXIT_STORE
 
 
 class TextSearchFailed(StoreError):
@@ -34,7 +44,7 @@ class TextSearchFailed(StoreError):
 class StoreMissing(StoreError):
     """There is no store yet at the configured location."""
 
-    exit_code = 0
+    exit_code = EXIT_OK
 
 
 class EmbedderMismatch(StoreError):
@@ -44,7 +54,7 @@ class EmbedderMismatch(StoreError):
 class LLMError(DcpmError):
     """The LLM failed; raw inputs stay stored and pending."""
 
-    exit_code = 3
+    exit_code = EXIT_LLM
 
 
 class LLMUnavailable(LLMError):
@@ -58,4 +68,4 @@ class LLMBadReply(LLMError):
 class LockBusy(DcpmError):
     """Another dcpm process holds a lock that this command needs."""
 
-    exit_code = 5
+    exit_code = EXIT_BUSY

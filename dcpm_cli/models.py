@@ -6,12 +6,41 @@ import hashlib
 import re
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
-from typing import Any, Literal
+from enum import StrEnum
+from typing import Any
 
-ItemKind = Literal["fact", "identity", "summary"]
-ITEM_KINDS: tuple[str, ...] = ("fact", "identity", "summary")
-NodeKind = Literal["schema", "intention", "core_schema"]
-NODE_KINDS: tuple[str, ...] = ("schema", "intention", "core_schema")
+
+# The one vocabulary: every flag, setting and check that names a kind or a mode uses these.
+class ItemKind(StrEnum):
+    """What System 1 extracts."""
+
+    fact = "fact"
+    identity = "identity"
+    summary = "summary"
+
+
+class NodeKind(StrEnum):
+    """What System 2 builds."""
+
+    schema = "schema"
+    intention = "intention"
+    core_schema = "core_schema"
+
+
+class Mode(StrEnum):
+    """The dream modes (the paper's ablation rows of System 2)."""
+
+    full = "full"
+    no_collision = "no-collision"
+    lite = "lite"
+
+
+# The benchmark's ablation rows: the dream modes, and the one without revision chains.
+Ablation = StrEnum("Ablation", [(m.name, m.value) for m in Mode] + [("no_supersedes", "no-supersedes")])
+
+ITEM_KINDS: tuple[str, ...] = tuple(ItemKind)
+NODE_KINDS: tuple[str, ...] = tuple(NodeKind)
+RAW = "raw"  # recall's name for a raw input among its hits
 
 # Raw input extraction status.
 PENDING, DONE, FAILED, CONTEXT = "pending", "done", "failed", "context"

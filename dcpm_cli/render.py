@@ -4,34 +4,22 @@ The only module that prints."""
 from __future__ import annotations
 
 import contextlib
-import json
 import sys
 from collections.abc import Callable, Iterator
-from dataclasses import asdict, is_dataclass
-from datetime import date, datetime
 from typing import Any
 
 from rich.console import Console
+
+from dcpm_cli import views
+from dcpm_cli.views import day as _day
 
 # Piped output is never hard-wrapped: scripts get one record a line, cron logs one note a line.
 out = Console(highlight=False, soft_wrap=not sys.stdout.isatty())
 err = Console(stderr=True, highlight=False, soft_wrap=not sys.stderr.isatty())
 
 
-def _default(o: Any) -> Any:
-    if isinstance(o, datetime | date):
-        return o.isoformat()
-    if is_dataclass(o) and not isinstance(o, type):
-        return asdict(o)
-    raise TypeError(f"cannot serialise {type(o).__name__}")
-
-
-def to_json(obj: Any) -> str:
-    return json.dumps(obj, default=_default, ensure_ascii=False)
-
-
 def print_json(obj: Any) -> None:
-    sys.stdout.write(to_json(obj) + "\n")
+    sys.stdout.write(views.to_json(obj) + "\n")
     sys.stdout.flush()
 
 
@@ -79,10 +67,7 @@ def progress(label: str, enabled: bool) -> Iterator[Callable[[int, int], None] |
 
 def add_report(report: Any, *, as_json: bool, verb: str = "stored") -> None:
     if as_json:
-        data = report.to_dict()
-        data.pop("outcomes", None)
-        data["rejected"] = [r for o in report.outcomes for r in o.rejected]  # LLM decisions refused
-        print_json(data)
+        print_json(views.add_dict(report))
         return
     parts = [f"{verb} {report.stored} input{'s' if report.stored != 1 else ''}"] if verb == "stored" else []
     if report.already_stored:
@@ -105,47 +90,7 @@ def add_report(report: Any, *, as_json: bool, verb: str = "stored") -> None:
         note(f"note: {r}")
 
 
-# -- the read path -------------------------------------------------------------------------
-
-
-def _day(d: Any) -> str:
-    return f"{d:%Y-%m-%d}" if d else "----------"
-
-
-def node_dict(node: Any, stale: set[str]) -> dict[str, Any]:
-    d = {"id": node.id, "kind": node.kind, "text": node.text, "domain": node.domain}
-    return {**d, "stale": node.id in stale}
-
-
-def hit_dict(hit: Any, *, arc: bool = True, stale: set[str] | None = None) -> dict[str, Any]:
-    """The JSON shape of one recall hit (documented in the README)."""
-    d: dict[str, Any] = {
-        "id": hit.id,
-        "kind": hit.kind,
-        "text": hit.text,
-        "when": hit.when.isoformat(),
-        "topic": hit.topic,
-        "score": round(hit.score, 6),
-        "matched": hit.matched,
-        "raw_ids": hit.raw_ids,
-        "current": not hit.superseded,
-        "chain": [
-            {"id": c.id, "text": c.text, "when": c.event_at.isoformat(), "kind": c.kind} for c in hit.chain
-        ]
-        if arc
-        else [],
-        "nodes": [node_dict(n, stale or set()) for n in hit.nodes],
-    }
-    return d
-
-
-def recall_dict(result: Any) -> dict[str, Any]:
-    return {
-        "query": result.query,
-        "as_of": result.as_of.isoformat() if result.as_of else None,
-        "hits": [hit_dict(h, stale=result.stale_nodes) for h in result.hits],
-        "nodes": [node_dict(n, result.stale_nodes) for n in result.nodes],
-    }
+# -- the read path ------------------------------------------------------------------------
 
 
 def recall_table(result: Any, *, arc: bool) -> None:
@@ -178,48 +123,7 @@ def recall_table(result: Any, *, arc: bool) -> None:
 
 def recall_prompt(result: Any) -> None:
     """A compact context block to pipe into an LLM."""
-    sys.stdout.write(recall_prompt_text(result))
-
-
-def recall_prompt_text(result: Any) -> str:
-    """What `recall --format prompt` prints (the QA bench gives the same text to its reader)."""
-    if not result.hits:
-        return f"No stored memory matches: {result.query}\n"
-    when = f" as of {result.as_of:%Y-%m-%d}" if result.as_of else ""
-    lines = [f"Relevant memory about the user{when} (current beliefs; earlier states in brackets):"]
-    for hit in result.hits:
-        label = "said" if hit.kind == "raw" else hit.kind
-        text = hit.text.replace("\n", " ")
-        earlier = [c for c in hit.chain if c.event_at < hit.when and c.id != hit.id]
-        arc = "; ".join(f"{c.event_at:%Y-%m-%d}: {c.text}" for c in earlier)
-        lines.append(f"- ({label}, {hit.when:%Y-%m-%d}) {text}" + (f" [earlier: {arc}]" if arc else ""))
-    for node in result.nodes:
-        stale = ", stale: its evidence has since changed" if node.id in result.stale_nodes else ""
-        lines.append(f"- ({node.kind.replace('_', ' ')}{stale}) {node.text}")
-    return "\n".join(lines) + "\n"
-
-
-def arc_dict(arc: list[Any]) -> dict[str, Any]:
-    return {
-        "current": arc[-1].item.id if arc else None,
-        "states": [
-            {
-                "id": s.item.id,
-                "kind": s.item.kind,
-                "text": s.item.text,
-                "when": s.item.event_at.isoformat(),
-                "supersedes": s.item.supersedes,
-                "superseded_by": s.item.superseded_by,
-                "sources": [
-                    {"id": r.id, "text": r.text, "said_at": r.said_at.isoformat()} for r in s.sources
-                ],
-                "events": [
-                    {"op": e.op, "at": e.at.isoformat(), "previous_text": e.previous_text} for e in s.events
-                ],
-            }
-            for s in arc
-        ],
-    }
+    sys.stdout.write(views.recall_prompt_text(result))
 
 
 def arcs_timeline(arcs: list[list[Any]], target: str) -> None:
@@ -372,41 +276,9 @@ def doctor(r: dict[str, Any]) -> None:
 # -- System 2: dream, calibrate, schemas -----------------------------------------------------
 
 
-def dream_dict(outcome: Any) -> dict[str, Any]:
-    """A dream run (or plan) as JSON-ready data."""
-    data: dict[str, Any] = {"run": asdict(outcome.run)}
-    data["run"]["settings"] = json.loads(outcome.run.settings) if outcome.run.settings else {}
-    data["calibration"] = asdict(outcome.calibration) if outcome.calibration else None
-    data["notes"] = list(outcome.notes)
-    if outcome.check is not None:
-        data["graph_problems"] = outcome.check.problems()
-    if outcome.triage is not None:
-        data["clusters"] = [_cluster_dict(c) for c in outcome.triage.clusters]
-        data["skipped_clusters"] = [c.signature for c in outcome.triage.declined]
-    if outcome.run.status == "dry_run":
-        data["planned_calls"] = list(outcome.planned)
-        data["prompts"] = outcome.prompts
-    if outcome.sweep is not None:
-        data["collisions"] = [asdict(c) for c in outcome.sweep.collisions]
-        data["collision_groups"] = outcome.sweep.groups
-    return data
-
-
-def _cluster_dict(c: Any) -> dict[str, Any]:
-    return {
-        "index": c.index + 1,
-        "signature": c.signature,
-        "facts": [{"id": f.id, "text": f.text, "topic": f.topic, "when": _day(f.event_at)} for f in c.facts],
-        "nearest_nodes": [
-            {"id": n.id, "kind": n.kind, "text": n.text, "similarity": round(s, 3)} for n, s in c.nearest
-        ],
-        "nodes_touching": c.evidence_nodes,
-    }
-
-
 def dream_outcome(outcome: Any, *, as_json: bool) -> None:
     if as_json:
-        print_json(dream_dict(outcome))
+        print_json(views.dream_dict(outcome))
         return
     run = outcome.run
     if run.status == "lite":
@@ -480,7 +352,7 @@ def _dream_plan(outcome: Any) -> None:
 def calibration(report: Any, *, as_json: bool) -> None:
     cal = report.calibration
     if as_json:
-        print_json({"calibration": asdict(cal), "stats": report.stats})
+        print_json(views.calibration_dict(report))
         return
     out.print(
         f"{cal.embedder}: eps1 {cal.eps1}, eps2 {cal.eps2}, θ_beh {cal.theta_beh}, θ_sem {cal.theta_sem} "
@@ -552,10 +424,7 @@ def _print_tree(tree: Any) -> None:
 def forget_plan(plan: Any, *, as_json: bool, done: Any = None) -> None:
     """What a forget removes (or removed), the cascade spelled out."""
     if as_json:
-        data = {k: v for k, v in asdict(plan).items() if k != "texts"}
-        if done is not None:
-            data.update(event=done.event_id, events_scrubbed=done.events_scrubbed, forgotten=True)
-        print_json(data)
+        print_json(views.forget_dict(plan, done))
         return
     head = "forgotten" if done is not None else "would forget"
     counts = f"{len(plan.raw_ids)} raw input(s), {len(plan.item_ids)} item(s), {len(plan.node_ids)} node(s)"

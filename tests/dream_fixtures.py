@@ -129,5 +129,8 @@ def night_one() -> list[dict]:
 
 def dream_once(store: Any, embedder: Any, llm: Any, writer: Any = None, **options: Any) -> Any:
     from dcpm_cli.dream.run import DreamOptions, dream
+    from dcpm_cli.ops.check import check
 
-    return dream(store, embedder, llm, DreamOptions.resolve(**options), writer=writer)
+    # As `dcpm dream` runs it: the store checked and repaired first.
+    repair = lambda s: check(s, repair=True)  # noqa: E731
+    return dream(store, embedder, llm, DreamOptions.resolve(**options), writer=writer, repair=repair)

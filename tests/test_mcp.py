@@ -214,6 +214,10 @@ def test_an_agent_forgets_only_on_a_second_call_with_the_plans_token(dcpm_home: 
         asked = structured(await s.call_tool("forget", {"query": "where is my flat", "k": 1}))
         seen["after_ask"] = structured(await s.call_tool("recall", {"query": "flat key", "k": 3}))
         wrong = structured(await s.call_tool("forget", {"ids": [kept["raw_id"]], "confirm": "forget-0"}))
+        # The command line plans the same forget as the same object.
+        seen["cli_plan"] = await anyio.to_thread.run_sync(
+            lambda: dcpm("forget", kept["raw_id"], "--dry-run", "--json", env=env)
+        )
         done = structured(await s.call_tool("forget", {"ids": [kept["raw_id"]], "confirm": wrong["confirm"]}))
         seen["calls"] = (kept, asked, wrong, done)
         seen["after"] = structured(await s.call_tool("recall", {"query": "flat key", "k": 3}))
@@ -226,12 +230,13 @@ def test_an_agent_forgets_only_on_a_second_call_with_the_plans_token(dcpm_home: 
 
     kept, asked, wrong, done = seen["calls"]
     assert asked["forgotten"] is False and asked["confirm"].startswith("forget-")
-    assert asked["plan"]["remove"]["raw"] == [kept["raw_id"]]
-    assert len(asked["plan"]["remove"]["items"]) == 1  # the fact taken only from those words goes too
-    assert secret in asked["plan"]["texts"].values()
+    assert asked["plan"]["raw_ids"] == [kept["raw_id"]]
+    assert len(asked["plan"]["item_ids"]) == 1  # the fact taken only from those words goes too
+    assert secret in asked["texts"].values() and "texts" not in asked["plan"]
     assert any("Augusta" in h["text"] for h in seen["after_ask"]["hits"])  # asking changed nothing
     assert wrong["forgotten"] is False and "changed" in wrong["note"]
-    assert done["forgotten"] is True and done["event"]
+    assert json.loads(seen["cli_plan"].stdout) == wrong["plan"]
+    assert done["forgotten"] is True and done["event"] and "texts" not in done
     assert all("Augusta" not in h["text"] for h in seen["after"]["hits"])
     assert seen["show"][0] and "no " in seen["show"][1].lower()
     assert seen["nothing"][0] and "say what to forget" in seen["nothing"][1]

@@ -265,8 +265,8 @@ def answer_one(
     k: int,
 ) -> QAResult:
     from dcpm_cli.read.recall import recall
-    from dcpm_cli.render import recall_prompt_text
     from dcpm_cli.store import Store
+    from dcpm_cli.views import recall_prompt_text
 
     seconds: dict[str, float] = {}
     t0 = time.perf_counter()
@@ -309,6 +309,7 @@ def _remember(
         Writer(store, embedder, None, settings).add(q.raws, extract=False)
         return
     from dcpm_cli.dream.run import DreamOptions, dream
+    from dcpm_cli.ops.check import check
 
     before = dataclasses.replace(llm.usage)
     try:
@@ -325,7 +326,7 @@ def _remember(
                 catch_up=False,
                 retries=settings.llm_retries,
             )
-            dream(store, embedder, llm, opts)
+            dream(store, embedder, llm, opts, repair=lambda s: check(s, repair=True))
     finally:
         used = llm.usage
         bench.memory_usage.add(

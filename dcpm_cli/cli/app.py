@@ -1,5 +1,5 @@
-"""The `dcpm` command: parse → call one core function → render. Nothing heavy is imported here
-at module level, so `dcpm --help` and shell completion stay instant."""
+"""The `dcpm` command: parse → call Memory (dcpm_cli/memory.py) → render. Nothing heavy is
+imported here at module level, so `dcpm --help` and shell completion stay instant."""
 
 from __future__ import annotations
 
@@ -10,13 +10,13 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from typer.core import TyperGroup
 
-from dcpm_cli.errors import DcpmError
+from dcpm_cli.errors import EXIT_INTERRUPTED, EXIT_OK, DcpmError
 
 if TYPE_CHECKING:
     from dcpm_cli.config import Settings
     from dcpm_cli.embed import Embedder
     from dcpm_cli.llm import LLM
-    from dcpm_cli.store import Store
+    from dcpm_cli.memory import Memory
 
 
 class _Group(TyperGroup):
@@ -32,13 +32,13 @@ class _Group(TyperGroup):
         except DcpmError as e:
             from dcpm_cli import render
 
-            if e.exit_code == 0:  # not a failure: e.g. nothing stored yet
+            if e.exit_code == EXIT_OK:  # not a failure: e.g. nothing stored yet
                 render.note(e.message + (f"; {e.hint}" if e.hint else ""))
             else:
                 render.error(e.message, e.hint)
             raise typer.Exit(e.exit_code) from None
         except KeyboardInterrupt:
-            raise typer.Exit(130) from None
+            raise typer.Exit(EXIT_INTERRUPTED) from None
 
 
 def _utf8_args() -> None:
@@ -65,9 +65,6 @@ app = typer.Typer(
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 
-# Exit codes (stable, documented in the README).
-EXIT_OK, EXIT_ERROR, EXIT_INPUT, EXIT_LLM, EXIT_STORE, EXIT_BUSY = 0, 1, 2, 3, 4, 5
-
 # The paper's "without supersedes" ablation, one settings key (DCPM_NO_SUPERSEDES) for every command.
 NoSupersedes = Annotated[
     bool,
@@ -81,67 +78,40 @@ NoSupersedes = Annotated[
 
 @dataclass
 class Session:
-    """What one command needs, built lazily; tests may preset `llm` or `embedder`."""
+    """The root command's flags, and what tests preset (`llm`, `embedder`): the Memory every
+    command calls is made from them on first use."""
 
     flags: dict[str, Any] = field(default_factory=dict)
     llm: LLM | None = None
     embedder: Embedder | None = None
-    _settings: Settings | None = None
-    _store: Store | None = None
+    _memory: Memory | None = None
+
+    @property
+    def memory(self) -> Memory:
+        if self._memory is None:
+            from dcpm_cli.config import Settings
+            from dcpm_cli.memory import Memory
+
+            settings = Settings.resolve(**self.flags)
+            self._memory = Memory(settings, llm=self.llm, embedder=self.embedder)
+        return self._memory
 
     @property
     def settings(self) -> Settings:
-        if self._settings is None:
-            from dcpm_cli.config import Settings
-
-            self._settings = Settings.resolve(**self.flags)
-        return self._settings
-
-    def get_embedder(self) -> Embedder:
-        if self.embedder is None:
-            from dcpm_cli.embed import get_embedder
-
-            self.embedder = get_embedder(self.settings.embedder)
-        return self.embedder
-
-    def store(self, *, create: bool = True) -> Store:
-        if self._store is None:
-            from dcpm_cli.store import Store
-
-            self._store = Store(self.settings.store, self.get_embedder(), create=create)
-        return self._store
-
-    def store_or_none(self) -> Store | None:
-        """The store, or None when nothing was ever stored (reads must not create one)."""
-        from dcpm_cli.errors import StoreMissing
-
-        try:
-            return self.store(create=False)
-        except StoreMissing:
-            return None
-
-    def ablate(self, no_supersedes: bool) -> Session:
-        """A command's --no-supersedes flag, over DCPM_NO_SUPERSEDES and the config file."""
-        if no_supersedes:
-            self.flags["no_supersedes"] = True
-        return self
-
-    def get_llm(self) -> LLM:
-        if self.llm is None:
-            from dcpm_cli.llm import get_llm
-
-            self.llm = get_llm(self.settings.llm, timeout=self.settings.llm_timeout)
-        return self.llm
-
-    def writer(self, *, llm: bool = True) -> Any:
-        from dcpm_cli.write.pipeline import Writer
-
-        # --no-extract must work with no LLM configured (or a misconfigured one).
-        return Writer(self.store(), self.get_embedder(), self.get_llm() if llm else None, self.settings)
+        return self.memory.settings
 
 
 def _session(ctx: typer.Context) -> Session:
     return ctx.find_root().obj
+
+
+def _memory(ctx: typer.Context, no_supersedes: bool = False) -> Memory:
+    """The command's Memory; a command's --no-supersedes flag counts over DCPM_NO_SUPERSEDES
+    and the config file."""
+    session = _session(ctx)
+    if no_supersedes:
+        session.flags["no_supersedes"] = True
+    return session.memory
 
 
 @app.callback()

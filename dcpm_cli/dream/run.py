@@ -66,6 +66,9 @@ SAVE_EVERY = 10  # clusters between run-log updates (each update is one more Lan
 
 Log = Callable[[str], None]
 Progress = Callable[[int, int], None]
+# Checks a store and repairs what it can: a report with `repairs` (what was done) and
+# `findings` (each with `ok`, `name`, `detail`).
+Repair = Callable[["Store"], Any]
 
 
 @dataclass
@@ -92,10 +95,13 @@ def dream(
     progress: Progress | None = None,
     log: Log | None = None,
     writer: Writer | None = None,
+    repair: Repair | None = None,
 ) -> DreamOutcome:
     """Run System 2 once (or plan it, with `dry_run`). `llm` may be None for a dry run.
     With a `writer`, inputs still pending extraction are extracted first (DESIGN §2: "a later
-    `dcpm process` or the next dream extracts it"), within the same budget."""
+    `dcpm process` or the next dream extracts it"), within the same budget. With `repair` (the
+    store check and repair of `dcpm check --repair`, which lives above System 2), the store is
+    repaired before anything is consolidated."""
     say = log or (lambda _: None)
     run = DreamRun(id=_run_id(), mode=opts.mode, core_schemas=opts.sweeps)
     if opts.mode == "lite":
@@ -107,7 +113,8 @@ def dream(
     if llm is None:
         raise InputError("a dream needs an LLM", "use --llm, or --dry-run to see the plan")
     with store.dream_lock():
-        return _dream(store, embedder, llm, opts, run, progress, say, writer if opts.catch_up else None)
+        catch_up = writer if opts.catch_up else None
+        return _dream(store, embedder, llm, opts, run, progress, say, catch_up, repair)
 
 
 def run_calibration(store: Store, embedder: Embedder) -> CalibrationReport:
@@ -142,13 +149,14 @@ def _dream(
     progress: Progress | None,
     say: Log,
     writer: Writer | None,
+    repair: Repair | None,
 ) -> DreamOutcome:
     out = DreamOutcome(run)
     budget = Budget(llm, opts.max_calls, opts.max_seconds)
     usage = dataclasses.replace(llm.usage)
     caught_up = None
     try:
-        _prepare(store, embedder, opts, out, say)
+        _prepare(store, embedder, opts, out, say, repair)
         if writer is not None:
             caught_up = _catch_up(writer, budget, run, say)
         out.graph = GraphIndex.load(store)
@@ -186,19 +194,13 @@ def _dream(
     return out
 
 
-def _prepare(store: Store, embedder: Embedder, opts: DreamOptions, out: DreamOutcome, say: Log) -> None:
+def _prepare(
+    store: Store, embedder: Embedder, opts: DreamOptions, out: DreamOutcome, say: Log, repair: Repair | None
+) -> None:
     """Verify and repair the store as `dcpm check --repair` does (what a killed dream, or a
     killed `dcpm add`, left), choose the thresholds, open the run log row."""
-    from dcpm_cli.ops.check import check
-
-    report = check(store, repair=True)
-    if report.repairs:
-        out.notes.append("repaired the store: " + "; ".join(report.repairs))
-        say(out.notes[-1])
-    broken = [f"{f.name}: {f.detail}" for f in report.findings if not f.ok]
-    if broken:  # nothing a repair can do without guessing; the dream goes on around it
-        out.notes.append("`dcpm check` still finds: " + "; ".join(broken))
-        say(out.notes[-1])
+    if repair is not None:
+        _repair(store, repair, out, say)
     if opts.retry_declined:
         with store.lock():
             forgotten = store.forget_declined()
@@ -211,6 +213,17 @@ def _prepare(store: Store, embedder: Embedder, opts: DreamOptions, out: DreamOut
     out.calibration = _with_overrides(cal, opts)
     out.run.settings = _settings_json(opts, out.calibration)
     store.save_dream_run(out.run)
+
+
+def _repair(store: Store, repair: Repair, out: DreamOutcome, say: Log) -> None:
+    report = repair(store)
+    if report.repairs:
+        out.notes.append("repaired the store: " + "; ".join(report.repairs))
+        say(out.notes[-1])
+    broken = [f"{f.name}: {f.detail}" for f in report.findings if not f.ok]
+    if broken:  # nothing a repair can do without guessing; the dream goes on around it
+        out.notes.append("`dcpm check` still finds: " + "; ".join(broken))
+        say(out.notes[-1])
 
 
 def _phase2(

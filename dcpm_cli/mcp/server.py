@@ -21,22 +21,20 @@ import threading
 import time
 from collections.abc import Iterator
 from concurrent.futures import Future
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import Field  # the tools' argument descriptions (annotations are read at run time)
 
 from dcpm_cli.errors import DcpmError, InputError
-from dcpm_cli.ingest.text import parse_as_of, parse_time
+from dcpm_cli.ingest.text import parse_time
 from dcpm_cli.models import PENDING, RawInput, utcnow
 from dcpm_cli.store.staging import GROUP_INPUTS, GROUP_SECONDS
 
 if TYPE_CHECKING:
-    from dcpm_cli.config import Settings
     from dcpm_cli.embed import Embedder
     from dcpm_cli.llm import LLM
+    from dcpm_cli.memory import Memory
     from dcpm_cli.models import AddReport
-    from dcpm_cli.store import Store
 
 INSTRUCTIONS = (
     "dcpm is the user's long-term memory. Call `recall` before answering anything that may "
@@ -62,32 +60,25 @@ class _Serialised:
             return self._inner.embed(texts)
 
 
-@dataclass
-class Memory:
-    """The warm core behind the tools: one embedder, one store handle for requests, one
-    extraction worker. Every method returns plain JSON-able data or raises DcpmError."""
+class AgentMemory:
+    """The memory as agents use it: a warm `dcpm_cli.memory.Memory` (one embedder, one store
+    handle for requests, serialised between threads) and one extraction worker. Every method
+    returns plain JSON-able data (the CLI's `--json` shapes, from views) or raises DcpmError."""
 
-    settings: Settings
-    embedder: Embedder
-    llm: LLM | None  # None: store raw only (`dcpm mcp --no-extract`); `dcpm process` later
-    _store: Store | None = None
-    _reads: threading.Lock = field(default_factory=threading.Lock)
-    _jobs: queue.Queue = field(default_factory=queue.Queue)
-    _worker: threading.Thread | None = None
+    def __init__(self, memory: Memory, *, llm: LLM | None) -> None:
+        # llm None: store raw only (`dcpm mcp --no-extract`); `dcpm process` extracts later.
+        from dcpm_cli.memory import Memory
 
-    def __post_init__(self) -> None:
-        from dcpm_cli.store import Store
-
-        self.embedder = _Serialised(self.embedder)
-        self._store = Store(self.settings.store, self.embedder)
+        self.settings, self.llm = memory.settings, llm
+        self.embedder = _Serialised(memory.embedder)
+        self.memory = Memory(self.settings, embedder=self.embedder)
+        self.store = self.memory.store()
+        self._reads = threading.Lock()
+        self._jobs: queue.Queue = queue.Queue()
+        self._worker: threading.Thread | None = None
         if self.llm is not None:
             self._worker = threading.Thread(target=self._work, name="dcpm-extract", daemon=True)
             self._worker.start()
-
-    @property
-    def store(self) -> Store:
-        assert self._store is not None
-        return self._store
 
     # -- writes -----------------------------------------------------------------------------
 
@@ -102,7 +93,6 @@ class Memory:
     ) -> dict[str, Any]:
         """Store one input now; extract it in the background (or before returning, if `wait`)."""
         from dcpm_cli.ingest import formats as ingest
-        from dcpm_cli.write.pipeline import Writer
 
         if not text.strip():
             raise InputError("nothing to remember: the text is empty")
@@ -112,7 +102,7 @@ class Memory:
         said = parse_time(at, "at") if at else utcnow()
         raw = RawInput(text=text.strip(), role=role, session=session, source="mcp", said_at=said)
         with self._reads:
-            stored = Writer(self.store, self.embedder, None, self.settings).add([raw], extract=False)
+            stored = self.memory.add([raw], extract=False)
             status = self.store.get_raw([raw.id])[raw.id].status
         out: dict[str, Any] = {"raw_id": raw.id, "stored": bool(stored.stored), "status": status}
         if status != PENDING or self.llm is None:
@@ -196,89 +186,64 @@ class Memory:
         kinds: list[str] | None = None,
     ) -> dict[str, Any]:
         """The same object as `dcpm recall --json`."""
-        from dcpm_cli import render
-        from dcpm_cli.models import ITEM_KINDS
-        from dcpm_cli.read.recall import recall
+        from dcpm_cli import views
 
         if not query.strip():
             raise InputError("give a query", "e.g. 'what does the user eat?'")
-        for x in kinds or []:
-            if x not in (*ITEM_KINDS, "raw"):
-                raise InputError(f"unknown kind {x!r}", "use fact, identity, summary or raw")
-        when = parse_as_of(as_of, "as_of") if as_of else None
         with self._reads:
-            result = recall(
-                self.store, self.embedder, query, k=k, kinds=kinds or None, as_of=when,
-                min_similarity=self.settings.recall_min_similarity, chains=not self.settings.no_supersedes,
-            )  # fmt: skip
-        out = render.recall_dict(result)
-        if not arc:
-            for hit in out["hits"]:
-                hit["chain"] = []
-        return out
+            result = self.memory.recall(query, k=k, kinds=kinds, as_of=as_of)
+        return views.recall_dict(result, arc=arc)
 
     def history(self, target: str, *, k: int = 3) -> list[dict[str, Any]]:
-        from dcpm_cli import render
-        from dcpm_cli.read.recall import arcs
+        from dcpm_cli import views
 
         with self._reads:
-            found = arcs(
-                self.store, self.embedder, target, k=k,
-                min_similarity=self.settings.recall_min_similarity, chains=not self.settings.no_supersedes,
-            )  # fmt: skip
-            return [render.arc_dict(a) for a in found]
+            return [views.arc_dict(a) for a in self.memory.history(target, k=k)]
 
     def show(self, ident: str) -> dict[str, Any]:
-        from dcpm_cli.read.recall import describe
+        from dcpm_cli import views
 
         with self._reads:
-            return _plain(describe(self.store, ident.strip()))
+            return views.plain(self.memory.show(ident.strip()))
 
     def forget(
         self, ids: list[str] | None = None, *, query: str = "", k: int = 3, confirm: str = ""
     ) -> dict[str, Any]:
-        """Two steps, so an agent cannot forget by accident: without `confirm`, the plan (what
-        would go, with its texts) and a token; with the token of the same plan, the forget.
-        The token is the plan's digest: if the memory changed since, the plan is shown again."""
+        """Two steps, so an agent cannot forget by accident: without `confirm`, the plan (as
+        `dcpm forget --dry-run --json`), the texts that would go, and a token; with the token of
+        the same plan, the forget. The token is the plan's digest: if the memory changed since,
+        the plan is shown again."""
+        from dcpm_cli import views
         from dcpm_cli.models import short_hash
-        from dcpm_cli.ops.forget import apply_forget, plan_forget, select_by_query
 
         if not ids and not query.strip():
             raise InputError("say what to forget", "give ids (r_…, m_…, n_…) or a query")
         with self._reads:
-            wanted = list(ids or [])
-            if query.strip():
-                floor = self.settings.recall_min_similarity
-                wanted += select_by_query(self.store, self.embedder, query, k=k, min_similarity=floor)
-            if not wanted:
+            plan = self.memory.plan_forget(ids or [], query=query, k=k)
+            if plan is None:
                 return {"forgotten": False, "plan": None, "note": f"nothing found for {query!r}"}
-            plan = plan_forget(self.store, wanted)
             changes = [*sorted(plan.removed), *sorted(plan.trimmed), *sorted(plan.reverts)]
             token = "forget-" + short_hash(*changes)
-            shown = {
-                "remove": {"raw": plan.raw_ids, "items": plan.item_ids, "nodes": plan.node_ids},
-                "texts": plan.texts,
-                "sources_kept": plan.sources_kept,
-                "nodes_marked": plan.marked,
-            }
+            shown = views.plain(views.forget_plan_dict(plan))
             if confirm != token:
                 why = "the plan changed since that token: check it again" if confirm else ""
-                return {"forgotten": False, "plan": shown, "confirm": token, "note": why
+                return {"forgotten": False, "plan": shown, "texts": plan.texts, "confirm": token, "note": why
                         or "nothing is forgotten yet: call forget again with this confirm token"}  # fmt: skip
-            report = apply_forget(self.store, plan, self.embedder)
-        return {"forgotten": True, "plan": shown, "event": report.event_id}
+            report = self.memory.forget(plan)
+        return {"forgotten": True, "plan": shown, "event": report.event_id,
+                "events_scrubbed": report.events_scrubbed}  # fmt: skip
 
     def stats(self) -> dict[str, Any]:
-        from dcpm_cli.read.recall import store_stats
+        from dcpm_cli import views
 
         with self._reads:
-            return _plain(store_stats(self.store))
+            return views.plain(self.memory.stats())
 
     def schemas(self) -> dict[str, Any]:
-        from dcpm_cli.dream.overview import graph_overview
+        from dcpm_cli import views
 
         with self._reads:
-            return _plain(graph_overview(self.store))
+            return views.plain(self.memory.schemas())
 
 
 @contextlib.contextmanager
@@ -290,13 +255,6 @@ def _as_tool_error() -> Iterator[None]:
         yield
     except DcpmError as e:
         raise ToolError(e.message + (f" ({e.hint})" if e.hint else "")) from e
-
-
-def _plain(obj: Any) -> Any:
-    """Dataclasses and datetimes as JSON values (the same as the CLI's --json)."""
-    from dcpm_cli import render
-
-    return json.loads(render.to_json(obj))
 
 
 def _extraction(report: AddReport) -> dict[str, Any]:
@@ -312,7 +270,7 @@ def _extraction(report: AddReport) -> dict[str, Any]:
 # -- the MCP server -----------------------------------------------------------------------------
 
 
-def build_server(memory: Memory) -> Any:
+def build_server(memory: AgentMemory) -> Any:
     """An MCPServer with dcpm's tools and resources (descriptions are what the agent reads)."""
     from mcp.server.mcpserver import MCPServer
 
@@ -416,7 +374,7 @@ def build_server(memory: Memory) -> Any:
     return server
 
 
-def serve(memory: Memory, *, http: tuple[str, int] | None = None, token: str | None = None) -> None:
+def serve(memory: AgentMemory, *, http: tuple[str, int] | None = None, token: str | None = None) -> None:
     """Serve over stdio (default) or streamable HTTP at http://HOST:PORT/mcp until stopped."""
     import anyio
 
@@ -484,4 +442,4 @@ def parse_http(value: str) -> tuple[str, int]:
     return host, number
 
 
-__all__ = ["Memory", "build_server", "check_http", "parse_http", "serve"]
+__all__ = ["AgentMemory", "build_server", "check_http", "parse_http", "serve"]

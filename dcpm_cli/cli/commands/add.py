@@ -8,7 +8,8 @@ from typing import Annotated, Any
 
 import typer
 
-from dcpm_cli.cli.app import EXIT_LLM, NoSupersedes, _session, app
+from dcpm_cli.cli.app import NoSupersedes, _memory, app
+from dcpm_cli.errors import EXIT_INTERRUPTED, EXIT_LLM
 from dcpm_cli.ingest.formats import Format
 from dcpm_cli.ingest.text import parse_time, read_file
 
@@ -49,11 +50,11 @@ def add(
     from dcpm_cli.private import StdinKeeper
     from dcpm_cli.write.batches import import_file
 
-    s = _session(ctx).ablate(no_supersedes)
+    m = _memory(ctx, no_supersedes)
     if file is not None and text is None and (export := ingest_exports.detect(file, fmt.value)):
         with render.progress("conversations", enabled=True) as bar:
             report = import_file(
-                file, export, s.writer(llm=not no_extract), extract=not no_extract, progress=bar
+                file, export, m.writer(llm=not no_extract), extract=not no_extract, progress=bar
             )
         render.add_report(report, as_json=as_json)
         if report.interrupted:
@@ -69,8 +70,7 @@ def add(
             fmt = ingest.default_format_for(file)
         raws = ingest.parse(content, fmt, session=sess, source=source, at=when, role=role)
         with render.progress("extracting", enabled=len(raws) > 1) as bar:
-            writer = s.writer(llm=not no_extract)
-            report = writer.add(raws, extract=not no_extract, progress=bar, on_stored=kept.stored)
+            report = m.add(raws, extract=not no_extract, progress=bar, on_stored=kept.stored)
     except BaseException:
         if kept.where():
             render.note(kept.where())
@@ -91,9 +91,9 @@ def process(
     """Extract every input still pending (LLM was down, --no-extract, failures), oldest first."""
     from dcpm_cli import render
 
-    s = _session(ctx).ablate(no_supersedes)
+    m = _memory(ctx, no_supersedes)
     with render.progress("extracting", enabled=True) as bar:
-        report = s.writer().process_pending(limit=limit, progress=bar)
+        report = m.process(limit=limit, progress=bar)
     render.add_report(report, as_json=as_json, verb="processed")
     _llm_outcome(report)
 
@@ -103,7 +103,7 @@ def _llm_outcome(report: Any) -> None:
 
     if report.interrupted:
         render.note(f"interrupted: {report.pending} input(s) still pending; `dcpm process` goes on")
-        raise typer.Exit(130)
+        raise typer.Exit(EXIT_INTERRUPTED)
     if report.llm_error:
         render.note(
             f"extraction pending for {report.pending} input(s): {report.llm_error}. "

@@ -8,20 +8,14 @@ from typing import Annotated, Any
 
 import typer
 
-from dcpm_cli.cli.app import _session, app
+from dcpm_cli.cli.app import _memory, app
+from dcpm_cli.models import Ablation
 
 bench_app = typer.Typer(
     help="Benchmarks that print figures: retrieval quality on LongMemEval.",
     no_args_is_help=True,
 )
 app.add_typer(bench_app, name="bench")
-
-
-class Ablation(StrEnum):
-    full = "full"
-    no_collision = "no-collision"
-    lite = "lite"
-    no_supersedes = "no-supersedes"
 
 
 class Granularity(StrEnum):
@@ -83,13 +77,13 @@ def longmemeval(
     from dcpm_cli import render
     from dcpm_cli.bench import longmemeval as bench
 
-    s = _session(ctx)
+    m = _memory(ctx)
     if qa:
-        _qa(s, file, limit, per_type, ablation, llm, judge, out)
+        _qa(m, file, limit, per_type, ablation, llm, judge, out)
         return
     with render.progress("questions", enabled=True) as bar:
         result = bench.run(
-            file, s.get_embedder(), s.settings, limit=limit, granularity=granularity.value,
+            file, m.embedder, m.settings, limit=limit, granularity=granularity.value,
             ks=_ks(k), out=out, progress=bar,
         )  # fmt: skip
     typer.echo(bench.report(result))
@@ -98,7 +92,7 @@ def longmemeval(
 
 
 def _qa(
-    s: Any,
+    m: Any,
     file: Path,
     limit: int | None,
     per_type: int | None,
@@ -111,12 +105,12 @@ def _qa(
     from dcpm_cli.bench import qa
     from dcpm_cli.llm import get_llm
 
-    timeout = s.settings.llm_timeout
-    reader = get_llm(reader_spec or s.settings.llm, timeout=timeout) if reader_spec else s.get_llm()
+    timeout = m.settings.llm_timeout
+    reader = get_llm(reader_spec or m.settings.llm, timeout=timeout) if reader_spec else m.llm
     judge = reader if not judge_spec or judge_spec == reader.name else get_llm(judge_spec, timeout=timeout)
     with render.progress("questions", enabled=True) as bar:
         result = qa.run_qa(
-            file, s.get_embedder(), s.settings, reader, judge, limit=limit, per_type=per_type,
+            file, m.embedder, m.settings, reader, judge, limit=limit, per_type=per_type,
             ablation=ablation.value if ablation else None, out=out, progress=bar,
         )  # fmt: skip
     typer.echo(qa.report(result))

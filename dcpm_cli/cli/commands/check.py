@@ -11,9 +11,8 @@ from typing import Annotated
 
 import typer
 
-from dcpm_cli.cli.app import _session, app
-
-EXIT_CHECK = 6  # the store breaks an invariant (documented in the README)
+from dcpm_cli.cli.app import _memory, app
+from dcpm_cli.errors import EXIT_CHECK
 
 
 @app.command()
@@ -26,18 +25,15 @@ def check(
 ) -> None:
     """Verify the store: inputs, chains, provenance, graph, passages, embedder; exit 6 if broken."""
     from dcpm_cli import render
-    from dcpm_cli.ops.check import check as run_check
+    from dcpm_cli.memory import NOTHING_STORED
 
-    s = _session(ctx)
-    store = s.store_or_none()
-    if store is None:
-        render.note('nothing stored yet; add something with: dcpm add "..."')
+    m = _memory(ctx)
+    if m.store_or_none() is None:
+        render.note(NOTHING_STORED)
         if as_json:  # nothing to check: every check holds
-            from dcpm_cli.ops.check import CheckReport
-
-            render.print_json(CheckReport(s.settings.store).to_dict())
+            render.print_json(m.check().to_dict())
         return
-    report = run_check(store, repair=repair)
+    report = m.check(repair=repair)
     render.check_report(report, as_json=as_json)
     if not report.ok:
         raise typer.Exit(EXIT_CHECK)

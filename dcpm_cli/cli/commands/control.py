@@ -12,7 +12,8 @@ from typing import Annotated, Any
 
 import typer
 
-from dcpm_cli.cli.app import _session, app
+from dcpm_cli.cli.app import _memory, _session, app
+from dcpm_cli.errors import EXIT_ERROR
 
 
 @app.command()
@@ -36,18 +37,12 @@ def forget(
     """Forget for good: the cascade is shown first; no file, old version or index keeps the text."""
     from dcpm_cli import render
     from dcpm_cli.errors import InputError
-    from dcpm_cli.ops.forget import apply_forget, plan_forget, select_by_query
 
-    s = _session(ctx)
-    store = s.store(create=False)
-    wanted = list(ids or [])
-    if query:
-        floor = s.settings.recall_min_similarity
-        wanted += select_by_query(store, s.get_embedder(), query, k=k, min_similarity=floor)
-        if not wanted:
-            render.note(f"nothing found for {query!r}; nothing forgotten")
-            return
-    plan = plan_forget(store, wanted)
+    m = _memory(ctx)
+    plan = m.plan_forget(ids or [], query=query or "", k=k)
+    if plan is None:
+        render.note(f"nothing found for {query!r}; nothing forgotten")
+        return
     if dry_run:
         render.forget_plan(plan, as_json=as_json)
         return
@@ -58,9 +53,8 @@ def forget(
             )
         render.forget_plan(plan, as_json=False)
         if not typer.confirm("Forget these for good?", default=False):
-            raise typer.Exit(1)
-    report = apply_forget(store, plan, s.get_embedder())
-    render.forget_plan(plan, as_json=as_json, done=report)
+            raise typer.Exit(EXIT_ERROR)
+    render.forget_plan(plan, as_json=as_json, done=m.forget(plan))
 
 
 @app.command("export")
@@ -73,12 +67,12 @@ def export_(
 ) -> None:
     """The whole memory as JSONL: a header, then one typed record a line; streamed."""
     from dcpm_cli import render
-    from dcpm_cli.ops.portability import export_lines
 
-    store = _session(ctx).store(create=False)
+    m = _memory(ctx)
+    m.store(create=False)  # no store: said before anything else
     if out is None:
-        with store.lock():  # one consistent state: writers wait (a dream, between two clusters)
-            for line in export_lines(store, with_vectors=with_vectors):
+        with m.exporting(with_vectors=with_vectors) as lines:
+            for line in lines:
                 sys.stdout.write(line + "\n")
         return
     if not out.parent.is_dir():
@@ -89,11 +83,11 @@ def export_(
         )
     tmp = out.with_name(out.name + ".partial")
     with (
-        store.lock(),
         render.progress("exporting", enabled=True) as bar,
+        m.exporting(with_vectors=with_vectors, progress=bar) as lines,
         tmp.open("w", encoding="utf-8") as f,
     ):
-        for line in export_lines(store, with_vectors=with_vectors, progress=bar):
+        for line in lines:
             f.write(line + "\n")
     tmp.replace(out)  # a complete file or none
     render.note(f"exported to {out}")
@@ -108,17 +102,14 @@ def import_(
     """Add an export to this store (empty or not); importing twice changes nothing."""
     from dcpm_cli import render
     from dcpm_cli.errors import InputError
-    from dcpm_cli.ops.portability import check_lines, import_lines
 
-    s = _session(ctx)
+    m = _memory(ctx)
     try:
         source = _spooled(sys.stdin) if str(file) == "-" else file.open(encoding="utf-8")
     except OSError as e:
         raise InputError(f"cannot read {file}: {e.strerror}") from e
     with source, render.progress("importing", enabled=True) as bar:
-        check_lines(source)  # whole before anything is stored: a broken file imports nothing
-        source.seek(0)
-        report = import_lines(s.store(), s.get_embedder(), source, progress=bar)
+        report = m.import_(source, progress=bar)
     render.summary(report.to_dict(), as_json=as_json, title=f"imported {file}")
 
 
@@ -142,9 +133,8 @@ def backup(
 ) -> None:
     """A consistent snapshot of the store in DIR/dcpm-<time> (safe during a cron dream)."""
     from dcpm_cli import render
-    from dcpm_cli.ops.backup import backup as run_backup
 
-    report = run_backup(_session(ctx).store(create=False), folder)
+    report = _memory(ctx).backup(folder)
     render.summary(report.to_dict(), as_json=as_json, title="backed up")
 
 
@@ -159,13 +149,10 @@ def reembed(
 ) -> None:
     """Embed the whole store again with another model; switches only when complete."""
     from dcpm_cli import render
-    from dcpm_cli.embed import get_embedder
-    from dcpm_cli.ops.reembed import reembed as run_reembed
 
-    s = _session(ctx)
-    store, target = s.store(create=False), get_embedder(embedder)
+    m = _memory(ctx)
     with render.progress("re-embedding", enabled=True) as bar:
-        report = run_reembed(store, target, progress=bar)
+        report = m.reembed(embedder, progress=bar)
     render.summary(report.to_dict(), as_json=as_json, title=f"re-embedded by {report.new_embedder}")
     render.note(
         f"use it with --embedder {embedder}, DCPM_EMBEDDER={embedder} "

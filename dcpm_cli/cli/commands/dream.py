@@ -9,26 +9,15 @@ kept and the next run resumes; 4 store error;
 
 from __future__ import annotations
 
-from enum import StrEnum
 from typing import Annotated
 
 import typer
 
-from dcpm_cli.cli.app import EXIT_LLM, _session, app
+from dcpm_cli.cli.app import _memory, app
+from dcpm_cli.errors import EXIT_LLM
+from dcpm_cli.models import Mode, NodeKind
 
 TUNING = "Tuning (defaults per embedder; see --calibrate)"
-
-
-class Mode(StrEnum):
-    full = "full"
-    no_collision = "no-collision"
-    lite = "lite"
-
-
-class NodeKind(StrEnum):
-    schema = "schema"
-    intention = "intention"
-    core_schema = "core_schema"
 
 
 @app.command()
@@ -137,13 +126,12 @@ def dream(
 ) -> None:
     """Consolidate facts into schemas and intentions (System 2); run it nightly from cron."""
     from dcpm_cli import render
-    from dcpm_cli.dream.run import DreamOptions, run_calibration
-    from dcpm_cli.dream.run import dream as run_dream
+    from dcpm_cli.config import DreamOptions
+    from dcpm_cli.memory import NOTHING_STORED
 
-    s = _session(ctx).ablate(bool(no_supersedes))
+    m = _memory(ctx, bool(no_supersedes))
     if calibrate:
-        report = run_calibration(s.store(), s.get_embedder())
-        render.calibration(report, as_json=as_json)
+        render.calibration(m.calibrate(), as_json=as_json)
         return
     opts = DreamOptions.resolve(
         dry_run=dry_run,
@@ -151,25 +139,22 @@ def dream(
         max_seconds=max_seconds,
         core_schemas=core_schemas,
         mode=mode.value if mode else None,
-        no_supersedes=s.settings.no_supersedes or no_supersedes,
+        no_supersedes=m.settings.no_supersedes or no_supersedes,
         eps1=eps1,
         eps2=eps2,
         max_cluster=max_cluster,
         theta_beh=theta_beh,
         theta_sem=theta_sem,
         retry_declined=retry_declined,
-        retries=s.settings.llm_retries,
+        retries=m.settings.llm_retries,
     )
-    store = s.store_or_none()
-    if store is None:
-        render.note('nothing stored yet; add something with: dcpm add "..."')
+    if m.store_or_none() is None:
+        render.note(NOTHING_STORED)
         if as_json:  # no run: a script's jq still parses
             render.print_json({"run": None, "note": "nothing stored yet"})
         return
-    llm = None if opts.dry_run or opts.mode == "lite" else s.get_llm()
-    writer = s.writer() if llm is not None else None
     with render.progress("dreaming", enabled=not opts.dry_run) as bar:
-        outcome = run_dream(store, s.get_embedder(), llm, opts, progress=bar, log=render.note, writer=writer)
+        outcome = m.dream(opts, progress=bar, log=render.note)
     render.dream_outcome(outcome, as_json=as_json)
     if outcome.run.status in ("llm_unavailable", "llm_error", "failed"):
         raise typer.Exit(EXIT_LLM)
@@ -189,11 +174,6 @@ def schemas(
 ) -> None:
     """What dreams built: schemas and intentions by domain, core schemas with their members."""
     from dcpm_cli import render
-    from dcpm_cli.dream.overview import graph_overview
 
-    store = _session(ctx).store_or_none()
-    if store is None:
-        overview = {"counts": {}, "nodes": [], "links": [], "member_text": {}}
-    else:
-        overview = graph_overview(store, kinds=[k.value for k in kind or []], domain=domain)
+    overview = _memory(ctx).schemas(kinds=kind, domain=domain)
     render.schemas(overview, as_json=as_json)

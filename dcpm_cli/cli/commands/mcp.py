@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from dcpm_cli.cli.app import _session, app
+from dcpm_cli.cli.app import _memory, app
 
 
 @app.command()
@@ -34,7 +34,11 @@ def mcp(
         bool, typer.Option("--no-extract", help="`remember` stores raw only; `dcpm process` extracts later.")
     ] = False,
 ) -> None:
-    """Serve the memory to agents over MCP: remember, recall, history, show (models stay warm)."""
+    """Serve the memory to agents over MCP: remember, recall, history, show, forget, stats, schemas.
+
+    Tools remember, recall, history, show and forget (which shows its plan first and acts only
+    on a second call with that plan's token); resources dcpm://stats and dcpm://schemas. The
+    models stay warm between calls."""
     from dcpm_cli.errors import InputError
     from dcpm_cli.mcp import server as mcp_server
 
@@ -45,6 +49,6 @@ def mcp(
     address = mcp_server.parse_http(http) if http else None
     if address:
         mcp_server.check_http(address[0], token)
-    s = _session(ctx)
-    memory = mcp_server.Memory(s.settings, s.get_embedder(), None if no_extract else s.get_llm())
+    m = _memory(ctx)
+    memory = mcp_server.AgentMemory(m, llm=None if no_extract else m.llm)
     mcp_server.serve(memory, http=address, token=token)

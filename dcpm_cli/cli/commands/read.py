@@ -9,8 +9,9 @@ from typing import Annotated, Any
 
 import typer
 
-from dcpm_cli.cli.app import EXIT_LLM, NoSupersedes, _session, app
-from dcpm_cli.ingest.text import parse_as_of, read_file
+from dcpm_cli.cli.app import NoSupersedes, _memory, app
+from dcpm_cli.errors import EXIT_LLM
+from dcpm_cli.ingest.text import read_file
 
 
 class OutputFormat(StrEnum):
@@ -40,16 +41,11 @@ def recall(
     no_supersedes: NoSupersedes = False,
 ) -> None:
     """Find memories: current beliefs first, each with its arc; never calls an LLM."""
-    from dcpm_cli import render
+    from dcpm_cli import render, views
     from dcpm_cli.errors import InputError
-    from dcpm_cli.models import ITEM_KINDS
-    from dcpm_cli.read.recall import recall as run_recall
+    from dcpm_cli.memory import NOTHING_STORED, Memory
 
-    kinds = kind or None
-    for x in kinds or []:
-        if x not in (*ITEM_KINDS, "raw"):
-            raise InputError(f"unknown kind {x!r}", "use fact, identity, summary or raw")
-    when = parse_as_of(as_of, "--as-of") if as_of else None
+    kinds, when = Memory.recall_filters(kind, as_of, option="--as-of")
     if as_json:
         fmt = OutputFormat.json
     if batch is not None:
@@ -58,37 +54,22 @@ def recall(
         raise InputError("give a QUERY (or --batch FILE)", 'dcpm recall "what do I eat?"')
     else:
         queries = [query]
-    s = _session(ctx).ablate(no_supersedes)
-    store = s.store_or_none()
-    if store is None and batch is None and fmt is OutputFormat.table:
-        render.note('nothing stored yet; add something with: dcpm add "..."')
+    m = _memory(ctx, no_supersedes)
+    if batch is None and fmt is OutputFormat.table and m.store_or_none() is None:
+        render.note(NOTHING_STORED)
         return
-    embedder = s.get_embedder()
-    floor, chains = s.settings.recall_min_similarity, not s.settings.no_supersedes
     for q in queries:
-        if store is None:
-            result = _empty(q, when)
-        else:
-            result = run_recall(
-                store, embedder, q, k=k, kinds=kinds, as_of=when, min_similarity=floor, chains=chains
-            )
-            render.warnings(result.warnings)
+        result = m.recall(q, k=k, kinds=kinds, as_of=when)
+        render.warnings(result.warnings)
         if batch is not None or fmt is OutputFormat.json:
-            render.print_json(render.recall_dict(result))
+            render.print_json(views.recall_dict(result))
         elif fmt is OutputFormat.prompt:
             render.recall_prompt(result)
         else:
             render.recall_table(result, arc=arc)
 
 
-def _empty(query: str, when: Any) -> Any:
-    from dcpm_cli.models import Recall
-
-    return Recall(query=query, hits=[], as_of=when)
-
-
 def _batch_queries(source: str) -> Any:
-
     text = sys.stdin.read() if source == "-" else read_file(Path(source))
     return (line.strip() for line in text.splitlines() if line.strip())
 
@@ -102,20 +83,16 @@ def history(
     no_supersedes: NoSupersedes = False,
 ) -> None:
     """The full revision arc of a belief: each state, when, where it came from, what replaced it."""
-    from dcpm_cli import render
-    from dcpm_cli.read.recall import arcs
+    from dcpm_cli import render, views
+    from dcpm_cli.memory import NOTHING_STORED
 
-    s = _session(ctx).ablate(no_supersedes)
-    store = s.store_or_none()
-    if store is None and not as_json:
-        render.note('nothing stored yet; add something with: dcpm add "..."')
+    m = _memory(ctx, no_supersedes)
+    if m.store_or_none() is None and not as_json:
+        render.note(NOTHING_STORED)
         return
-    floor, chains = s.settings.recall_min_similarity, not s.settings.no_supersedes
-    result = []
-    if store is not None:
-        result = arcs(store, s.get_embedder(), target, k=k, min_similarity=floor, chains=chains)
+    result = m.history(target, k=k)
     if as_json:
-        render.print_json([render.arc_dict(a) for a in result])
+        render.print_json([views.arc_dict(a) for a in result])
     else:
         render.arcs_timeline(result, target)
 
@@ -128,14 +105,8 @@ def show(
 ) -> None:
     """One item, raw input or graph node, with provenance, event log and links."""
     from dcpm_cli import render
-    from dcpm_cli.read.recall import describe
 
-    store = _session(ctx).store_or_none()
-    if store is None:
-        from dcpm_cli.errors import InputError
-
-        raise InputError(f"no item, input or node with id {ident!r}", "nothing is stored yet")
-    detail = describe(store, ident)
+    detail = _memory(ctx).show(ident)
     if as_json:
         render.print_json(detail)
     else:
@@ -149,16 +120,15 @@ def stats(
 ) -> None:
     """Counts per kind, chains, pending inputs, graph nodes, dream runs, size on disk."""
     from dcpm_cli import render
-    from dcpm_cli.read.recall import empty_stats, store_stats
+    from dcpm_cli.memory import NOTHING_STORED
 
-    s = _session(ctx)
-    store = s.store_or_none()
-    if store is None:
-        render.note('nothing stored yet; add something with: dcpm add "..."')
+    m = _memory(ctx)
+    if m.store_or_none() is None:
+        render.note(NOTHING_STORED)
         if as_json:  # the same object, empty: a script's jq still parses
-            render.print_json(empty_stats(s.settings.store, s.get_embedder().model_id))
+            render.print_json(m.stats())
         return
-    figures = store_stats(store)
+    figures = m.stats()
     if as_json:
         render.print_json(figures)
     else:
@@ -174,12 +144,12 @@ def doctor(
     from dcpm_cli import render
     from dcpm_cli.llm import probe
 
-    s = _session(ctx)
-    problem = probe(s.settings.llm)
+    settings = _memory(ctx).settings
+    problem = probe(settings.llm)
     report = {
-        "store": s.settings.store,
-        "embedder": s.settings.embedder,
-        "llm": s.settings.llm,
+        "store": settings.store,
+        "embedder": settings.embedder,
+        "llm": settings.llm,
         "llm_ok": not problem,
         "llm_problem": problem,
     }

@@ -1,0 +1,181 @@
+"""The JSON contract: what `--json`, the MCP tools and the benchmarks give out, shaped once.
+
+Pure functions from models to JSON-ready data (and the prompt text `recall --format prompt`
+prints); nothing here prints, and nothing heavy is imported, so `dcpm --help` stays instant.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, is_dataclass
+from datetime import date, datetime
+from typing import Any
+
+
+def _default(o: Any) -> Any:
+    if isinstance(o, datetime | date):
+        return o.isoformat()
+    if is_dataclass(o) and not isinstance(o, type):
+        return asdict(o)
+    raise TypeError(f"cannot serialise {type(o).__name__}")
+
+
+def to_json(obj: Any) -> str:
+    return json.dumps(obj, default=_default, ensure_ascii=False)
+
+
+def plain(obj: Any) -> Any:
+    """Dataclasses and datetimes as JSON values: what `to_json` would write, as data."""
+    return json.loads(to_json(obj))
+
+
+def day(d: Any) -> str:
+    return f"{d:%Y-%m-%d}" if d else "----------"
+
+
+# -- the read path -------------------------------------------------------------------------
+
+
+def node_dict(node: Any, stale: set[str]) -> dict[str, Any]:
+    d = {"id": node.id, "kind": node.kind, "text": node.text, "domain": node.domain}
+    return {**d, "stale": node.id in stale}
+
+
+def hit_dict(hit: Any, *, arc: bool = True, stale: set[str] | None = None) -> dict[str, Any]:
+    """The JSON shape of one recall hit (documented in the README)."""
+    d: dict[str, Any] = {
+        "id": hit.id,
+        "kind": hit.kind,
+        "text": hit.text,
+        "when": hit.when.isoformat(),
+        "topic": hit.topic,
+        "score": round(hit.score, 6),
+        "matched": hit.matched,
+        "raw_ids": hit.raw_ids,
+        "current": not hit.superseded,
+        "chain": [
+            {"id": c.id, "text": c.text, "when": c.event_at.isoformat(), "kind": c.kind} for c in hit.chain
+        ]
+        if arc
+        else [],
+        "nodes": [node_dict(n, stale or set()) for n in hit.nodes],
+    }
+    return d
+
+
+def recall_dict(result: Any, *, arc: bool = True) -> dict[str, Any]:
+    """`dcpm recall --json` and the MCP `recall` tool; without `arc`, every chain is empty."""
+    return {
+        "query": result.query,
+        "as_of": result.as_of.isoformat() if result.as_of else None,
+        "hits": [hit_dict(h, arc=arc, stale=result.stale_nodes) for h in result.hits],
+        "nodes": [node_dict(n, result.stale_nodes) for n in result.nodes],
+    }
+
+
+def recall_prompt_text(result: Any) -> str:
+    """What `recall --format prompt` prints (the QA bench gives the same text to its reader)."""
+    if not result.hits:
+        return f"No stored memory matches: {result.query}\n"
+    when = f" as of {result.as_of:%Y-%m-%d}" if result.as_of else ""
+    lines = [f"Relevant memory about the user{when} (current beliefs; earlier states in brackets):"]
+    for hit in result.hits:
+        label = "said" if hit.kind == "raw" else hit.kind
+        text = hit.text.replace("\n", " ")
+        earlier = [c for c in hit.chain if c.event_at < hit.when and c.id != hit.id]
+        arc = "; ".join(f"{c.event_at:%Y-%m-%d}: {c.text}" for c in earlier)
+        lines.append(f"- ({label}, {hit.when:%Y-%m-%d}) {text}" + (f" [earlier: {arc}]" if arc else ""))
+    for node in result.nodes:
+        stale = ", stale: its evidence has since changed" if node.id in result.stale_nodes else ""
+        lines.append(f"- ({node.kind.replace('_', ' ')}{stale}) {node.text}")
+    return "\n".join(lines) + "\n"
+
+
+def arc_dict(arc: list[Any]) -> dict[str, Any]:
+    return {
+        "current": arc[-1].item.id if arc else None,
+        "states": [
+            {
+                "id": s.item.id,
+                "kind": s.item.kind,
+                "text": s.item.text,
+                "when": s.item.event_at.isoformat(),
+                "supersedes": s.item.supersedes,
+                "superseded_by": s.item.superseded_by,
+                "sources": [
+                    {"id": r.id, "text": r.text, "said_at": r.said_at.isoformat()} for r in s.sources
+                ],
+                "events": [
+                    {"op": e.op, "at": e.at.isoformat(), "previous_text": e.previous_text} for e in s.events
+                ],
+            }
+            for s in arc
+        ],
+    }
+
+
+# -- System 1 --------------------------------------------------------------------------------
+
+
+def add_dict(report: Any) -> dict[str, Any]:
+    """`dcpm add/process --json`: the report, its LLM decisions refused listed flat."""
+    data = report.to_dict()
+    data.pop("outcomes", None)
+    data["rejected"] = [r for o in report.outcomes for r in o.rejected]
+    return data
+
+
+# -- System 2 --------------------------------------------------------------------------------
+
+
+def dream_dict(outcome: Any) -> dict[str, Any]:
+    """A dream run (or plan) as JSON-ready data."""
+    data: dict[str, Any] = {"run": asdict(outcome.run)}
+    data["run"]["settings"] = json.loads(outcome.run.settings) if outcome.run.settings else {}
+    data["calibration"] = asdict(outcome.calibration) if outcome.calibration else None
+    data["notes"] = list(outcome.notes)
+    if outcome.check is not None:
+        data["graph_problems"] = outcome.check.problems()
+    if outcome.triage is not None:
+        data["clusters"] = [_cluster_dict(c) for c in outcome.triage.clusters]
+        data["skipped_clusters"] = [c.signature for c in outcome.triage.declined]
+    if outcome.run.status == "dry_run":
+        data["planned_calls"] = list(outcome.planned)
+        data["prompts"] = outcome.prompts
+    if outcome.sweep is not None:
+        data["collisions"] = [asdict(c) for c in outcome.sweep.collisions]
+        data["collision_groups"] = outcome.sweep.groups
+    return data
+
+
+def _cluster_dict(c: Any) -> dict[str, Any]:
+    return {
+        "index": c.index + 1,
+        "signature": c.signature,
+        "facts": [{"id": f.id, "text": f.text, "topic": f.topic, "when": day(f.event_at)} for f in c.facts],
+        "nearest_nodes": [
+            {"id": n.id, "kind": n.kind, "text": n.text, "similarity": round(s, 3)} for n, s in c.nearest
+        ],
+        "nodes_touching": c.evidence_nodes,
+    }
+
+
+def calibration_dict(report: Any) -> dict[str, Any]:
+    return {"calibration": asdict(report.calibration), "stats": report.stats}
+
+
+# -- forget --------------------------------------------------------------------------------
+
+
+def forget_plan_dict(plan: Any) -> dict[str, Any]:
+    """The ONE forget plan (`dcpm forget --dry-run --json`, the MCP `forget` tool's `plan`):
+    every id it removes or changes, never the forgotten texts, so a log of it keeps none."""
+    return {k: v for k, v in asdict(plan).items() if k != "texts"}
+
+
+def forget_dict(plan: Any, done: Any = None) -> dict[str, Any]:
+    """`dcpm forget --json`: the plan, and once done, its event and `forgotten: true`."""
+    data = forget_plan_dict(plan)
+    if done is not None:
+        data.update(event=done.event_id, events_scrubbed=done.events_scrubbed, forgotten=True)
+    return data
