@@ -43,8 +43,10 @@ def test_same_clusters_without_cluster_structure(small_n: int) -> None:
 
 def test_neighbour_pairs_are_exact_and_listed_once() -> None:
     X, _ = synthetic(1200, centres=30, domains=5, seed=5)
-    rows, cols = cluster.neighbour_pairs(X, 0.35, small_n=100)
-    got = {(min(a, b), max(a, b)) for a, b in zip(rows.tolist(), cols.tolist(), strict=True)}
+    chunks = cluster.neighbour_chunks(X, 0.35, small_n=100)
+    rows = np.concatenate([r for r, _ in chunks]).tolist()
+    cols = np.concatenate([c for _, c in chunks]).tolist()
+    got = {(min(a, b), max(a, b)) for a, b in zip(rows, cols, strict=True)}
     assert len(got) == len(rows)  # no pair twice
     sims = X @ X.T
     i, j = np.nonzero(np.triu(sims >= np.float32(0.65), 1))

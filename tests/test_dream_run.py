@@ -9,7 +9,7 @@ from dream_fixtures import LATE, RUNNER, SLEEPLESS, add_facts, dream_once, fact_
 
 from dcpm_cli.config import Settings
 from dcpm_cli.dream.integrity import check_graph
-from dcpm_cli.dream.run import DreamOptions, last_runs
+from dcpm_cli.dream.run import DreamOptions
 from dcpm_cli.errors import LLMUnavailable, LockBusy
 from dcpm_cli.llm import ScriptedLLM
 from dcpm_cli.models import DreamRun, Edge, Node, RawInput
@@ -138,9 +138,9 @@ def test_the_run_log_counts_calls_tokens_and_actions(store, embedder) -> None:
 
 def test_a_run_left_running_without_the_lock_was_interrupted(store) -> None:
     store.save_dream_run(DreamRun(id="d_killed", started_at=datetime(2026, 1, 1, tzinfo=UTC)))
-    assert [r.status for r in last_runs(store)] == ["interrupted"]
+    assert [r["status"] for r in store.last_dream_runs()] == ["interrupted"]
     with store.dream_lock():
-        assert [r.status for r in last_runs(store)] == ["running"]
+        assert [r["status"] for r in store.last_dream_runs()] == ["running"]
 
 
 def test_options_resolve_from_flags_env_and_config(dcpm_home, monkeypatch) -> None:

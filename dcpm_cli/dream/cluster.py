@@ -55,27 +55,9 @@ class PairStats:
     pairs: int = 0
 
 
-def neighbour_pairs(
-    X: np.ndarray,
-    eps: float,
-    *,
-    small_n: int = SMALL_N,
-    stats: PairStats | None = None,
-    seed: int = 0,
-    workers: int | None = None,
-) -> tuple[np.ndarray, np.ndarray]:
-    """Every unordered pair {i, j}, i ≠ j, with cosine distance ≤ eps, once, as two int32
-    arrays (the rows of X must be unit-norm). `workers`: threads for the block products
-    (default: up to 4 CPUs for large inputs, 1 for small ones)."""
-    chunks = _neighbour_chunks(X, eps, small_n=small_n, stats=stats, seed=seed, workers=workers)
-    rows = np.concatenate([np.zeros(0, np.int32), *(r for r, _ in chunks)])
-    cols = np.concatenate([np.zeros(0, np.int32), *(c for _, c in chunks)])
-    return rows, cols
-
-
 def dbscan(X: np.ndarray, eps: float, min_samples: int = 3, **kwargs) -> np.ndarray:
     """Cluster labels (0..k-1, -1 for noise) of DBSCAN with cosine distance."""
-    return labels_from_pairs(len(X), _neighbour_chunks(X, eps, **kwargs), min_samples)
+    return labels_from_pairs(len(X), neighbour_chunks(X, eps, **kwargs), min_samples)
 
 
 def labels_from_pairs(n: int, chunks: list[tuple[np.ndarray, np.ndarray]], min_samples: int) -> np.ndarray:
@@ -327,7 +309,7 @@ class _Pairs:
         return chunks
 
 
-def _neighbour_chunks(
+def neighbour_chunks(
     X: np.ndarray,
     eps: float,
     *,

@@ -126,17 +126,6 @@ def run_calibration(store: Store, embedder: Embedder) -> CalibrationReport:
     return report
 
 
-def last_runs(store: Store, n: int = 5) -> list[DreamRun]:
-    """The last n runs, newest first; a run still marked running while no dream holds the
-    lock is shown as interrupted."""
-    runs = store.dream_runs(n)
-    if any(r.status == "running" for r in runs) and not store.dream_running():
-        for r in runs:
-            if r.status == "running":
-                r.status = "interrupted"
-    return runs
-
-
 # -- the run ------------------------------------------------------------------------------
 
 
