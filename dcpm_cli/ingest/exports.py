@@ -144,11 +144,13 @@ def sniff(path: Path) -> str | None:
     """chatgpt, claude, or None: from the keys of the first conversation (read as a stream)."""
     import ijson
 
+    from dcpm_cli.ingest.text import DepthCheckedFile
+
     try:
-        with path.open("rb") as f:
-            prefix = _items_prefix(f)
-            f.seek(0)
-            for p, event, value in ijson.parse(f):
+        with path.open("rb") as raw:
+            prefix = _items_prefix(DepthCheckedFile(raw, path.name))
+            raw.seek(0)
+            for p, event, value in ijson.parse(DepthCheckedFile(raw, path.name)):
                 if event == "map_key" and p == prefix:
                     if value == "mapping":
                         return CHATGPT
@@ -166,18 +168,21 @@ def conversations(path: Path, fmt: str, progress: Progress | None = None) -> Ite
     first (a streaming pass that builds nothing), so a truncated export stores nothing."""
     import ijson
 
+    from dcpm_cli.ingest.text import DepthCheckedFile
+
     parse = _PARSERS[fmt]
-    with path.open("rb") as f:
-        prefix = _items_prefix(f)
-        f.seek(0)
+    with path.open("rb") as raw:
+        prefix = _items_prefix(DepthCheckedFile(raw, path.name))
+        raw.seek(0)
         total = 0
         try:  # every conversation parsed once, kept nowhere: a message time it cannot read, too
-            for total, conv in enumerate(ijson.items(f, prefix, use_float=True), 1):
+            checked = DepthCheckedFile(raw, path.name)
+            for total, conv in enumerate(ijson.items(checked, prefix, use_float=True), 1):
                 _parsed(parse, conv, total, path.name)
         except ijson.JSONError as e:
             raise InputError(f"{path.name} is not a complete JSON export ({e}); nothing was stored") from e
-        f.seek(0)
-        for n, conv in enumerate(ijson.items(f, prefix, use_float=True), 1):
+        raw.seek(0)  # the same bytes again: checked above
+        for n, conv in enumerate(ijson.items(raw, prefix, use_float=True), 1):
             yield _parsed(parse, conv, n, path.name)
             if progress:
                 progress(n, total)
@@ -202,6 +207,9 @@ def parse_export(text: str, fmt: str, *, source: str) -> list[RawInput]:
     """An export given as text (e.g. on stdin)."""
     import json
 
+    from dcpm_cli.ingest.text import check_json_depth
+
+    check_json_depth(text, source)
     try:
         data = json.loads(text)
     except json.JSONDecodeError as e:
