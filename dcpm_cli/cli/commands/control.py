@@ -116,9 +116,9 @@ def import_(
     except OSError as e:
         raise InputError(f"cannot read {file}: {e.strerror}") from e
     with source, render.progress("importing", enabled=True) as bar:
-        check_lines(source)  # whole before anything is stored: a broken file imports nothing
+        survey = check_lines(source)  # whole before anything is stored: a broken file imports nothing
         source.seek(0)
-        report = import_lines(s.store(), s.get_embedder(), source, progress=bar)
+        report = import_lines(s.store(), s.get_embedder(), source, progress=bar, survey=survey)
     render.summary(report.to_dict(), as_json=as_json, title=f"imported {file}")
 
 
