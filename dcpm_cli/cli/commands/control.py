@@ -190,5 +190,9 @@ def config_show(
     from dcpm_cli import render
     from dcpm_cli.config import explain
 
-    rows = [asdict(r) | {"name": r.key} for r in explain(**_session(ctx).flags)]
+    resolved = explain(**_session(ctx).flags)
+    rows = [{k: v for k, v in asdict(r).items() if k != "note" or v} | {"name": r.key} for r in resolved]
     render.settings_table(rows, as_json=as_json)
+    for r in resolved:
+        if r.note and not as_json:
+            render.note(f"{r.key}: {r.note}")
