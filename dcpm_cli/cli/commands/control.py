@@ -26,7 +26,16 @@ def forget(
         str | None,
         typer.Option("--query", "-q", help="Forget what `recall` finds for this, and its sources."),
     ] = None,
-    k: Annotated[int, typer.Option("-k", "--top", min=1, max=100, help="With --query: how many hits.")] = 3,
+    k: Annotated[
+        int | None,
+        typer.Option(
+            "-k",
+            "--top",
+            min=1,
+            max=100,
+            help="With --query: the k best hits. Without: only hits a confident similarity away.",
+        ),
+    ] = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Show what would go; change nothing.")] = False,
     yes: Annotated[
         bool, typer.Option("--yes", "-y", help="Do not ask (needed when not on a terminal).")
@@ -36,14 +45,23 @@ def forget(
     """Forget for good: the cascade is shown first; no file, old version or index keeps the text."""
     from dcpm_cli import render
     from dcpm_cli.errors import InputError
-    from dcpm_cli.ops.forget import apply_forget, plan_forget, select_by_query
+    from dcpm_cli.ops.forget import apply_forget, plan_forget, select_by_query, select_confident
 
     s = _session(ctx)
     store = s.store(create=False)
     wanted = list(ids or [])
     if query:
         floor = s.settings.recall_min_similarity
-        wanted += select_by_query(store, s.get_embedder(), query, k=k, min_similarity=floor)
+        if k is not None:
+            wanted += select_by_query(store, s.get_embedder(), query, k=k, min_similarity=floor)
+        else:  # a query for one secret must not take two unrelated lines with it
+            chosen = select_confident(store, s.get_embedder(), query, min_similarity=floor)
+            wanted += chosen.ids
+            if chosen.left_out:
+                render.note(
+                    f"{chosen.taken} hit(s) at similarity {chosen.threshold} or more taken; "
+                    f"{chosen.left_out} weaker hit(s) left out (-k N takes the N best)"
+                )
         if not wanted:
             render.note(f"nothing found for {query!r}; nothing forgotten")
             return
