@@ -167,6 +167,44 @@ CASES: list[tuple[str, Callable[[Path, Path], list[str]], str | bytes | None, in
     ),
     ("an unknown LLM", lambda t, h: ["--llm", "gpt-nine", "add", "x"], None, 2, "unknown LLM 'gpt-nine'"),
     (
+        "a NUL byte in a ChatGPT export",
+        lambda t, h: [
+            "add",
+            "--no-extract",
+            "--file",
+            write(
+                t,
+                "conversations.json",
+                '[{"id": "c1", "title": "t", "current_node": "a", "mapping": {"a": {"id": "a", '
+                '"message": {"author": {"role": "user"}, "create_time": 1772355600, '
+                '"content": {"content_type": "text", "parts": ["bin\\u0000ary"]}}}}}]',
+            ),
+        ],
+        None,
+        2,
+        "a message holds a NUL byte",
+    ),
+    (
+        "a ChatGPT export that is not UTF-8",
+        lambda t, h: [
+            "add",
+            "--format",
+            "chatgpt",
+            "--file",
+            write(t, "conversations.json", b'[{"mapping": {}, "current_node": null, "title": "caf\xe9"}]'),
+        ],
+        None,
+        2,
+        "conversations.json is not UTF-8 text; nothing was stored",
+    ),
+    (
+        "a malformed line in a scripted LLM file",
+        lambda t, h: ["--llm", "scripted:" + write(t, "replies.jsonl", '{"items": []}\n{oops\n'), "add", "x"],
+        None,
+        2,
+        "replies.jsonl line 2: not JSON",
+    ),
+    (
         "JSON nested 1,000 levels deep",
         lambda t, h: ["add", "--no-extract", "--file", write(t, "deep.json", "[" * 1000 + "]" * 1000)],
         None,

@@ -366,3 +366,14 @@ def test_an_import_that_would_break_the_chains_is_refused_with_its_line(
         assert says in said and "line " in said, (name, said)
         assert snapshot(store_dir) == before, name
     assert cli("check").stdout == checked  # the fixture's lone core schema fails as before, nothing more
+
+
+def test_the_import_report_reads_as_counts_not_python(rich_store, cli, tmp_path: Path) -> None:
+    export = tmp_path / "all.jsonl"
+    assert cli("export", "--out", str(export)).exit_code == 0
+
+    res = cli("import", str(export), DCPM_HOME=str(tmp_path / "other"))
+
+    assert res.exit_code == 0, res.stderr
+    assert "{" not in res.stdout and "'" not in res.stdout
+    assert "added: raw 5, item 5" in res.stdout

@@ -110,6 +110,8 @@ def _raw(
     """A message with its own time is identified by it; one without, by its place in the export."""
     from dcpm_cli.ingest.text import parse_time
 
+    if "\x00" in text:  # as the CLI refuses in plain text: no store holds a NUL
+        raise InputError("a message holds a NUL byte: it looks binary, not text")
     said = parse_time(when, "message time") if when else None
     base = parse_time(fallback, "conversation time") if fallback else None
     position = "" if said else f"{source}#{session}/{msg.get('id') or msg.get('uuid') or ''}"
@@ -180,7 +182,14 @@ def conversations(path: Path, fmt: str, progress: Progress | None = None) -> Ite
             for total, conv in enumerate(ijson.items(checked, prefix, use_float=True), 1):
                 _parsed(parse, conv, total, path.name)
         except ijson.JSONError as e:
-            raise InputError(f"{path.name} is not a complete JSON export ({e}); nothing was stored") from e
+            why = str(e.args[0] if e.args else e)
+            if isinstance(e.args[0] if e.args else None, bytes):  # yajl's message, bytes and all
+                why = e.args[0].decode("utf-8", "replace").splitlines()[0]
+            if "invalid bytes in UTF8" in why:
+                raise InputError(
+                    f"{path.name} is not UTF-8 text; nothing was stored", "is this an unedited export?"
+                ) from e
+            raise InputError(f"{path.name} is not a complete JSON export ({why}); nothing was stored") from e
         raw.seek(0)  # the same bytes again: checked above
         for n, conv in enumerate(ijson.items(raw, prefix, use_float=True), 1):
             yield _parsed(parse, conv, n, path.name)
