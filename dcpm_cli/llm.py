@@ -228,8 +228,14 @@ class ScriptedLLM:
         except OSError as e:
             raise InputError(f"cannot read scripted replies {path}: {e}") from e
         replies: list[Any] = []
-        for line in filter(str.strip, lines):
-            obj = json.loads(line)
+        for n, line in enumerate(lines, 1):
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+            except (json.JSONDecodeError, RecursionError) as e:
+                why = e.msg if isinstance(e, json.JSONDecodeError) else "nested too deep"
+                raise InputError(f"scripted replies {path} line {n}: not JSON ({why})") from e
             if isinstance(obj, dict) and obj.get("raise") == "unavailable":
                 replies.append(LLMUnavailable("scripted: the LLM is unavailable"))
             else:

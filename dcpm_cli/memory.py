@@ -222,19 +222,32 @@ class Memory:
             return CheckReport(self.settings.store)
         return check(store, repair=repair)
 
-    def plan_forget(self, ids: Iterable[str] = (), *, query: str = "", k: int = 3) -> ForgetPlan | None:
-        """What forgetting these ids, and what recall finds for `query`, would remove and change;
-        None when the query finds nothing. Nothing changes."""
-        from dcpm_cli.ops.forget import plan_forget, select_by_query
+    def plan_forget(
+        self, ids: Iterable[str] = (), *, query: str = "", k: int | None = None
+    ) -> tuple[ForgetPlan | None, str]:
+        """What forgetting these ids, and what recall finds for `query`, would remove and change
+        (None when the query finds nothing), and a note of the hits left out. With `k`, the k
+        best hits; without, only hits a confident similarity away, so a query for one secret
+        does not take two unrelated lines with it. Nothing changes."""
+        from dcpm_cli.ops.forget import plan_forget, select_by_query, select_confident
 
         store = self.store(create=False)
-        wanted = list(ids)
+        wanted, note = list(ids), ""
         if query.strip():
             floor = self.settings.recall_min_similarity
-            wanted += select_by_query(store, self.embedder, query, k=k, min_similarity=floor)
+            if k is not None:
+                wanted += select_by_query(store, self.embedder, query, k=k, min_similarity=floor)
+            else:
+                chosen = select_confident(store, self.embedder, query, min_similarity=floor)
+                wanted += chosen.ids
+                if chosen.left_out:
+                    note = (
+                        f"{chosen.taken} hit(s) at similarity {chosen.threshold} or more taken; "
+                        f"{chosen.left_out} weaker hit(s) left out (-k N takes the N best)"
+                    )
             if not wanted:
-                return None
-        return plan_forget(store, wanted)
+                return None, note
+        return plan_forget(store, wanted), note
 
     def forget(self, plan: ForgetPlan) -> ForgetReport:
         """Carry out a plan: no file, old version or index keeps the text."""
@@ -256,9 +269,9 @@ class Memory:
         stored, so a broken file imports nothing; importing twice changes nothing."""
         from dcpm_cli.ops.portability import check_lines, import_lines
 
-        check_lines(source)
+        survey = check_lines(source)
         source.seek(0)
-        return import_lines(self.store(), self.embedder, source, progress=progress)
+        return import_lines(self.store(), self.embedder, source, progress=progress, survey=survey)
 
     def backup(self, folder: Path) -> Any:
         from dcpm_cli.ops.backup import backup

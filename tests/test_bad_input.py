@@ -166,6 +166,81 @@ CASES: list[tuple[str, Callable[[Path, Path], list[str]], str | bytes | None, in
         "unknown embedder",
     ),
     ("an unknown LLM", lambda t, h: ["--llm", "gpt-nine", "add", "x"], None, 2, "unknown LLM 'gpt-nine'"),
+    (
+        "a NUL byte in a ChatGPT export",
+        lambda t, h: [
+            "add",
+            "--no-extract",
+            "--file",
+            write(
+                t,
+                "conversations.json",
+                '[{"id": "c1", "title": "t", "current_node": "a", "mapping": {"a": {"id": "a", '
+                '"message": {"author": {"role": "user"}, "create_time": 1772355600, '
+                '"content": {"content_type": "text", "parts": ["bin\\u0000ary"]}}}}}]',
+            ),
+        ],
+        None,
+        2,
+        "a message holds a NUL byte",
+    ),
+    (
+        "a ChatGPT export that is not UTF-8",
+        lambda t, h: [
+            "add",
+            "--format",
+            "chatgpt",
+            "--file",
+            write(t, "conversations.json", b'[{"mapping": {}, "current_node": null, "title": "caf\xe9"}]'),
+        ],
+        None,
+        2,
+        "conversations.json is not UTF-8 text; nothing was stored",
+    ),
+    (
+        "a malformed line in a scripted LLM file",
+        lambda t, h: ["--llm", "scripted:" + write(t, "replies.jsonl", '{"items": []}\n{oops\n'), "add", "x"],
+        None,
+        2,
+        "replies.jsonl line 2: not JSON",
+    ),
+    (
+        "JSON nested 1,000 levels deep",
+        lambda t, h: ["add", "--no-extract", "--file", write(t, "deep.json", "[" * 1000 + "]" * 1000)],
+        None,
+        2,
+        "deep.json nests JSON deeper than 200 levels; nothing was stored",
+    ),
+    (
+        "a JSONL line nested 1,000 levels deep",
+        lambda t, h: ["add", "--no-extract", "-"],
+        JSONL_OK + '{"role": "user", "content": "x", "meta": ' + "[" * 1000 + "]" * 1000 + "}\n",
+        2,
+        "line 2 nests JSON deeper than 200 levels",
+    ),
+    (
+        "a ChatGPT export nested 1,000 levels deep",
+        lambda t, h: [
+            "add",
+            "--no-extract",
+            "--file",
+            write(
+                t,
+                "conversations.json",
+                '[{"mapping": {}, "current_node": null, "x": ' + "[" * 1000 + "]" * 1000 + "}]",
+            ),
+        ],
+        None,
+        2,
+        "conversations.json nests JSON deeper than 200 levels",
+    ),
+    (
+        "a ChatGPT export on stdin nested 1,000 levels deep",
+        lambda t, h: ["add", "--no-extract", "-"],
+        '[{"mapping": {}, "current_node": null, "x": ' + '{"a": ' * 1000 + "1" + "}" * 1000 + "}]",
+        2,
+        "nests JSON deeper than 200 levels",
+    ),
 ]
 
 
@@ -296,6 +371,35 @@ def test_a_store_the_user_cannot_write_is_a_clear_error() -> None:
         for p in [home, *home.rglob("*")]:
             p.chmod(0o700)
         shutil.rmtree(home)
+
+
+def test_json_nested_100000_levels_fails_fast_in_bounded_memory(tmp_path: Path) -> None:
+    """200 KB of brackets once grew a process to 22 GB: the depth is refused before a parser
+    sees it. The child runs under an address-space limit, so a regression fails instead of
+    exhausting the machine."""
+    import resource
+
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000)
+    env = {**os.environ, "DCPM_HOME": str(tmp_path / "home"), "PYTHONPATH": os.pathsep.join(sys.path)}
+    limit = 4 * 1024**3
+
+    def bounded() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+    done = subprocess.run(
+        [sys.executable, "-m", "dcpm_cli", "add", "--no-extract", "--file", str(deep)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        preexec_fn=bounded,
+    )
+
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr
+    assert "nests JSON deeper than 200 levels" in done.stderr
+    assert not (tmp_path / "home" / "store").exists()
 
 
 def test_an_input_near_year_1_stored_by_an_older_dcpm_does_not_block_extraction(writer, llm) -> None:

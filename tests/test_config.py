@@ -142,3 +142,35 @@ def test_a_path_with_brackets_is_shown_as_text(cli, tmp_path: Path) -> None:
         res = cli(*args, DCPM_HOME=str(home), COLUMNS="250")
         assert res.exit_code == 0, (args, res.stderr)
         assert "[bold]" in res.stdout, args  # shown as text, not taken as a style
+
+
+def test_a_relative_store_in_config_toml_is_read_against_its_folder(
+    cli, dcpm_home: Path, tmp_path: Path, monkeypatch
+) -> None:
+    """`dcpm add` in one folder and `dcpm recall` in another see the same memory."""
+    write_config(dcpm_home, 'store = "memories/main"\n')
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+
+    assert Settings.resolve().store == str(dcpm_home / "memories" / "main")
+    got = shown(cli)["store"]
+    assert (got["value"], got["source"]) == (str(dcpm_home / "memories" / "main"), "file")
+    assert "relative to the folder of config.toml" in got["note"]
+    assert "relative to the folder of config.toml" in cli("config", "show").stderr
+    assert cli("add", "--no-extract", "Relative stores stay put.").exit_code == 0
+    assert (dcpm_home / "memories" / "main").is_dir() and not (elsewhere / "memories").exists()
+
+
+@pytest.mark.parametrize("value", ["5", "true", "[1, 2]"])
+def test_a_store_that_is_not_a_string_is_refused(
+    cli, dcpm_home: Path, tmp_path: Path, monkeypatch, value
+) -> None:
+    write_config(dcpm_home, f"store = {value}\n")
+    monkeypatch.chdir(tmp_path)
+
+    res = cli("add", "--no-extract", "x")
+
+    assert res.exit_code == 2, res.stderr
+    assert "setting 'store' must be a string" in " ".join(res.stderr.split())
+    assert not (tmp_path / "5").exists() and not (dcpm_home / "5").exists()

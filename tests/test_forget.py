@@ -284,3 +284,25 @@ def test_an_update_made_by_a_forgotten_input_is_undone(writer, llm, store, cli) 
     assert fresh.get_items([kept.id])[kept.id].text == "Banks with Monzo"
     assert b"4921" not in every_byte(fresh.local_path)
     assert_consistent(fresh)
+
+
+def test_forget_by_query_without_k_takes_only_confident_hits(cli, llm, tmp_path: Path, embedder) -> None:
+    """A query for one secret used to plan it and the next two lines recall ranked (k=3):
+    without -k only hits at the embedder's confident similarity go, and the rest are counted."""
+    import json
+
+    store, raw_id, fact_id = _secret_store(cli, tmp_path, embedder)
+
+    shown = cli("forget", "--query", "where is the spare key", "--dry-run", "--json")
+
+    assert shown.exit_code == 0, shown.stderr
+    plan = json.loads(shown.stdout)
+    assert plan["raw_ids"] == [raw_id] and fact_id in plan["item_ids"]
+    assert "weaker hit(s) left out (-k N takes the N best)" in " ".join(shown.stderr.split())
+    wide = json.loads(
+        cli("forget", "--query", "where is the spare key", "-k", "3", "--dry-run", "--json").stdout
+    )
+    assert len(wide["raw_ids"]) + len(wide["item_ids"]) > len(plan["raw_ids"]) + len(plan["item_ids"])
+    from dcpm_cli.ops.forget import confident_similarity
+
+    assert confident_similarity(store, embedder, 0.2) == 0.46  # 1 − eps₁ of MiniLM's calibration

@@ -186,3 +186,21 @@ def test_a_broken_or_mismatched_export_stores_nothing(cli, tmp_path: Path) -> No
     assert wrong.exit_code == 2 and "no claude messages found" in wrong.stderr
     assert empty.exit_code == 2 and "no daily notes" in empty.stderr
     assert json.loads(cli("stats", "--json").stdout)["raw_inputs"] == 0
+
+
+def test_the_depth_guard_counts_structure_not_brackets_inside_strings() -> None:
+    """Brackets, quotes and backslashes in message text are not nesting, wherever a read cuts."""
+    import pytest
+
+    from dcpm_cli.errors import InputError
+    from dcpm_cli.ingest.text import DepthGuard
+
+    text = json.dumps([{"text": "[" * 500 + '\\"{' * 300 + "\\" * 7, "deeper": [[[[]]]]}]).encode()
+    for size in (1, 2, 3, 7, len(text)):
+        guard = DepthGuard("x.json", limit=6)
+        for i in range(0, len(text), size):
+            guard.feed(text[i : i + size])
+        assert (guard.depth, guard.in_string) == (0, False)
+    guard = DepthGuard("x.json", limit=6)
+    with pytest.raises(InputError, match="deeper than 6 levels"):
+        guard.feed(b'[{"a": [[[[[[]]]]]]}]')

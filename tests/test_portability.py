@@ -136,7 +136,13 @@ def test_a_newer_format_or_a_broken_file_is_refused_and_nothing_is_stored(cli, t
 
     bad_vector = tmp_path / "bad-vector.jsonl"
     head = {"type": "header", "format": 1, "with_vectors": True, "embedder": "all-MiniLM-L6-v2", "dim": 384}
-    raw = {"type": "raw", "id": "r_1", "text": "hello", "vector": "AAAAAA=="}
+    raw = {"type": "raw", "id": "r_1", "text": "hello", "vector": "AAAAAA==", "role": "user", "session": ""}
+    raw |= {
+        "source": "cli",
+        "said_at": "2026-01-01T12:00:00+00:00",
+        "created_at": "2026-01-01T12:00:00+00:00",
+    }
+    raw |= {"content_hash": "x", "status": "pending", "error": "", "attempts": 0}
     bad_vector.write_text(json.dumps(head) + "\n" + json.dumps(raw) + "\n", encoding="utf-8")
     res = cli("import", str(bad_vector))
     assert res.exit_code == 2 and "raw r_1: bad vector: a vector of 1 numbers, not 384" in res.stderr
@@ -222,3 +228,152 @@ def test_a_newer_export_moves_an_older_copy_forward(cli, llm, tmp_path: Path) ->
     assert home["text"] == "Lives in Leeds, in Headingley"  # found by its new words: re-embedded
     again = json.loads(cli("--store", copy, "import", str(monday), "--json").stdout)
     assert again["moved_forward"] == {} and set(again["added"].values()) == {0}
+
+
+def _with_counts(head: dict, lines: list[str]) -> str:
+    """An export file whose header counts its records (as `dcpm export` writes it)."""
+    counts = {k: 0 for k in head.get("counts", {})}
+    for line in lines:
+        kind = json.loads(line)["type"]
+        counts[kind] = counts.get(kind, 0) + 1
+    return "\n".join([json.dumps({**head, "counts": counts}), *lines]) + "\n"
+
+
+def _edited(lines: list[str], kind: str, n: int, **changes) -> list[str]:
+    """The lines with the n-th record of `kind` changed (None: the field dropped)."""
+    out, seen = [], 0
+    for line in lines:
+        record = json.loads(line)
+        if record["type"] == kind:
+            if seen == n:
+                record = {k: v for k, v in {**record, **changes}.items() if v is not None or k not in changes}
+            seen += 1
+        out.append(json.dumps(record))
+    return out
+
+
+def test_an_export_cut_at_a_line_boundary_is_refused_by_its_header_counts(
+    rich_store, cli, tmp_path: Path
+) -> None:
+    """`head -n 3` of an export is valid JSONL to the last line: only the header's counts
+    show that the items and events are missing. It used to import the raw inputs alone."""
+    export = tmp_path / "all.jsonl"
+    assert cli("export", "--out", str(export)).exit_code == 0
+    cut = tmp_path / "cut.jsonl"
+    cut.write_text("\n".join(export.read_text(encoding="utf-8").splitlines()[:3]) + "\n")
+
+    res = cli("import", str(cut), DCPM_HOME=str(tmp_path / "other"))
+
+    assert res.exit_code == 2, res.stderr
+    said = " ".join(res.stderr.split())
+    assert "holds 2 raw records, its header says 5" in said and "cut short" in said
+    assert not (tmp_path / "other" / "store").exists()
+
+
+@pytest.mark.parametrize(
+    ("kind", "changes", "says"),
+    [
+        ("raw", {"text": 12345}, "line 2: raw field text must be a string, not int"),
+        ("item", {"text": None}, "item record lacks the field text"),
+        ("item", {"raw_ids": "r_1"}, "field raw_ids must be a list of strings"),
+        (
+            "event",
+            {"at": "0500-01-01T00:00:00+00:00"},
+            "field at '0500-01-01T00:00:00+00:00' is out of range",
+        ),
+        ("raw", {"attempts": True}, "raw field attempts must be an integer, not bool"),
+    ],
+    ids=["text a number", "a field missing", "a list that is a string", "year 500", "bool for int"],
+)
+def test_a_malformed_record_is_refused_before_anything_is_stored(
+    rich_store, cli, tmp_path: Path, kind: str, changes: dict, says: str
+) -> None:
+    export = tmp_path / "all.jsonl"
+    assert cli("export", "--out", str(export)).exit_code == 0
+    head, lines = records(export)
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(_with_counts(head, _edited(lines, kind, 0, **changes)), encoding="utf-8")
+
+    res = cli("import", str(bad), DCPM_HOME=str(tmp_path / "other"))
+
+    assert res.exit_code == 2, res.stderr
+    assert "Traceback" not in res.stderr
+    assert says in " ".join(res.stderr.split())
+    assert not (tmp_path / "other" / "store").exists()
+
+
+def test_a_header_of_the_wrong_types_is_refused(rich_store, cli, tmp_path: Path) -> None:
+    export = tmp_path / "all.jsonl"
+    assert cli("export", "--out", str(export)).exit_code == 0
+    head, lines = records(export)
+    for field, value, says in (("dim", "384", "dim"), ("with_vectors", "yes", "with_vectors")):
+        bad = tmp_path / "bad.jsonl"
+        bad.write_text(_with_counts({**head, field: value}, lines), encoding="utf-8")
+        res = cli("import", str(bad), DCPM_HOME=str(tmp_path / "other"))
+        assert res.exit_code == 2 and f"the header's {says}" in res.stderr, res.stderr
+        assert not (tmp_path / "other" / "store").exists()
+
+
+def test_an_import_that_would_break_the_chains_is_refused_with_its_line(
+    rich_store, cli, tmp_path: Path
+) -> None:
+    """A record moving an existing item "forward" to a successor that exists nowhere, or two
+    new items superseding each other: refused before writing; the store passes `check`."""
+    from test_bad_input import snapshot
+
+    export = tmp_path / "all.jsonl"
+    assert cli("export", "--out", str(export)).exit_code == 0
+    head, lines = records(export)
+    store_dir = tmp_path / "home" / "store"
+    checked = cli("check").stdout
+    before = snapshot(store_dir)
+    head_item = next(
+        json.loads(x) for x in lines if json.loads(x)["type"] == "item" and not json.loads(x)["superseded_by"]
+    )
+    forward = [
+        json.dumps(
+            {
+                **json.loads(x),
+                "superseded_by": "m_nowhere",
+                "updated_at": "2030-01-01T00:00:00+00:00",
+                "text": "Overwritten",
+            }
+        )
+        if json.loads(x).get("id") == head_item["id"]
+        else x
+        for x in lines
+    ]
+    a, b = (
+        {**head_item, "id": i, "supersedes": j, "superseded_by": j, "raw_ids": head_item["raw_ids"]}
+        for i, j in (("m_aaaaaaaaaaaa", "m_bbbbbbbbbbbb"), ("m_bbbbbbbbbbbb", "m_aaaaaaaaaaaa"))
+    )
+    loop = [*lines, json.dumps(a), json.dumps(b)]
+    loop.sort(key=lambda x: list(head["counts"]).index(json.loads(x)["type"]))
+
+    for name, body, says in (
+        (
+            "forward.jsonl",
+            forward,
+            "superseded_by names m_nowhere, which is neither in the file nor in this store",
+        ),
+        ("loop.jsonl", loop, "would make a cycle"),
+    ):
+        bad = tmp_path / name
+        bad.write_text(_with_counts(head, body), encoding="utf-8")
+        res = cli("import", str(bad))
+        assert res.exit_code == 2, (name, res.stderr)
+        said = " ".join(res.stderr.split())
+        assert says in said and "line " in said, (name, said)
+        assert snapshot(store_dir) == before, name
+    assert cli("check").stdout == checked  # the fixture's lone core schema fails as before, nothing more
+
+
+def test_the_import_report_reads_as_counts_not_python(rich_store, cli, tmp_path: Path) -> None:
+    export = tmp_path / "all.jsonl"
+    assert cli("export", "--out", str(export)).exit_code == 0
+
+    res = cli("import", str(export), DCPM_HOME=str(tmp_path / "other"))
+
+    assert res.exit_code == 0, res.stderr
+    assert "{" not in res.stdout and "'" not in res.stdout
+    assert "added: raw 5, item 5" in res.stdout

@@ -26,6 +26,7 @@ from dcpm_cli.store.graph import EVIDENCE, MEMBER
 
 if TYPE_CHECKING:
     from dcpm_cli.embed import Embedder
+    from dcpm_cli.models import Hit
     from dcpm_cli.store import Store
 
 
@@ -77,6 +78,58 @@ def select_by_query(
     for hit in recall(store, embedder, query, k=k, min_similarity=min_similarity).hits:
         ids += [hit.id] if hit.kind == "raw" else [*(hit.matched or [hit.id]), *hit.raw_ids]
     return list(dict.fromkeys(ids))
+
+
+QUERY_POOL = 20  # hits `forget --query` without -k weighs against the confident similarity
+
+
+@dataclass
+class QuerySelection:
+    """What `forget --query` without -k takes: only hits a confident similarity away."""
+
+    ids: list[str]
+    taken: int  # hits kept
+    left_out: int  # hits recall found but below the threshold
+    threshold: float
+
+
+def confident_similarity(store: Store, embedder: Embedder, floor: float) -> float:
+    """The cosine above which a hit is about the query, not just near it: 1 − eps₁ of the
+    embedder's calibration, the similarity only 1 in 20 pairs of facts on *sibling* themes
+    (same life domain, different subject) reach (0.46 for MiniLM); never below `floor`."""
+    from dcpm_cli.dream.calibrate import PROFILES, calibrate
+
+    cal = store.calibration_for(embedder.model_id) or PROFILES.get(embedder.model_id)
+    if cal is None:  # computed, not stored: forget changes nothing but what it forgets
+        cal = calibrate(embedder).calibration
+    return max(round(1.0 - cal.eps1, 2), floor)
+
+
+def select_confident(
+    store: Store, embedder: Embedder, query: str, *, min_similarity: float = 0.2
+) -> QuerySelection:
+    """`select_by_query` without a count: recall's hits whose matched text is at least
+    `confident_similarity` from the query (its own cosine, not recall's fused rank score, so
+    a hit found only because nothing better was there stays out)."""
+    from dcpm_cli.read.recall import recall
+
+    threshold = confident_similarity(store, embedder, min_similarity)
+    hits = recall(store, embedder, query, k=QUERY_POOL, min_similarity=min_similarity).hits
+    if not hits:
+        return QuerySelection([], 0, 0, threshold)
+    texts = [_matched_texts(hit) for hit in hits]
+    vectors = embedder.embed([query, *(t for ts in texts for t in ts)])
+    q, rest, ids, taken = vectors[0], iter(vectors[1:]), [], 0
+    for hit, ts in zip(hits, texts, strict=True):
+        if max(float(q @ next(rest)) for _ in ts) >= threshold:
+            taken += 1
+            ids += [hit.id] if hit.kind == "raw" else [*(hit.matched or [hit.id]), *hit.raw_ids]
+    return QuerySelection(list(dict.fromkeys(ids)), taken, len(hits) - taken, threshold)
+
+
+def _matched_texts(hit: Hit) -> list[str]:
+    matched = [i.text for i in hit.chain if i.id in hit.matched]
+    return matched or [hit.text]
 
 
 def plan_forget(store: Store, ids: list[str]) -> ForgetPlan:
