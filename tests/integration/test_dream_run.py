@@ -169,7 +169,7 @@ def test_options_resolve_from_flags_env_and_config(dcpm_home, monkeypatch) -> No
 def test_inputs_pending_extraction_are_extracted_and_consolidated_the_same_night(
     store, embedder, settings: Settings
 ) -> None:
-    from replies import decide, decisions, extraction, item
+    from support.replies import decide, decisions, extraction, item
 
     add_facts(store, embedder, fact_items())
     writer = Writer(store, embedder, None, settings)

@@ -60,7 +60,7 @@ def every_byte(*roots: Path) -> bytes:
 def _secret_store(cli, tmp_path: Path, embedder) -> tuple[Store, str, str]:
     """A diary whose secret sits among other rows of the same Lance fragments (a fragment
     with few deletions is not rewritten by compaction: the bytes would stay)."""
-    from dream_fixtures import fact_items
+    from support.dream_fixtures import fact_items
 
     journal = tmp_path / "diary.md"
     journal.write_text(JOURNAL, encoding="utf-8")
@@ -168,7 +168,7 @@ def test_an_item_with_another_source_only_loses_the_forgotten_input(writer, llm,
 def test_graph_cascade_nodes_without_evidence_go_core_schemas_keep_or_go_with_members(
     store, embedder, cli
 ) -> None:
-    from dream_fixtures import add_facts, fact_items
+    from support.dream_fixtures import add_facts, fact_items
 
     assert cli("add", "--no-extract", "A diary of late nights and early runs").exit_code == 0
     (source,) = store.raw_by_status(["pending"])
@@ -233,7 +233,7 @@ def test_forget_unknown_id_is_bad_input(cli, llm) -> None:
 
 
 def test_an_update_made_by_a_forgotten_input_is_undone(writer, llm, store, cli) -> None:
-    from replies import decide, decisions
+    from support.replies import decide, decisions
 
     from dcpm_cli.models import RawInput
 

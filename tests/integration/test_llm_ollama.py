@@ -90,7 +90,7 @@ def test_bad_request_is_an_llm_error_but_not_unavailable(fake_ollama: FakeOllama
 
 
 def test_closed_port_is_unavailable(dcpm_home: Path) -> None:
-    from conftest import closed_port
+    from support.procs import closed_port
 
     llm = OllamaLLM("tiny", host=f"127.0.0.1:{closed_port()}", timeout=10)
 
@@ -317,7 +317,7 @@ def test_ctrl_c_during_add_prints_what_was_done_and_exits_130(fake_ollama: FakeO
     import subprocess
     import time
 
-    from conftest import dcpm_script
+    from support.procs import dcpm_script
 
     log = "".join(
         json.dumps({"role": "user", "content": text, "timestamp": f"2026-01-0{n}"}) + "\n"

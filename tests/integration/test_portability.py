@@ -149,7 +149,7 @@ def test_export_to_stdout_is_one_json_record_a_line(rich_store, cli) -> None:
 def test_a_newer_export_moves_an_older_copy_forward(cli, llm, tmp_path: Path) -> None:
     """Importing Tuesday's export over Monday's copy: what changed since (an item superseded,
     an item updated, an input extracted) comes over; importing Monday's again changes nothing."""
-    from replies import decide, decisions, extraction, item
+    from support.replies import decide, decisions, extraction, item
 
     llm.enqueue(
         extraction(
