@@ -286,7 +286,7 @@ def test_an_import_that_would_break_the_chains_is_refused_with_its_line(
 ) -> None:
     """A record moving an existing item "forward" to a successor that exists nowhere, or two
     new items superseding each other: refused before writing; the store passes `check`."""
-    from test_bad_input import snapshot
+    from support.files import snapshot
 
     export = tmp_path / "all.jsonl"
     assert cli("export", "--out", str(export)).exit_code == 0

@@ -4,7 +4,6 @@ already stored is touched (the store's files are byte-identical afterwards)."""
 
 from __future__ import annotations
 
-import hashlib
 import os
 import shutil
 import subprocess
@@ -15,19 +14,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from support.files import snapshot
 from support.replies import extraction, item
 
 from dcpm_cli.models import DONE, PENDING, RawInput
 
 SEED = ["I water the tomatoes every morning.", "My sister Hanna lives in Oslo."]
-
-
-def snapshot(folder: Path) -> dict[str, str]:
-    return {
-        str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
-        for p in sorted(folder.rglob("*"))
-        if p.is_file()
-    }
 
 
 def error_lines(stderr: str) -> list[str]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from replies import decide, item
+from support.replies import decide, item
 
 from dcpm_cli.config import Settings
 from dcpm_cli.models import MemoryItem, RawInput
