@@ -72,8 +72,8 @@ def settings(dcpm_home: Path) -> Settings:
 
 
 @pytest.fixture
-def store(settings: Settings, embedder: Embedder) -> Store:
-    return Store(settings.store, embedder)
+def store(settings: Settings, embedder: Embedder, dcpm_home: Path) -> Store:
+    return Store(settings.store, embedder, state_dir=dcpm_home)
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from dcpm_cli.config import Settings
+from dcpm_cli.config import Settings, dcpm_home
 from dcpm_cli.embed import get_embedder
 from dcpm_cli.errors import LockBusy
 from dcpm_cli.models import PENDING, utcnow
@@ -17,7 +17,7 @@ from dcpm_cli.store import Store
 
 
 def remote_store(tmp_path: Path) -> Store:
-    return Store(f"file://{tmp_path / 'bucket' / 'dcpm'}", get_embedder("minilm"))
+    return Store(f"file://{tmp_path / 'bucket' / 'dcpm'}", get_embedder("minilm"), state_dir=dcpm_home())
 
 
 def lease(host: str, minutes: float) -> str:

@@ -106,9 +106,12 @@ class Session:
 
     def store(self, *, create: bool = True) -> Store:
         if self._store is None:
+            from dcpm_cli.config import dcpm_home
             from dcpm_cli.store import Store
 
-            self._store = Store(self.settings.store, self.get_embedder(), create=create)
+            self._store = Store(
+                self.settings.store, self.get_embedder(), state_dir=dcpm_home(), create=create
+            )
         return self._store
 
     def store_or_none(self) -> Store | None:

@@ -76,10 +76,11 @@ class Memory:
     _worker: threading.Thread | None = None
 
     def __post_init__(self) -> None:
+        from dcpm_cli.config import dcpm_home
         from dcpm_cli.store import Store
 
         self.embedder = _Serialised(self.embedder)
-        self._store = Store(self.settings.store, self.embedder)
+        self._store = Store(self.settings.store, self.embedder, state_dir=dcpm_home())
         if self.llm is not None:
             self._worker = threading.Thread(target=self._work, name="dcpm-extract", daemon=True)
             self._worker.start()
@@ -133,7 +134,8 @@ class Memory:
         from dcpm_cli.store import Store
         from dcpm_cli.write.pipeline import Writer
 
-        writer = Writer(Store(self.settings.store, self.embedder), self.embedder, self.llm, self.settings)
+        store = Store(self.settings.store, self.embedder, state_dir=self.store.state_dir)
+        writer = Writer(store, self.embedder, self.llm, self.settings)
         job = self._jobs.get()
         while job is not None:
             # A burst of inputs is one group: their derived writes are committed together

@@ -53,13 +53,23 @@ def _utc(value: datetime | None) -> datetime | None:
 class Store(GraphVerbs, PassageVerbs, JournalVerbs, ClaimVerbs, EraseVerbs, DumpVerbs, StagingVerbs):
     """A dcpm store at a LanceDB URI (a local directory, or object storage)."""
 
-    def __init__(self, uri: str, embedder: Embedder, *, create: bool = True) -> None:
+    def __init__(
+        self, uri: str, embedder: Embedder, *, state_dir: Path | None = None, create: bool = True
+    ) -> None:
+        """`state_dir`: where this machine keeps the small state of a store on object storage
+        (lock files, markers of unfinished writes, claims), the dcpm home; a local store keeps
+        its own in its directory and needs none."""
         import lancedb
 
         self.uri = uri
         self.embedder_id = embedder.model_id
         self.dim = embedder.dim
         self.local_path: Path | None = None if "://" in uri else Path(uri).expanduser()
+        self.state_dir = None if state_dir is None else Path(state_dir).expanduser()
+        if self.local_path is None and self.state_dir is None:
+            raise StoreError(
+                f"the store {uri} is on object storage: it needs a local state directory", _WHERE
+            )
         if self.local_path is not None:
             if not create and not self.local_path.exists():
                 raise StoreMissing(f"nothing stored yet at {uri}", 'add something: dcpm add "..."')
@@ -134,7 +144,7 @@ class Store(GraphVerbs, PassageVerbs, JournalVerbs, ClaimVerbs, EraseVerbs, Dump
             return self.local_path / ".write.lock"
         from dcpm_cli.store.remote import local_lock_path
 
-        return local_lock_path(self.uri)
+        return local_lock_path(self._machine_dir(), self.uri)
 
     def table(self, name: str) -> Any:
         if name not in self._tables:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -30,6 +30,7 @@ class GraphVerbs:
     dim: int
     uri: str
     local_path: Path | None
+    _machine_dir: Callable[[], Path]  # provided by JournalVerbs (annotated only: a stub would shadow it)
 
     # provided by Store
     def _rows(self, table: str, where: str | None, columns: Any = None, limit: int | None = None) -> list: ...
@@ -371,9 +372,8 @@ class GraphVerbs:
     def _dream_lock_path(self) -> Path:
         if self.local_path is not None:
             return self.local_path / ".dream.lock"
-        from dcpm_cli.config import dcpm_home  # an object store: one dream at a time per machine
-
-        path = dcpm_home() / "locks" / f"dream-{short_hash(self.uri)}.lock"
+        # an object store: one dream at a time per machine
+        path = self._machine_dir() / "locks" / f"dream-{short_hash(self.uri)}.lock"
         path.parent.mkdir(parents=True, exist_ok=True)
         return path
 

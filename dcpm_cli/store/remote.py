@@ -5,7 +5,8 @@ predate conditional writes), but nothing there spans tables, and dcpm's writes s
 (an input and its passages; items, chain pointers and the event log). On a local disk a lock
 file serialises writers; an object store has no lock file. So:
 
-- writers on one machine serialise on a lock file under the dcpm home, keyed by the URI;
+- writers on one machine serialise on a lock file under the state directory the store was
+  handed (the dcpm home), keyed by the URI;
 - a writer on another machine is refused: each writer records a lease in the store's `_meta`
   table ("writer" = owner and lease end) for as long as it writes, and a writer that finds a
   live lease of another owner stops with a clear message (exit 5) instead of interleaving.
@@ -31,10 +32,8 @@ LEASE = timedelta(minutes=15)  # renewed by every write section; a dead machine'
 WRITER_KEY = "writer"
 
 
-def local_lock_path(uri: str) -> Path:
-    from dcpm_cli.config import dcpm_home
-
-    path = dcpm_home() / "locks" / f"write-{short_hash(uri)}.lock"
+def local_lock_path(state_dir: Path, uri: str) -> Path:
+    path = state_dir / "locks" / f"write-{short_hash(uri)}.lock"
     path.parent.mkdir(parents=True, exist_ok=True)
     return path
 
