@@ -158,6 +158,10 @@ class Store(GraphVerbs, PassageVerbs, JournalVerbs, ClaimVerbs, EraseVerbs, Dump
         except (ValueError, FileNotFoundError):
             return False
 
+    def drop_table(self, name: str) -> None:
+        self.db.drop_table(name)
+        self._tables.pop(name, None)
+
     def create_table_if_missing(self, name: str, schema: pa.Schema) -> None:
         self._tables[name] = self.db.create_table(name, schema=schema, exist_ok=True)
         self.__dict__.get("_schemas", {}).pop(name, None)
@@ -328,6 +332,11 @@ class Store(GraphVerbs, PassageVerbs, JournalVerbs, ClaimVerbs, EraseVerbs, Dump
         if self.local_path is not None and not self._no_vector_flag().exists():
             return []
         return [self._from_row(RawInput, r) for r in self._rows(S.RAW, _NO_VECTOR_YET, _RAW_COLUMNS)]
+
+    def reflag_inputs_without_vectors(self) -> None:
+        """Raise the flag when inputs stored without a vector exist (stores from before it)."""
+        if self._rows(S.RAW, _NO_VECTOR_YET, ["id"], limit=1):
+            self._flag_inputs_without_vectors(True)
 
     def _no_vector_flag(self) -> Path:
         return self._state_dir("flags") / "inputs-without-vectors"

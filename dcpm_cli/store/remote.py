@@ -26,7 +26,7 @@ from dcpm_cli.models import short_hash, utcnow
 from dcpm_cli.store.claims import new_owner, owner_gone
 
 if TYPE_CHECKING:
-    from dcpm_cli.store import Store
+    from dcpm_cli.store.base import Tables
 
 LEASE = timedelta(minutes=15)  # renewed by every write section; a dead machine's ends
 WRITER_KEY = "writer"
@@ -46,7 +46,7 @@ def parse_lease(value: str) -> tuple[str, datetime] | None:
         return None
 
 
-def take_lease(store: Store, owner: str) -> None:
+def take_lease(store: Tables, owner: str) -> None:
     """Record `owner` as the store's writer, unless another live writer holds the lease."""
     lease = parse_lease(store.meta().get(WRITER_KEY, ""))
     if lease is not None and lease[0] != owner and lease[1] > utcnow() and not owner_gone(lease[0]):
@@ -59,7 +59,7 @@ def take_lease(store: Store, owner: str) -> None:
     store.set_meta(WRITER_KEY, f"{owner}|{(utcnow() + LEASE).isoformat()}")
 
 
-def drop_lease(store: Store, owner: str) -> None:
+def drop_lease(store: Tables, owner: str) -> None:
     lease = parse_lease(store.meta().get(WRITER_KEY, ""))
     if lease is not None and lease[0] == owner:
         store.set_meta(WRITER_KEY, "")
