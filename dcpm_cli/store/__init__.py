@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from dcpm_cli.embed import Embedder
 
 T = TypeVar("T")
+Found = MemoryItem | RawInput | Passage  # what a search finds
 
 # Rust-side deprecation chatter from lance would otherwise reach the user's terminal.
 os.environ.setdefault("LANCE_LOG", "error")
@@ -676,13 +677,22 @@ class Store(GraphVerbs, PassageVerbs, JournalVerbs, ClaimVerbs, EraseVerbs, Dump
 
     def vector_search(
         self, collection: str, vector: np.ndarray, k: int, **filters: Sequence[str] | None
-    ) -> list[tuple[dict[str, Any], float]]:
-        """Rows of "items" or "raw" most similar to `vector`, with cosine similarity.
-        Filters: kinds= (items), statuses= and roles= (raw). Exact, not approximate: see
-        store/vectors.py for how it stays fast."""
+    ) -> list[tuple[Found, float]]:
+        """Items, raw inputs or passages ("items", "raw", "passages") most similar to `vector`,
+        with cosine similarity. Filters: kinds= (items), statuses= and roles= (raw). Exact, not
+        approximate: see store/vectors.py for how it stays fast."""
         table = _COLLECTIONS[collection]
         terms: list[Term] = [(_FILTER_COLUMNS[name], tuple(v)) for name, v in filters.items() if v]
-        return self._vectors.search(table, self.table(table), vector, k, _COLUMNS[table], terms)
+        rows = self._vectors.search(table, self.table(table), vector, k, _COLUMNS[table], terms)
+        return self._found(table, rows)
+
+    def _found(self, table: str, rows: list[tuple[dict[str, Any], float]]) -> list[tuple[Found, float]]:
+        model = _MODELS[table]
+        return [(self._from_row(model, r), score) for r, score in rows]
+
+    def searchable_rows(self) -> int:
+        """How many rows the read path could search: items, raw inputs and passages."""
+        return sum(self.count(t) for t in (S.ITEMS, S.RAW, S.PASSAGES) if self.has_table(t))
 
     @functools.cached_property
     def _vectors(self) -> VectorSearch:
@@ -698,8 +708,8 @@ class Store(GraphVerbs, PassageVerbs, JournalVerbs, ClaimVerbs, EraseVerbs, Dump
 
     def text_search(
         self, collection: str, query: str, k: int, **filters: Sequence[str] | None
-    ) -> list[tuple[dict[str, Any], float]]:
-        """Rows of "items" or "raw" ranked by BM25 over their text (unindexed rows scanned too).
+    ) -> list[tuple[Found, float]]:
+        """Items, raw inputs or passages ranked by BM25 over their text (unindexed rows too).
         A query of only stop words or operators finds nothing; a failure (a damaged index)
         raises TextSearchFailed, so the caller can say that results came from vectors only."""
         table, where = _COLLECTIONS[collection], _filters(filters)
@@ -714,7 +724,7 @@ class Store(GraphVerbs, PassageVerbs, JournalVerbs, ClaimVerbs, EraseVerbs, Dump
             raise TextSearchFailed(
                 f"full-text search of {collection} failed ({why})", "dcpm check --repair rebuilds the index"
             ) from e
-        return [(r, float(r.pop("_score"))) for r in rows]
+        return self._found(table, [(r, float(r.pop("_score"))) for r in rows])
 
     def text_index_problems(self) -> dict[str, str]:
         """collection → why its full-text search fails (a query that must run, on each)."""
@@ -741,12 +751,6 @@ class Store(GraphVerbs, PassageVerbs, JournalVerbs, ClaimVerbs, EraseVerbs, Dump
 
             with self.lock():
                 t.create_index("text", config=FTS(with_position=False), replace=True)
-
-    def raw_from_row(self, row: dict[str, Any]) -> RawInput:
-        return self._from_row(RawInput, row)
-
-    def item_from_row(self, row: dict[str, Any]) -> MemoryItem:
-        return self._from_row(MemoryItem, row)
 
     def items_from_raw(self, raw_id: str) -> list[MemoryItem]:
         """Items whose provenance includes this raw input."""
@@ -903,6 +907,7 @@ _RAW_COLUMNS = [f.name for f in dataclasses.fields(RawInput) if f.name != "posit
 _ITEM_COLUMNS = [f.name for f in dataclasses.fields(MemoryItem)]
 _PASSAGE_COLUMNS = [f.name for f in dataclasses.fields(Passage)]
 _COLUMNS = {S.RAW: _RAW_COLUMNS, S.ITEMS: _ITEM_COLUMNS, S.PASSAGES: _PASSAGE_COLUMNS}
+_MODELS: dict[str, type[Found]] = {S.RAW: RawInput, S.ITEMS: MemoryItem, S.PASSAGES: Passage}
 _COLLECTIONS = {"raw": S.RAW, "items": S.ITEMS, "nodes": S.NODES, "passages": S.PASSAGES}
 
 __all__ = ["PENDING", "Store"]
