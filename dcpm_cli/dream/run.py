@@ -114,7 +114,7 @@ def run_calibration(store: Store, embedder: Embedder) -> CalibrationReport:
     """`dcpm dream --calibrate`: thresholds for this store's embedder from the built-in set,
     stored in the store so every later dream uses them."""
     report = calibrate(embedder)
-    with store.lock():
+    with store.write():
         store.save_calibration(report.calibration)
     return report
 
@@ -200,7 +200,7 @@ def _prepare(store: Store, embedder: Embedder, opts: DreamOptions, out: DreamOut
         out.notes.append("`dcpm check` still finds: " + "; ".join(broken))
         say(out.notes[-1])
     if opts.retry_declined:
-        with store.lock():
+        with store.write():
             forgotten = store.forget_declined()
         out.notes.append(f"--retry-declined: {_n(forgotten, 'declined cluster')} will be asked again")
         say(out.notes[-1])

@@ -118,7 +118,7 @@ def import_lines(
     sessions: set[str] = set()
     present: dict[str, list[dict[str, Any]]] = {}
     kind, batch = "", []
-    with store.lock():
+    with store.write():
         for n, line in numbered:
             record = _record(n, line)
             if record["type"] != kind or len(batch) >= BATCH:

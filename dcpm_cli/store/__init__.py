@@ -1,8 +1,9 @@
 """The store: the only code that knows LanceDB tables and columns.
 
 Offers verbs over raw inputs, memory items (with their supersedes chains), the event log and
-the graph. Writers hold `store.lock()`: Lance commits are atomic per table but there is no
-multi-table transaction, so writes are ordered to leave a repairable state if interrupted.
+the graph. Every write happens inside `store.write(...)`, one write section: Lance commits are
+atomic per table but there is no multi-table transaction, so writes are ordered to leave a
+repairable state if interrupted.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from dcpm_cli.errors import EmbedderMismatch, LockBusy, StoreError, StoreMissing, TextSearchFailed
 from dcpm_cli.models import PENDING, Event, MemoryItem, Passage, RawInput
 from dcpm_cli.store import schemas as S
+from dcpm_cli.store.base import Write
 from dcpm_cli.store.claims import ClaimVerbs
 from dcpm_cli.store.dump import DumpVerbs
 from dcpm_cli.store.erase import EraseVerbs
@@ -82,7 +84,7 @@ class Store(GraphVerbs, PassageVerbs, JournalVerbs, ClaimVerbs, EraseVerbs, Dump
             raise StoreError(f"cannot open store {uri}: {e}", "check --store / DCPM_HOME") from e
         self._tables: dict[str, Any] = {}
         if not self._up_to_date():  # so a reader never waits for a writer's lock
-            with self.lock():
+            with self.write():
                 self._check_embedder()
                 from dcpm_cli.store.migrations import apply_migrations
 
@@ -91,13 +93,34 @@ class Store(GraphVerbs, PassageVerbs, JournalVerbs, ClaimVerbs, EraseVerbs, Dump
     # -- infrastructure -------------------------------------------------------------------
 
     @contextlib.contextmanager
-    def lock(self, timeout: float = 600.0, *, flush: bool = True, fold: bool = True) -> Iterator[None]:
-        """Serialise writers across processes; re-entrant within one thread (a repair run by a
-        command that already holds it). On taking it, staged writes are settled (see
-        store/staging.py): other writers' logs replayed (`fold`) and this writer's own group
-        committed (`flush`). The writer keeps its own group (`flush=False`) while it stages an
-        input, and leaves every log alone (`fold=False`) while it only stores raw inputs or
-        claims, which no staged write depends on."""
+    def write(
+        self,
+        kind: Write = Write.SETTLED,
+        *,
+        timeout: float = 600.0,
+        unfinished: str | None = None,
+        sessions: Sequence[str] = (),
+        **detail: Any,
+    ) -> Iterator[None]:
+        """One write section: writers serialised across processes (and, on object storage,
+        across machines by a lease); re-entrant within one thread (a repair run by a command
+        already inside one). On entry the staged writes are settled as `kind` says (see
+        Write). With `unfinished`, the section is marked as a multi-step write of that name
+        (with the `sessions` whose passages it touches): the marker stays if the block raises
+        or the process dies, so the next writer repairs what it left."""
+        with self._locked(timeout, flush=kind.flush, fold=kind.fold):
+            if unfinished is None:
+                yield
+            else:
+                with self.unfinished(unfinished, sessions=sessions, **detail):
+                    yield
+
+    def lock(self, timeout: float = 600.0, *, flush: bool = True, fold: bool = True) -> Any:
+        """The write lock with its flags spelled out: kept for callers not yet moved to write()."""
+        return self._locked(timeout, flush=flush, fold=fold)
+
+    @contextlib.contextmanager
+    def _locked(self, timeout: float, *, flush: bool, fold: bool) -> Iterator[None]:
         held = self.__dict__.setdefault("_lock_depth", threading.local())
         if getattr(held, "depth", 0):
             held.depth += 1
@@ -739,7 +762,7 @@ class Store(GraphVerbs, PassageVerbs, JournalVerbs, ClaimVerbs, EraseVerbs, Dump
     def rebuild_text_index(self, collection: str) -> None:
         from lancedb.index import FTS
 
-        with self.lock():
+        with self.write():
             self.table(_COLLECTIONS[collection]).create_index(
                 "text", config=FTS(with_position=False), replace=True
             )
@@ -749,7 +772,7 @@ class Store(GraphVerbs, PassageVerbs, JournalVerbs, ClaimVerbs, EraseVerbs, Dump
         if not any(i.index_type == "FTS" for i in t.list_indices()):
             from lancedb.index import FTS
 
-            with self.lock():
+            with self.write():
                 t.create_index("text", config=FTS(with_position=False), replace=True)
 
     def items_from_raw(self, raw_id: str) -> list[MemoryItem]:
@@ -910,4 +933,4 @@ _COLUMNS = {S.RAW: _RAW_COLUMNS, S.ITEMS: _ITEM_COLUMNS, S.PASSAGES: _PASSAGE_CO
 _MODELS: dict[str, type[Found]] = {S.RAW: RawInput, S.ITEMS: MemoryItem, S.PASSAGES: Passage}
 _COLLECTIONS = {"raw": S.RAW, "items": S.ITEMS, "nodes": S.NODES, "passages": S.PASSAGES}
 
-__all__ = ["PENDING", "Store"]
+__all__ = ["PENDING", "Store", "Write"]

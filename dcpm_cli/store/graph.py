@@ -332,7 +332,7 @@ class GraphVerbs:
     @contextlib.contextmanager
     def dream_lock(self) -> Iterator[None]:
         """Held for a whole dream, never waited for: a second dream fails at once (LockBusy).
-        Separate from `lock()`, which writers hold only for short sections, so `dcpm add`
+        Separate from `write()`, which writers hold only for short sections, so `dcpm add`
         keeps working during a dream."""
         from filelock import FileLock, Timeout
 

@@ -143,7 +143,7 @@ def _run(store: Tables, plan: dict[str, list[str]]) -> dict[str, list[str]]:
     from lancedb.index import BTree
 
     try:
-        with store.lock(timeout=1.0):
+        with store.write(timeout=1.0):
             for name, todo in plan.items():
                 t = store.table(name)
                 for step in todo:

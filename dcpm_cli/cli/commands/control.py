@@ -77,7 +77,7 @@ def export_(
 
     store = _session(ctx).store(create=False)
     if out is None:
-        with store.lock():  # one consistent state: writers wait (a dream, between two clusters)
+        with store.write():  # one consistent state: writers wait (a dream, between two clusters)
             for line in export_lines(store, with_vectors=with_vectors):
                 sys.stdout.write(line + "\n")
         return
@@ -89,7 +89,7 @@ def export_(
         )
     tmp = out.with_name(out.name + ".partial")
     with (
-        store.lock(),
+        store.write(),
         render.progress("exporting", enabled=True) as bar,
         tmp.open("w", encoding="utf-8") as f,
     ):
