@@ -288,7 +288,7 @@ class TimedEmbedder:
 
 
 # Store methods that are plumbing, not verbs: never timed.
-_PLUMBING = {"lock", "table", "has_table", "create_table_if_missing", "meta", "disk_bytes"}
+_PLUMBING = {"table", "has_table", "create_table_if_missing", "meta", "disk_bytes"}
 _PLUMBING |= {"applied_migrations", "record_migration", "dream_lock", "write", "drop_table"}
 _WRITE_PREFIXES = ("add_", "set_", "replace_", "log_", "note_", "index_", "upsert", "link", "delete")
 _WRITE_PREFIXES += ("remove", "maintain", "repair", "ensure_", "save_")

@@ -115,10 +115,6 @@ class Store(GraphVerbs, PassageVerbs, JournalVerbs, ClaimVerbs, EraseVerbs, Dump
                 with self.unfinished(unfinished, sessions=sessions, **detail):
                     yield
 
-    def lock(self, timeout: float = 600.0, *, flush: bool = True, fold: bool = True) -> Any:
-        """The write lock with its flags spelled out: kept for callers not yet moved to write()."""
-        return self._locked(timeout, flush=flush, fold=fold)
-
     @contextlib.contextmanager
     def _locked(self, timeout: float, *, flush: bool, fold: bool) -> Iterator[None]:
         held = self.__dict__.setdefault("_lock_depth", threading.local())
