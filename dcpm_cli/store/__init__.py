@@ -19,15 +19,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from dcpm_cli.errors import EmbedderMismatch, LockBusy, StoreError, StoreMissing, TextSearchFailed
-from dcpm_cli.models import PENDING, Event, MemoryItem, Passage, RawInput
+from dcpm_cli.models import PENDING, Calibration, DreamRun, Event, MemoryItem, Passage, RawInput
 from dcpm_cli.store import schemas as S
-from dcpm_cli.store.base import Write
+from dcpm_cli.store.base import Lance, Write
+from dcpm_cli.store.base import utc as _utc
 from dcpm_cli.store.claims import ClaimVerbs
 from dcpm_cli.store.dump import DumpVerbs
 from dcpm_cli.store.erase import EraseVerbs
 from dcpm_cli.store.graph import GraphVerbs
 from dcpm_cli.store.journal import JournalVerbs
 from dcpm_cli.store.passages import PassageVerbs
+from dcpm_cli.store.runs import DreamLog
 from dcpm_cli.store.sql import in_list as _in
 from dcpm_cli.store.sql import quote as _q
 from dcpm_cli.store.staging import Staged, StagingVerbs, fields
@@ -45,12 +47,6 @@ Found = MemoryItem | RawInput | Passage  # what a search finds
 # Rust-side deprecation chatter from lance would otherwise reach the user's terminal.
 os.environ.setdefault("LANCE_LOG", "error")
 os.environ.setdefault("RUST_LOG", "error")
-
-
-def _utc(value: datetime | None) -> datetime | None:
-    if value is None:
-        return None
-    return value if value.tzinfo else value.replace(tzinfo=UTC)
 
 
 class Store(GraphVerbs, PassageVerbs, JournalVerbs, ClaimVerbs, EraseVerbs, DumpVerbs, StagingVerbs):
@@ -82,7 +78,8 @@ class Store(GraphVerbs, PassageVerbs, JournalVerbs, ClaimVerbs, EraseVerbs, Dump
             self.db = lancedb.connect(str(self.local_path or uri), read_consistency_interval=timedelta(0))
         except (OSError, ValueError) as e:
             raise StoreError(f"cannot open store {uri}: {e}", "check --store / DCPM_HOME") from e
-        self._tables: dict[str, Any] = {}
+        self._lance = Lance(self.db, self.dim)
+        self.dream_log = DreamLog(self._lance)
         if not self._up_to_date():  # so a reader never waits for a writer's lock
             with self.write():
                 self._check_embedder()
@@ -167,24 +164,16 @@ class Store(GraphVerbs, PassageVerbs, JournalVerbs, ClaimVerbs, EraseVerbs, Dump
         return local_lock_path(self._machine_dir(), self.uri)
 
     def table(self, name: str) -> Any:
-        if name not in self._tables:
-            self._tables[name] = self.db.open_table(name)
-        return self._tables[name]
+        return self._lance.table(name)
 
     def has_table(self, name: str) -> bool:
-        try:
-            self.table(name)
-            return True
-        except (ValueError, FileNotFoundError):
-            return False
+        return self._lance.has_table(name)
 
     def drop_table(self, name: str) -> None:
-        self.db.drop_table(name)
-        self._tables.pop(name, None)
+        self._lance.drop_table(name)
 
     def create_table_if_missing(self, name: str, schema: pa.Schema) -> None:
-        self._tables[name] = self.db.create_table(name, schema=schema, exist_ok=True)
-        self.__dict__.get("_schemas", {}).pop(name, None)
+        self._lance.create_table_if_missing(name, schema)
 
     def applied_migrations(self) -> set[str]:
         if not self.has_table(S.MIGRATIONS):
@@ -266,47 +255,40 @@ class Store(GraphVerbs, PassageVerbs, JournalVerbs, ClaimVerbs, EraseVerbs, Dump
         columns: Sequence[str] | None = None,
         limit: int | None = None,
     ) -> list[dict[str, Any]]:
-        q = self.table(table).search()
-        if where:
-            q = q.where(where)
-        if columns:
-            q = q.select(list(columns))
-        return q.limit(limit).to_arrow().to_pylist()
+        return self._lance.rows(table, where, columns, limit)
 
     def count(self, table: str, where: str | None = None) -> int:
-        return int(self.table(table).count_rows(where))
+        return self._lance.count(table, where)
 
     def _table_of(
         self, objs: Sequence[Any], table: str, vectors: np.ndarray | None = None, **extra: list
     ) -> pa.Table:
-        """Arrow table from dataclasses whose field names are the columns."""
-        import pyarrow as pa
-
-        schema = self._schema(table)
-        cols: dict[str, list] = {}
-        for name in schema.names:
-            if name == "vector" and vectors is not None:
-                flat = pa.array(vectors.astype("float32").ravel(), type=pa.float32())
-                cols[name] = pa.FixedSizeListArray.from_arrays(flat, self.dim)
-            elif name in extra:
-                cols[name] = extra[name]
-            else:
-                cols[name] = [_value(getattr(o, name, None)) for o in objs]
-        return pa.table(cols, schema=schema)
+        return self._lance.arrow_of(objs, table, vectors, **extra)
 
     def _schema(self, table: str) -> pa.Schema:
-        """A table's schema, asked once per Store (each ask is a round trip through LanceDB's
-        thread: ~1.5 ms, a dozen times per `dcpm add`). Only a migration changes a schema,
-        and migrations run when a Store opens."""
-        schemas = self.__dict__.setdefault("_schemas", {})
-        if table not in schemas:
-            schemas[table] = self.table(table).schema
-        return schemas[table]
+        return self._lance.schema(table)
 
-    @staticmethod
-    def _from_row(cls: type[T], row: dict[str, Any]) -> T:
-        names = {f.name for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
-        return cls(**{k: v for k, v in row.items() if k in names})
+    _from_row = staticmethod(Lance.model_of)
+
+    # -- the dream run log and calibrations (store/runs.py) -------------------------------
+
+    def save_dream_run(self, run: DreamRun) -> None:
+        self.dream_log.save_run(run)
+
+    def dream_runs(self, n: int | None = 10) -> list[DreamRun]:
+        return self.dream_log.runs(n)
+
+    def declined_clusters(self) -> set[str]:
+        return self.dream_log.declined_clusters()
+
+    def forget_declined(self) -> int:
+        return self.dream_log.forget_declined()
+
+    def save_calibration(self, cal: Calibration) -> None:
+        self.dream_log.save_calibration(cal)
+
+    def calibration_for(self, embedder_id: str) -> Calibration | None:
+        return self.dream_log.calibration_for(embedder_id)
 
     # -- raw inputs -----------------------------------------------------------------------
 
@@ -914,12 +896,6 @@ _FILTER_COLUMNS = {"kinds": "kind", "statuses": "status", "roles": "role"}
 def _filters(filters: dict[str, Sequence[str] | None]) -> str | None:
     clauses = [_in(_FILTER_COLUMNS[name], values) for name, values in filters.items() if values]
     return " AND ".join(clauses) or None
-
-
-def _value(v: Any) -> Any:
-    if isinstance(v, datetime):
-        return _utc(v)
-    return v
 
 
 _RAW_COLUMNS = [f.name for f in dataclasses.fields(RawInput) if f.name != "position"]

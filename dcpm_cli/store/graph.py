@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from dcpm_cli.errors import LockBusy
-from dcpm_cli.models import Calibration, DreamRun, Edge, MemoryItem, Node, short_hash
+from dcpm_cli.models import DreamRun, Edge, MemoryItem, Node, short_hash
 from dcpm_cli.store import schemas as S
 from dcpm_cli.store.sql import in_list as _in
 from dcpm_cli.store.sql import quote as _q
@@ -33,6 +33,7 @@ class GraphVerbs:
     _machine_dir: Callable[[], Path]  # provided by JournalVerbs (annotated only: a stub would shadow it)
 
     # provided by Store
+    def dream_runs(self, n: int | None = 10) -> list[DreamRun]: ...
     def _rows(self, table: str, where: str | None, columns: Any = None, limit: int | None = None) -> list: ...
     def table(self, name: str) -> Any: ...
     def _table_of(self, objs: Any, table: str, vectors: Any = None, **extra: Any) -> Any: ...
@@ -258,19 +259,7 @@ class GraphVerbs:
             out.update((r["id"], r["kind"]) for r in self._rows(S.ITEMS, _in("id", chunk), ["id", "kind"]))
         return out
 
-    # -- the dream run log ----------------------------------------------------------------
-
-    def save_dream_run(self, run: DreamRun) -> None:
-        """Insert or replace the log row of one run (written at start, updated as it goes)."""
-        data = self._table_of([run], S.DREAM_RUNS)
-        merge = self.table(S.DREAM_RUNS).merge_insert("id")
-        merge.when_matched_update_all().when_not_matched_insert_all().execute(data)
-
-    def dream_runs(self, n: int | None = 10) -> list[DreamRun]:
-        """The last n runs, newest first."""
-        rows = self._rows(S.DREAM_RUNS, None)
-        rows.sort(key=lambda r: r["started_at"], reverse=True)
-        return [self._from_row(DreamRun, r) for r in rows[:n]]
+    # -- the dream run log (kept by store/runs.py) ----------------------------------------
 
     def last_dream_runs(self, n: int = 3) -> list[dict[str, Any]]:
         """A short summary of the last n runs (for `dcpm stats`); a run still marked running
@@ -293,39 +282,6 @@ class GraphVerbs:
             }
             for r in runs
         ]
-
-    def declined_clusters(self) -> set[str]:
-        """Signatures of fact clusters an induction call already declined (no valid action)."""
-        out: set[str] = set()
-        for r in self._rows(S.DREAM_RUNS, None, ["declined"]):
-            out.update(r["declined"] or [])
-        return out
-
-    def forget_declined(self) -> int:
-        """Clear the declines of every logged run (`dcpm dream --retry-declined`); returns how
-        many signatures were forgotten. The caller holds the write lock."""
-        runs = [r for r in self.dream_runs(None) if r.declined]
-        forgotten = len({s for r in runs for s in r.declined})
-        for r in runs:
-            r.declined = []
-        if runs:
-            merge = self.table(S.DREAM_RUNS).merge_insert("id")
-            merge.when_matched_update_all().when_not_matched_insert_all().execute(
-                self._table_of(runs, S.DREAM_RUNS)
-            )
-        return forgotten
-
-    # -- calibrations ---------------------------------------------------------------------
-
-    def save_calibration(self, cal: Calibration) -> None:
-        self.table(S.CALIBRATIONS).add(self._table_of([cal], S.CALIBRATIONS))
-
-    def calibration_for(self, embedder_id: str) -> Calibration | None:
-        """The newest calibration stored for this embedder, if any."""
-        rows = self._rows(S.CALIBRATIONS, f"embedder = {_q(embedder_id)}")
-        if not rows:
-            return None
-        return self._from_row(Calibration, max(rows, key=lambda r: r["created_at"]))
 
     # -- the dream lock -------------------------------------------------------------------
 
