@@ -26,7 +26,7 @@ from dcpm_cli.store.base import utc as _utc
 from dcpm_cli.store.claims import ClaimVerbs
 from dcpm_cli.store.dump import DumpVerbs
 from dcpm_cli.store.erase import EraseVerbs
-from dcpm_cli.store.graph import GraphVerbs
+from dcpm_cli.store.graph import Graph, GraphVerbs
 from dcpm_cli.store.journal import JournalVerbs
 from dcpm_cli.store.passages import PassageVerbs
 from dcpm_cli.store.runs import DreamLog
@@ -80,6 +80,7 @@ class Store(GraphVerbs, PassageVerbs, JournalVerbs, ClaimVerbs, EraseVerbs, Dump
             raise StoreError(f"cannot open store {uri}: {e}", "check --store / DCPM_HOME") from e
         self._lance = Lance(self.db, self.dim)
         self.dream_log = DreamLog(self._lance)
+        self.graph = Graph(self._lance)
         if not self._up_to_date():  # so a reader never waits for a writer's lock
             with self.write():
                 self._check_embedder()
