@@ -60,9 +60,11 @@ class Memory:
 
     def store(self, *, create: bool = True) -> Store:
         if self._store is None:
+            from dcpm_cli.config import dcpm_home
             from dcpm_cli.store import Store
 
-            self._store = Store(self.settings.store, self.embedder, create=create)
+            state = dcpm_home()  # a lease's owner file, staged logs of a store on object storage
+            self._store = Store(self.settings.store, self.embedder, state_dir=state, create=create)
         return self._store
 
     def store_or_none(self) -> Store | None:
@@ -261,7 +263,7 @@ class Memory:
         from dcpm_cli.ops.portability import export_lines
 
         store = self.store(create=False)
-        with store.lock():
+        with store.write():
             yield export_lines(store, with_vectors=with_vectors, progress=progress)
 
     def import_(self, source: Any, *, progress: Progress | None = None) -> Any:

@@ -76,8 +76,8 @@ def settings(dcpm_home: Path) -> Settings:
 
 
 @pytest.fixture
-def store(settings: Settings, embedder: Embedder) -> Store:
-    return Store(settings.store, embedder)
+def store(settings: Settings, embedder: Embedder, dcpm_home: Path) -> Store:
+    return Store(settings.store, embedder, state_dir=dcpm_home)
 
 
 @pytest.fixture
@@ -144,7 +144,7 @@ def rich_store(writer, llm, store, embedder):
         Node("n_fit", "schema", "Exercises for the company of others", "fitness"),
         Node("n_core", "core_schema", "Seeks belonging through shared effort", ""),
     ]
-    with store.lock():
+    with store.write():
         store.add_nodes(nodes, embedder.embed([n.text for n in nodes]))
         store.set_behaviours(
             {"n_fit": ("joins groups to stay motivated", embedder.embed(["joins groups"])[0])}

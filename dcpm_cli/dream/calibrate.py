@@ -125,7 +125,7 @@ def thresholds_for(store: Store, embedder: Embedder) -> tuple[Calibration, str]:
     if embedder.model_id in PROFILES:
         return PROFILES[embedder.model_id], ""
     report = calibrate(embedder)
-    with store.lock():
+    with store.write():
         store.save_calibration(report.calibration)
     return report.calibration, (
         f"no thresholds known for {embedder.model_id}: calibrated on the built-in set "

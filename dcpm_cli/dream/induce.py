@@ -121,7 +121,7 @@ def plan(
 
 def commit(store: Store, graph: GraphIndex, outcome: Outcome) -> None:
     """Write one cluster's result: nodes, then edges, each one atomic Lance commit."""
-    with store.lock():
+    with store.write():
         known_nodes = set(store.get_nodes([n.id for n in outcome.nodes]))
         fresh = [i for i, n in enumerate(outcome.nodes) if n.id not in known_nodes]
         if fresh:

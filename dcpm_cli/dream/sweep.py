@@ -108,7 +108,7 @@ def _store_behaviours(store: Store, embedder: Embedder, batch: list[tuple[Node, 
     if not batch:
         return 0
     vectors = embedder.embed([text for _, text in batch])
-    with store.lock():
+    with store.write():
         store.set_behaviours({n.id: (text, v) for (n, text), v in zip(batch, vectors, strict=True)})
     n = len(batch)
     batch.clear()
@@ -199,7 +199,7 @@ def induce_cores(
         text, domain = written
         node = Node(id=node_id("core_schema", domain, text), kind="core_schema", text=text, domain=domain)
         vector = embedder.embed([text])
-        with store.lock():
+        with store.write():
             store.add_nodes([node], vector)
             store.add_edges([Edge(MEMBER, node.id, s) for s in group])
         members[node.id] = set(group)
@@ -238,7 +238,7 @@ def _grow_core(
     its members: a pattern seen in a third domain is stated for all three, not the first two.
     The members are linked first, so a failed rewrite loses no edge (the text stays as it was)."""
     edges = [Edge(MEMBER, core, s) for s in sorted(group - have)]
-    with store.lock():
+    with store.write():
         store.add_edges(edges)
     have |= group
     result.members_added += len(edges)
@@ -247,7 +247,7 @@ def _grow_core(
     if written is None:
         return
     text, domain = written
-    with store.lock():
+    with store.write():
         store.rewrite_node(core, text, domain, embedder.embed([text])[0])
     result.cores_rewritten += 1
 

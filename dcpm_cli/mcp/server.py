@@ -123,7 +123,8 @@ class AgentMemory:
         from dcpm_cli.store import Store
         from dcpm_cli.write.pipeline import Writer
 
-        writer = Writer(Store(self.settings.store, self.embedder), self.embedder, self.llm, self.settings)
+        store = Store(self.settings.store, self.embedder, state_dir=self.store.state_dir)
+        writer = Writer(store, self.embedder, self.llm, self.settings)
         job = self._jobs.get()
         while job is not None:
             # A burst of inputs is one group: their derived writes are committed together

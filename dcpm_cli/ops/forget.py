@@ -241,7 +241,7 @@ def apply_forget(store: Store, plan: ForgetPlan, embedder: Embedder | None = Non
     The embedder re-embeds items whose text is reverted (`plan.reverts`; needed only then)."""
     if plan.reverts and embedder is None:
         raise ValueError("this plan reverts item texts: pass the store's embedder")
-    with store.lock(), store.unfinished("forget", sessions=plan.sessions, ids=plan.removed):
+    with store.write(unfinished="forget", sessions=plan.sessions, ids=plan.removed):
         scope = store.erasure_scope(plan.raw_ids, [*plan.item_ids, *plan.reverts], plan.node_ids)
         if plan.reverts and embedder is not None:
             items = store.get_items(list(plan.reverts))

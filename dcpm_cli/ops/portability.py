@@ -126,7 +126,7 @@ def import_lines(
     sessions: set[str] = set()
     present: dict[str, list[dict[str, Any]]] = {}
     kind, batch = "", []
-    with store.lock():
+    with store.write():
         if survey is not None:
             _check_against(store, survey)
         for n, line in numbered:

@@ -62,13 +62,13 @@ def reembed(
     base = store.local_path.resolve()
     staging = base.with_name(base.name + ".reembed")
     kept = base.with_name(f"{base.name}.before-reembed-{start:%Y%m%dT%H%M%S}")
-    with store.dream_lock(), store.lock():
+    with store.dream_lock(), store.write():
         if staging.exists():
             shutil.rmtree(staging)  # what an interrupted run left
         new = Store(str(staging), target)
         report = import_lines(new, target, export_lines(store, with_vectors=False), progress=progress)
         cal = calibrate(target).calibration
-        with new.lock():
+        with new.write():
             new.save_calibration(cal)
         records = sum(report.added.values())
         _swap(staging, base)  # base is the new store now; staging holds the old one

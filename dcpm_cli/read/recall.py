@@ -28,13 +28,24 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from dcpm_cli.errors import InputError, TextSearchFailed
-from dcpm_cli.models import FAILED, ITEM_KINDS, NO_ITEMS, PENDING, Event, Hit, MemoryItem, RawInput, Recall
+from dcpm_cli.models import (
+    FAILED,
+    ITEM_KINDS,
+    NO_ITEMS,
+    PENDING,
+    Event,
+    Hit,
+    MemoryItem,
+    Passage,
+    RawInput,
+    Recall,
+)
 
 if TYPE_CHECKING:
     import numpy as np
 
     from dcpm_cli.embed import Embedder
-    from dcpm_cli.store import Store
+    from dcpm_cli.store import Found, Store
 
 # all-MiniLM-L6-v2 puts unrelated sentences below ~0.2 and a question and its answer above ~0.35;
 # another embedder needs its own floor (setting `recall_min_similarity`).
@@ -47,6 +58,7 @@ K = TypeVar("K")
 _ID = re.compile(r"[mr]_[0-9a-f]{6,}")  # an item's or a raw input's id
 _IDS_HINT = "ids are in `dcpm recall --json`; `dcpm show ID` tells what one is"
 Key = tuple[str, str]  # ("items" | "raw", id)
+Candidate = MemoryItem | RawInput
 
 
 def recall(
@@ -83,7 +95,7 @@ def recall(
         # With `as_of`, the states said after it are dropped only once ranked: in a store with
         # many later matches the ones valid then lie deeper. Search deeper until k are found
         # or every row has been a candidate.
-        if as_of is None or len(out) >= k or depth >= _rows_in(store):
+        if as_of is None or len(out) >= k or depth >= store.searchable_rows():
             break
         depth *= 4
         warnings.clear()
@@ -114,9 +126,9 @@ def _ranked(
     scores: dict[Key, float] = {}
     sources_of: dict[Key, list[str]] = {}
     for key, row in rows.items():
-        if key[0] == "items":
-            item = found[key] = store.item_from_row(row)
-            sources_of[key] = item.raw_ids
+        if isinstance(row, MemoryItem):
+            found[key] = row
+            sources_of[key] = row.raw_ids
         else:
             sources_of[key] = [key[1]]
     lone = _without_passage(store, rows, sources_of)
@@ -135,18 +147,9 @@ def _ranked(
     return _best_hits(store, scores, rows, found, k, as_of, chains)
 
 
-def _rows_in(store: Store) -> int:
-    """How many rows recall could search: items, raw inputs and passages."""
-    from dcpm_cli.store import schemas as S
-
-    return sum(store.count(t) for t in (S.ITEMS, S.RAW, S.PASSAGES) if store.has_table(t))
-
-
-def _without_passage(
-    store: Store, rows: dict[Key, dict[str, Any]], sources_of: dict[Key, list[str]]
-) -> set[str]:
+def _without_passage(store: Store, rows: dict[Key, Candidate], sources_of: dict[Key, list[str]]) -> set[str]:
     """The source inputs that belong to no session, so to no passage."""
-    sessions = {key[1]: row.get("session") or "" for key, row in rows.items() if key[0] == "raw"}
+    sessions = {key[1]: row.session or "" for key, row in rows.items() if isinstance(row, RawInput)}
     unknown = sorted({r for rs in sources_of.values() for r in rs} - set(sessions))
     sessions.update({r.id: r.session for r in store.get_raw(unknown).values()} if unknown else {})
     return {r for r, session in sessions.items() if not session}
@@ -154,7 +157,7 @@ def _without_passage(
 
 def _text_search(
     store: Store, warnings: list[str], collection: str, query: str, k: int, **filters: Any
-) -> list[tuple[dict[str, Any], float]]:
+) -> list[tuple[Found, float]]:
     """BM25 hits, or none with a warning: a failure must not pass for "no word matched"."""
     try:
         return store.text_search(collection, query, k, **filters)
@@ -172,17 +175,18 @@ def _search(
     want_raw: bool,
     min_similarity: float,
     warnings: list[str],
-) -> tuple[dict[Key, dict[str, Any]], dict[Key, float]]:
-    """Rows found by vector or BM25 search over items and raw inputs, and their fused scores."""
-    rows: dict[Key, dict[str, Any]] = {}
+) -> tuple[dict[Key, Candidate], dict[Key, float]]:
+    """Items and raw inputs found by vector or BM25 search, and their fused scores."""
+    rows: dict[Key, Candidate] = {}
     dense: dict[Key, float] = {}
     lexical: dict[Key, float] = {}
 
-    def take(source: str, hits: list[tuple[dict[str, Any], float]], into: dict[Key, float]) -> None:
+    def take(source: str, hits: list[tuple[Found, float]], into: dict[Key, float]) -> None:
         for row, score in hits:
             if into is dense and score < min_similarity:
                 continue  # the nearest of unrelated texts is still unrelated
-            key = (source, row["id"])
+            assert isinstance(row, MemoryItem | RawInput)
+            key = (source, row.id)
             into[key] = score
             rows.setdefault(key, row)
 
@@ -199,7 +203,7 @@ def _search(
 def _best_hits(
     store: Store,
     scores: dict[Key, float],
-    rows: dict[Key, dict[str, Any]],
+    rows: dict[Key, Candidate],
     found: dict[Key, MemoryItem | RawInput],
     k: int,
     as_of: datetime | None,
@@ -258,7 +262,8 @@ def _passage_context(
         for row, score in hits:
             if into is dense and score < min_similarity:
                 continue
-            p = store.passage_from_row(row)
+            p = row
+            assert isinstance(p, Passage)
             if as_of is not None and p.last_at > as_of:
                 continue  # it holds inputs said after `as_of`: not a passage yet then
             passages[p.id] = p
@@ -271,13 +276,13 @@ def _passage_context(
 
 
 def _read_inputs(
-    store: Store, keys: list[Key], rows: dict[Key, dict[str, Any]], found: dict[Key, MemoryItem | RawInput]
+    store: Store, keys: list[Key], rows: dict[Key, Candidate], found: dict[Key, MemoryItem | RawInput]
 ) -> None:
     """Raw inputs as objects: from the rows a search returned, or read from the store when only
     their passage found them (and kept only if recall searches inputs like them)."""
     for key in keys:
         if key in rows:
-            found[key] = store.raw_from_row(rows[key])
+            found[key] = rows[key]
     missing = [key[1] for key in keys if key not in rows]
     for raw in store.get_raw(missing).values():
         if raw.role in RAW_SEARCHED["roles"] and raw.status in RAW_SEARCHED["statuses"]:

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from dcpm_cli.errors import StoreError
 from dcpm_cli.models import short_hash, utcnow
 
 
@@ -45,6 +46,7 @@ class Recovery:
 class JournalVerbs:
     uri: str
     local_path: Path | None
+    state_dir: Path | None
 
     # provided by Store
     def repair_chains(self) -> int: ...
@@ -55,12 +57,17 @@ class JournalVerbs:
 
     def _state_dir(self, kind: str) -> Path:
         """Where this store's small state files of one kind live (markers, claims): in the
-        store directory, or under the dcpm home for a store on object storage."""
+        store directory, or under the state directory it was handed for a store on object
+        storage."""
         if self.local_path is not None:
             return self.local_path / f".{kind}"
-        from dcpm_cli.config import dcpm_home
+        return self._machine_dir() / kind / short_hash(self.uri)
 
-        return dcpm_home() / kind / short_hash(self.uri)
+    def _machine_dir(self) -> Path:
+        """The state directory this machine keeps for a store on object storage."""
+        if self.state_dir is None:
+            raise StoreError(f"the store {self.uri} is on object storage: it needs a local state directory")
+        return self.state_dir
 
     @contextlib.contextmanager
     def unfinished(self, op: str, *, sessions: Sequence[str] = (), **detail: Any) -> Iterator[None]:

@@ -130,6 +130,9 @@ class PassageVerbs:
         matrix = np.concatenate(blocks) if blocks else np.zeros((0, self.dim), dtype=np.float32)
         return texts, {rid: n for n, rid in enumerate(texts)}, matrix
 
+    def all_passages(self) -> list[Passage]:
+        return [Passage(**r) for r in self._rows(S.PASSAGES, None, _FIELDS)]
+
     def inputs_without_passage(self) -> dict[str, list[str]]:
         """session → ids of its user inputs that no passage holds (what a write cut short
         between an input and its passages, or an older dcpm, left)."""
@@ -141,9 +144,6 @@ class PassageVerbs:
             if r["id"] not in covered:
                 out.setdefault(r["session"], []).append(r["id"])
         return out
-
-    def passage_from_row(self, row: dict[str, Any]) -> Passage:
-        return Passage(**{name: row[name] for name in _FIELDS})
 
 
 _FIELDS = [f.name for f in dataclasses.fields(Passage)]

@@ -136,7 +136,7 @@ def test_half_written_state_from_store_verbs_is_found_and_repaired(store: Store,
     raws = [
         RawInput(text=f"turn {n} about the garden", session="chat", said_at=said(n + 1)) for n in range(3)
     ]
-    with store.lock():
+    with store.write():
         store.add_raw(raws, embedder.embed([r.text for r in raws]))
     old = MemoryItem(id="m_old", kind="fact", text="Grows roses", raw_ids=[raws[0].id])
     new = MemoryItem(id="m_new", kind="fact", text="Grows tulips", raw_ids=[raws[1].id], supersedes="m_old")
@@ -195,7 +195,7 @@ def test_forks_cycles_and_dangling_pointers_are_reported_not_guessed() -> None:
 
 
 def test_a_store_of_a_newer_format_is_refused_and_left_untouched(cli, store: Store) -> None:
-    with store.lock():
+    with store.write():
         store.set_meta("format", "99")
 
     result = cli("add", "--no-extract", "hello")
@@ -233,7 +233,7 @@ def test_the_next_write_rebuilds_passages_a_crash_left_out(cli, store: Store, em
         RawInput(text=f"turn {n} about the trip to Porto", session="trip", said_at=said(n + 1))
         for n in range(3)
     ]
-    with pytest.raises(Cut), store.lock(), store.unfinished("raw", sessions=["trip"]):
+    with pytest.raises(Cut), store.write(unfinished="raw", sessions=["trip"]):
         store.table(S.RAW).add(store._table_of(raws, S.RAW, embedder.embed([r.text for r in raws])))
         raise Cut("killed before the passages were written")
     assert store.inputs_without_passage() == {"trip": [r.id for r in raws]}

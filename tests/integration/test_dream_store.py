@@ -84,7 +84,7 @@ def test_the_dream_lock_is_never_waited_for(store: Store) -> None:
             pass
         assert e.value.exit_code == 5
         # The writers' lock is a different one: `dcpm add` works during a dream.
-        with store.lock(timeout=1):
+        with store.write(timeout=1):
             pass
     with store.dream_lock():  # released
         pass

@@ -49,9 +49,9 @@ def test_inputs_stored_while_the_embedder_is_down_get_their_vectors_later(
     for r in raws:
         assert np.allclose(vectors[r.id]["vector"], embedder.embed([r.text])[0], atol=1e-6)
         assert vectors[r.id]["error"] == "" and store.get_raw([r.id])[r.id].status == DONE
-    (passage,) = [store.passage_from_row(p) for p in store.table("passages").search().to_arrow().to_pylist()]
+    (passage,) = store.all_passages()
     assert passage.raw_ids == [r.id for r in raws]
-    assert store.vector_search("raw", embedder.embed([TURNS[2]])[0], 1)[0][0]["id"] == raws[2].id
+    assert store.vector_search("raw", embedder.embed([TURNS[2]])[0], 1)[0][0].id == raws[2].id
 
 
 def test_the_next_add_fills_in_what_a_failed_embedder_left(fake_ollama, settings) -> None:
@@ -65,7 +65,7 @@ def test_the_next_add_fills_in_what_a_failed_embedder_left(fake_ollama, settings
 
     assert first.llm_error and not second.llm_error
     assert writer.store.raw_without_vectors() == []
-    assert writer.store.vector_search("raw", embedder.embed([TURNS[0]])[0], 1)[0][0]["text"] == TURNS[0]
+    assert writer.store.vector_search("raw", embedder.embed([TURNS[0]])[0], 1)[0][0].text == TURNS[0]
 
 
 def test_piped_stdin_is_kept_when_the_ollama_embedder_is_down(cli, fake_ollama, dcpm_home: Path) -> None:

@@ -72,7 +72,7 @@ def _secret_store(cli, tmp_path: Path, embedder) -> tuple[Store, str, str]:
     others = [dataclasses.replace(i, raw_ids=[pending[0].id]) for i in fact_items()]
     items = [*others, fact]
     node = Node(id="n_secret", kind="schema", text="Hides keys near the Quillfeather teapot", domain="home")
-    with store.lock():
+    with store.write():
         store.add_items(items, embedder.embed([i.text for i in items]))
         store.log_events([Event("ADD", i.id, raw.id if i is fact else "", "", "", i.text) for i in items])
         store.add_nodes([node], embedder.embed([node.text]))
@@ -150,7 +150,7 @@ def test_an_item_with_another_source_only_loses_the_forgotten_input(writer, llm,
     llm.enqueue(*fitness_replies(raws))
     writer.add(raws)
     first = store.items_from_raw(raws[0].id)[0]
-    with store.lock():  # the same fact also said in the second input
+    with store.write():  # the same fact also said in the second input
         store.set_item_raw_ids(first.id, [raws[0].id, raws[1].id])
     second = store.items_from_raw(raws[1].id)
     only_second = [i.id for i in second if i.id != first.id]
@@ -181,7 +181,7 @@ def test_graph_cascade_nodes_without_evidence_go_core_schemas_keep_or_go_with_me
         Node("n_core_three", "core_schema", "Trades sleep for output", ""),
         Node("n_core_two", "core_schema", "Lives by the clock", ""),
     ]
-    with store.lock():
+    with store.write():
         store.add_nodes(nodes, embedder.embed([n.text for n in nodes]))
         store.add_edges(
             [

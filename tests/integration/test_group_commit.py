@@ -128,7 +128,7 @@ def test_another_writer_replays_the_staged_log_before_it_writes(
         assert store.staged_logs()
 
         other = Store(store.uri, embedder)
-        with other.lock():  # any writer: a `dcpm forget`, a dream, another `dcpm add`
+        with other.write():  # any writer: a `dcpm forget`, a dream, another `dcpm add`
             assert [i.id for i in other.all_items()] == [item_id(r1)]
         assert not store.staged_logs()
 

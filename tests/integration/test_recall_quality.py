@@ -50,7 +50,7 @@ def _texts(result) -> list[str]:
 def _passages(store: Store, embedder) -> list[list[str]]:
     """Every passage's member texts, by session then time."""
     rows = store.vector_search("passages", embedder.embed(["anything"])[0], 1000)
-    passages = sorted((store.passage_from_row(r) for r, _ in rows), key=lambda p: (p.session, p.first_at))
+    passages = sorted((p for p, _ in rows), key=lambda p: (p.session, p.first_at))
     raws = store.get_raw([i for p in passages for i in p.raw_ids])
     return [[raws[i].text for i in p.raw_ids] for p in passages]
 
@@ -167,7 +167,7 @@ def test_a_filler_word_match_does_not_outrank_the_meaning(writer, store, embedde
         extract=False,
     )
     lexical = store.text_search("raw", question, 5)
-    assert [row["text"] for row, _ in lexical] == ["Any tips on improving my tennis serve?"]
+    assert [row.text for row, _ in lexical] == ["Any tips on improving my tennis serve?"]
     found = _texts(recall(store, embedder, question, k=3))
     assert found[:2] == [
         "My mobile keeps running out of charge before lunch.",

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from dcpm_cli.config import Settings
+from dcpm_cli.config import Settings, dcpm_home
 from dcpm_cli.embed import get_embedder
 from dcpm_cli.errors import LockBusy
 from dcpm_cli.models import PENDING, utcnow
@@ -17,7 +17,7 @@ from dcpm_cli.store import Store
 
 
 def remote_store(tmp_path: Path) -> Store:
-    return Store(f"file://{tmp_path / 'bucket' / 'dcpm'}", get_embedder("minilm"))
+    return Store(f"file://{tmp_path / 'bucket' / 'dcpm'}", get_embedder("minilm"), state_dir=dcpm_home())
 
 
 def lease(host: str, minutes: float) -> str:
@@ -26,7 +26,7 @@ def lease(host: str, minutes: float) -> str:
 
 def test_a_writer_on_another_machine_is_refused_until_its_lease_ends(cli, tmp_path: Path, dcpm_home) -> None:
     store = remote_store(tmp_path)
-    with store.lock():
+    with store.write():
         store.set_meta("writer", lease("laptop-elsewhere", 10))
 
     refused = cli("--store", store.uri, "add", "--no-extract", "Booked the dentist for May.")
@@ -36,7 +36,7 @@ def test_a_writer_on_another_machine_is_refused_until_its_lease_ends(cli, tmp_pa
     assert "another dcpm process (laptop-elsewhere) is writing to file://" in said
     assert "one writer at a time" in said
     assert store.raw_by_status([PENDING]) == []
-    with pytest.raises(LockBusy), store.lock():
+    with pytest.raises(LockBusy), store.write():
         pass
 
     store.set_meta("writer", lease("laptop-elsewhere", -1))  # the other machine's lease ran out

@@ -119,27 +119,27 @@ def test_a_warm_store_answers_lookups_from_memory_as_lancedb_does(filled, embedd
 
     t0 = datetime(2026, 6, 1, 8, tzinfo=UTC)
     turns = [RawInput(f"turn {n}", session="s1", said_at=t0 + timedelta(days=3 * n)) for n in range(7)]
-    with other.lock():
+    with other.write():
         other.add_raw(turns[:4], Memo(embedder).embed([t.text for t in turns[:4]]))
     for _ in range(2):  # twice: the raw table's copy is made on a later use
         assert store.recent_raw("s1", turns[3].said_at, 6) == other.recent_raw("s1", turns[3].said_at, 6)
     hashes = [t.content_hash for t in turns]
     assert store.known_raw_hashes(hashes) == other.known_raw_hashes(hashes) == set(hashes[:4])
-    with other.lock():
+    with other.write():
         other.set_raw_status(turns[1].id, DONE)
-    with store.lock():  # the warm store writes the next turns and their passages from memory
+    with store.write():  # the warm store writes the next turns and their passages from memory
         store.add_raw(turns[4:], Memo(embedder).embed([t.text for t in turns[4:]]))
     recent = store.recent_raw("s1", turns[6].said_at + timedelta(seconds=1), 6)
     assert recent == other.recent_raw("s1", turns[6].said_at + timedelta(seconds=1), 6)
     assert [r.text for r in recent] == [f"turn {n}" for n in range(1, 7)] and recent[0].status == DONE
     assert store.inputs_without_passage() == {}
-    with other.lock():
+    with other.write():
         assert other.index_passages(["s1"]) == 0  # LanceDB's reading finds them all in place
 
     # The warm store's own commits are taken into its copies as made (not read back), and
     # what another process writes after them is still seen.
     fresh = _unit(np.random.default_rng(9), 2)  # far from every stored vector
-    with store.lock():
+    with store.write():
         store.add_items([MemoryItem(id="m_mine", kind="fact", text="mine")], fresh[:1])
         store.set_superseded_by("m_new", "m_mine")
         store.set_raw_status(turns[5].id, DONE, "", 2)

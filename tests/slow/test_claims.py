@@ -90,7 +90,7 @@ def test_a_live_claim_is_respected_and_a_dead_processes_claim_taken_over(
     mine, theirs, remote = (RawInput(text=t, said_at=said(d)) for t, d in texts)
     writer.add([mine, theirs, remote], extract=False)
     host = socket.gethostname()
-    with store.lock():  # another live process (this test's own pid) is extracting `theirs`
+    with store.write():  # another live process (this test's own pid) is extracting `theirs`
         store.claim([theirs.id], f"{host}:{os.getpid()}:other", timedelta(minutes=5))
         store.claim([mine.id], f"{host}:{dead_pid()}:gone", timedelta(minutes=5))  # killed mid-call
         store.claim([remote.id], "elsewhere:17:x", timedelta(minutes=-1))  # another machine's, run out
@@ -117,7 +117,7 @@ class FinishedElsewhere(ScriptedLLM):
         self.store, self.raw_id = store, raw_id
 
     def chat(self, messages: list[dict[str, str]], *, schema: dict[str, Any] | None = None) -> LLMReply:
-        with self.store.lock():
+        with self.store.write():
             self.store.set_raw_status(self.raw_id, DONE, "", 1)
         raise LLMUnavailable("the server went away")
 

@@ -4,6 +4,7 @@ stays current when another Store or another process writes."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 import subprocess
@@ -115,7 +116,7 @@ def test_items_match_exact_numpy(corpus_store: tuple[Store, Corpus], queries: np
     for q in queries:
         for k in (1, 10, 40):
             hits = store.vector_search("items", q, k, kinds=list(ITEM_KINDS))
-            assert [r["id"] for r, _ in hits] == corpus.top_items(q, k)
+            assert [r.id for r, _ in hits] == corpus.top_items(q, k)
             scores = [s for _, s in hits]
             assert scores == sorted(scores, reverse=True)
             assert hits[0][1] == pytest.approx(float(np.max(corpus.vectors @ q)), abs=1e-5)
@@ -136,8 +137,8 @@ def test_filters_are_respected(corpus_store: tuple[Store, Corpus], queries: np.n
         assert [m.id for m, _ in every] == corpus.top_items(q, 20)
 
         raw = store.vector_search("raw", q, 10, **RAW_FILTER)
-        assert [r["id"] for r, _ in raw] == corpus.top_raw(q, 10)
-        assert all(r["status"] == PENDING and r["role"] == "user" for r, _ in raw)
+        assert [r.id for r, _ in raw] == corpus.top_raw(q, 10)
+        assert all(r.status == PENDING and r.role == "user" for r, _ in raw)
 
 
 @pytest.mark.parametrize("path", PATHS)
@@ -164,7 +165,7 @@ def test_exact_with_indices_built(corpus_store: tuple[Store, Corpus], queries: n
     for path in PATHS:
         on_path(store, path)
         for q in queries:
-            assert [r["id"] for r, _ in store.vector_search("items", q, 10)] == corpus.top_items(q, 10)
+            assert [r.id for r, _ in store.vector_search("items", q, 10)] == corpus.top_items(q, 10)
 
 
 def test_the_copy_returns_the_rows_lancedb_returns(
@@ -179,7 +180,7 @@ def test_the_copy_returns_the_rows_lancedb_returns(
                 scan.vector_search(collection, q, 10, **filters),
             )
             assert [r for r, _ in got] == [r for r, _ in want]
-            assert [type(v) for v in got[0][0].values()] == [type(v) for v in want[0][0].values()]
+            assert [type(v) for v in vars(got[0][0]).values()] == [type(v) for v in vars(want[0][0]).values()]
             assert [s for _, s in got] == pytest.approx([s for _, s in want], abs=1e-5)
         when = copy.nearest_items(q, 1)[0][0].event_at
         assert when.tzinfo == scan.nearest_items(q, 1)[0][0].event_at.tzinfo
@@ -188,9 +189,9 @@ def test_the_copy_returns_the_rows_lancedb_returns(
 def test_callers_cannot_change_the_copy(corpus_store: tuple[Store, Corpus], queries: np.ndarray) -> None:
     store = on_path(corpus_store[0], "copy")
     first = store.vector_search("items", queries[0], 3)[0][0]
-    kept = dict(first, raw_ids=list(first["raw_ids"]))
-    first["raw_ids"].append("r_someone_elses")
-    first["text"] = "changed by a caller"
+    kept = dataclasses.replace(first, raw_ids=list(first.raw_ids))
+    first.raw_ids.append("r_someone_elses")
+    first.text = "changed by a caller"
     assert store.vector_search("items", queries[0], 3)[0][0] == kept
 
 
@@ -200,7 +201,7 @@ def test_results_hold_when_the_copy_takes_over(
     store, _ = corpus_store  # default rule: LanceDB's scan first, the copy from a later search
     runs = [store.vector_search("items", queries[0], 20) for _ in range(6)]
     for run in runs[1:]:
-        assert [r["id"] for r, _ in run] == [r["id"] for r, _ in runs[0]]
+        assert [r.id for r, _ in run] == [r.id for r, _ in runs[0]]
         assert [s for _, s in run] == pytest.approx([s for _, s in runs[0]], abs=1e-5)
 
 
@@ -235,8 +236,8 @@ def test_copy_sees_rows_added_by_another_store(
     writer = Store(reader.uri, embedder, create=False)
     writer.add_items([_item("m_new")], q[None, :])
     got = reader.vector_search("items", q, 5)
-    assert got[0][0]["id"] == "m_new" and got[0][1] == pytest.approx(1.0, abs=1e-5)
-    assert [r["id"] for r, _ in got[1:]] == [r["id"] for r, _ in before[:4]]
+    assert got[0][0].id == "m_new" and got[0][1] == pytest.approx(1.0, abs=1e-5)
+    assert [r.id for r, _ in got[1:]] == [r.id for r, _ in before[:4]]
 
 
 def test_copy_sees_updates_supersedes_and_compaction(
@@ -262,8 +263,8 @@ def test_copy_sees_updates_supersedes_and_compaction(
     assert "optimize" in writer.maintain()["items"]
     reference = on_path(Store(reader.uri, embedder, create=False), "lancedb")
     for q in queries:
-        want = [r["id"] for r, _ in reference.vector_search("items", q, 10)]
-        assert [r["id"] for r, _ in reader.vector_search("items", q, 10)] == want
+        want = [r.id for r, _ in reference.vector_search("items", q, 10)]
+        assert [r.id for r, _ in reader.vector_search("items", q, 10)] == want
 
 
 def test_copy_sees_a_commit_behind_an_old_versions_mtime(
@@ -282,7 +283,7 @@ def test_copy_sees_a_commit_behind_an_old_versions_mtime(
     reader.vector_search("items", q, 5)
     reader.vector_search("items", q, 5)  # answered without asking LanceDB
     Store(reader.uri, embedder, create=False).add_items([_item("m_behind")], q[None, :])
-    assert reader.vector_search("items", q, 1)[0][0]["id"] == "m_behind"
+    assert reader.vector_search("items", q, 1)[0][0].id == "m_behind"
 
 
 def test_copy_sees_another_process(corpus_store: tuple[Store, Corpus], queries: np.ndarray) -> None:
