@@ -44,8 +44,7 @@ class Settings:
     llm_retries: int = 2  # extra attempts after an invalid reply
     history_window: int = 6  # earlier turns given to extraction as context
     history_gap_minutes: float = 30.0  # a longer pause ends a conversation: no context across it
-    top_k: int = 5  # neighbours given to reconciliation per item
-    supersede_attribute_min_cos: float = 0.6  # attribute similarity that still counts as "same"
+    judge_k: int = 3  # nearest current facts each new item is compared with, one call each
     recall_min_similarity: float = 0.2  # cosine below which a memory is not "found" (MiniLM)
     no_supersedes: bool = False  # the paper's ablation: no revision chains written or read
 
@@ -126,8 +125,7 @@ CHECKS: dict[str, tuple[Callable[[Any], bool], str]] = {
     "llm_retries": _between(0, 20),
     "history_window": _between(0, 1000),
     "history_gap_minutes": _at_least(0),
-    "top_k": _between(1, 100),
-    "supersede_attribute_min_cos": _COSINE,
+    "judge_k": _between(1, 10),
     "recall_min_similarity": _COSINE,
     "dream.mode": ((lambda v: v in tuple(Mode)), "one of " + ", ".join(Mode)),
     "dream.max_calls": _at_least(0),
@@ -149,7 +147,7 @@ CHECKS: dict[str, tuple[Callable[[Any], bool], str]] = {
 class Resolved:
     """One setting as resolved: its value and where it came from."""
 
-    key: str  # as in config.toml: "top_k", "dream.eps1"
+    key: str  # as in config.toml: "judge_k", "dream.eps1"
     value: Any
     source: str  # flag | env | file | default
     env: str
@@ -279,7 +277,7 @@ def _checked(key: str, value: Any, env: str, source: str) -> Any:
 
 def _hint(key: str, env: str, source: str) -> str:
     """Where to mend a bad value: where it came from. A flag is named only when the value came
-    from one, since most settings (`top_k`, `history_gap_minutes`, ...) have none."""
+    from one, since most settings (`judge_k`, `history_gap_minutes`, ...) have none."""
     if source == "flag":
         return "check --" + key.rsplit(".", 1)[-1].replace("_", "-")
     if source == "env":

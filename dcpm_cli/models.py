@@ -46,6 +46,9 @@ RAW = "raw"  # recall's name for a raw input among its hits
 PENDING, DONE, FAILED, CONTEXT = "pending", "done", "failed", "context"
 # Extracted, but nothing memorable came out: the input itself stays searchable as memory.
 NO_ITEMS = "no_items"
+# The event that records one pairwise judgement (#18): the new item, the candidate it was
+# compared with, the relation and the model's reason; a pair so recorded is never asked again.
+JUDGED = "JUDGED"
 
 
 def utcnow() -> datetime:
@@ -133,7 +136,7 @@ class MemoryItem:
 class Event:
     """One line of the append-only event log: what changed, and the text it had before."""
 
-    op: str  # ADD | SUPERSEDE | UPDATE | DROP_DUPLICATE
+    op: str  # ADD | SUPERSEDE | UPDATE | DROP_DUPLICATE | REJECTED | JUDGED
     item_id: str
     raw_id: str = ""
     target_id: str = ""

@@ -4,8 +4,9 @@
    embedder fails, the words are stored without a vector, filled in by the next write.
 2. Extraction (write/extract.py): one structured call per user input (per bounded piece of a
    long one), with the conversation it ends; items the input does not say are dropped.
-3. Reconciliation (write/reconcile.py): each item meets its top-k current neighbours; one
-   batched call picks ADD / SUPERSEDE / UPDATE; exact duplicates are dropped before any call.
+3. Reconciliation (write/reconcile.py): each item meets its nearest current facts (at most
+   `judge_k`), and the model judges each pair, nearest first, until one judgement stands:
+   SUPERSEDE / UPDATE / DUPLICATE, else ADD; exact duplicates are dropped before any call.
 4. Upsert and chain (here): SUPERSEDE links `supersedes` / `superseded_by` and never deletes;
    UPDATE keeps the previous text in the event log.
 
@@ -26,6 +27,7 @@ from dcpm_cli.models import (
     CONTEXT,
     DONE,
     FAILED,
+    JUDGED,
     NO_ITEMS,
     PENDING,
     AddReport,
@@ -321,7 +323,13 @@ class Writer:
 
         vectors = self._embed([i.text for i in kept])
         plan = reconcile.plan(
-            kept, vectors, store=self.store, llm=self.llm, settings=self.settings, similar=self._similar
+            kept,
+            vectors,
+            store=self.store,
+            llm=self.llm,
+            settings=self.settings,
+            similar=self._similar,
+            said_at=raw.said_at,
         )
         self.checkpoint("reconciled")
         if self.settings.no_supersedes:  # the paper's ablation: no chains, a change of mind is new
@@ -363,10 +371,11 @@ class Writer:
         heads: dict[str, MemoryItem] = {}  # old id → the newest item of its chain so far
         self._fresh_ids(raw, kept)
         for i, (item, p) in enumerate(zip(kept, plan, strict=True)):
-            if p.reason:
-                out.rejected.append(p.reason)
-                refused = (p.refused or p.target).id if (p.refused or p.target) else ""
-                events.append(Event("REJECTED", item.id, raw.id, refused, detail=p.reason))
+            for j in p.judged:  # every question asked, so that the dream never asks it again
+                events.append(Event(JUDGED, item.id, raw.id, j.target.id, detail=j.detail()))
+                if j.refusal:
+                    out.rejected.append(j.refusal)
+                    events.append(Event("REJECTED", item.id, raw.id, j.target.id, detail=j.refusal))
             if p.op == "DUPLICATE":
                 out.duplicates += 1
                 continue
@@ -433,7 +442,7 @@ class Writer:
 
 def _merged(fresh: str, p: Plan, item: MemoryItem) -> str:
     """The text an UPDATE writes, from the row as it is now (read under the lock): the
-    reconcile call's merge when the row is what that call saw, else the fresh text with the
+    judgement's merge when the row is what that call saw, else the fresh text with the
     new item's text added (another writer, or an earlier UPDATE of this input, changed it)."""
     seen = p.target.text if p.target is not None else fresh
     if fresh == seen or normalise(fresh) in normalise(p.text):

@@ -1,25 +1,28 @@
-"""System 1, step 3: which memories each new item meets, and what it may do to them.
+"""System 1, step 3: which memories each new item meets, and what it may do to them (#18).
 
 The one place where candidates are chosen (`candidates`), the model is asked (`plan`) and its
-decisions are checked (`check`, `said_before`). A decision the checks refuse becomes a safer
-op with its reason recorded: only an item about the same subject and attribute may supersede
-or update (no Graphiti-style over-invalidation), an UPDATE never changes a stance, a DUPLICATE
-must say the same thing, and a stance never replaces a later one. The checks are pure: items
-and a text similarity in, a plan out.
+judgements are checked (`decide`, `said_before`). Candidates are chosen by meaning: the current
+facts nearest the item, at most `judge_k` of them, none below recall's own floor; the
+attribute words the model wrote are data, never a gate. The model is asked one question per
+candidate, nearest first ("how does the LATER statement relate to the EARLIER one?",
+write/judge.py): `replaces` → SUPERSEDE, `adds_detail` → UPDATE, `same` → DUPLICATE,
+`unrelated` → nothing. The first judgement that stands decides: an item replaces at most one
+chain. Every judgement is kept (`Plan.judged`) with the model's reason and, when a check
+refused it, why: an UPDATE never changes a stance, a DUPLICATE must say the same thing, a
+stance never replaces a later one, and nothing links across subjects.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from dcpm_cli.llm import structured
 from dcpm_cli.models import MemoryItem, normalise
-from dcpm_cli.prompts import reconcile as prompt
-from dcpm_cli.prompts.reconcile import Decision
+from dcpm_cli.prompts.judge import Statement
+from dcpm_cli.write.judge import Verdict, judge
 from dcpm_cli.write.words import words
 
 if TYPE_CHECKING:
@@ -32,6 +35,8 @@ if TYPE_CHECKING:
 # The cosine of two texts' vectors (the writer's embedder, memoised).
 Similarity = Callable[[str, str], float]
 
+# What a judgement is asked about: current facts and identity items (a summary never is).
+KINDS = ("fact", "identity")
 # A DUPLICATE drops the new item: only when both say nearly the same (MiniLM puts paraphrases
 # of one statement above ~0.8 and two stances on one attribute, "vegetarian"/"vegan", below).
 DUPLICATE_MIN_COS = 0.8
@@ -41,6 +46,22 @@ _CHANGE = re.compile(
     r"changed|started|back to|again|left|new)\b",
     re.IGNORECASE,
 )
+# Subjects that all mean the speaker.
+_USER = {"user", "the user", "i", "me", "myself", ""}
+
+
+@dataclass
+class Judged:
+    """One pairwise judgement: the candidate, the model's relation and reason, and why a check
+    refused what the relation asked for ('' if it stood or asked for nothing)."""
+
+    target: MemoryItem
+    verdict: Verdict
+    refusal: str = ""
+
+    def detail(self) -> str:
+        said = f"{self.verdict.relation}: {self.verdict.reason}".strip()
+        return f"{said} [{self.refusal}]" if self.refusal else said
 
 
 @dataclass
@@ -48,14 +69,19 @@ class Plan:
     op: str
     target: MemoryItem | None = None
     text: str = ""
-    reason: str = ""  # why the model's decision was not applied as given
-    refused: MemoryItem | None = None  # the target it named, when refused
+    judged: list[Judged] = field(default_factory=list)  # every question asked, nearest first
 
 
-def candidates(store: Store, kept: list[MemoryItem], vectors: np.ndarray, k: int) -> list[list[MemoryItem]]:
-    """Each item's top-k current facts and identity items (one search); a summary has none."""
-    near = store.nearest_items_many(vectors, k, kinds=("fact", "identity"))
-    return [[] if item.kind == "summary" else [c for c, _ in near[i]] for i, item in enumerate(kept)]
+def candidates(
+    store: Store, kept: Sequence[MemoryItem], vectors: np.ndarray, k: int, floor: float
+) -> list[list[MemoryItem]]:
+    """Each item's k nearest current facts and identity items at or above `floor` (one search),
+    nearest first; a summary has none."""
+    near = store.nearest_items_many(vectors, k, kinds=KINDS)
+    return [
+        [] if item.kind == "summary" else [c for c, cos in near[i] if cos >= floor]
+        for i, item in enumerate(kept)
+    ]
 
 
 def plan(
@@ -66,78 +92,59 @@ def plan(
     llm: LLM | None,
     settings: Settings,
     similar: Similarity,
+    said_at: datetime,
 ) -> list[Plan]:
-    """A checked plan per item: candidates, then one batched call for all items that have any."""
-    cands = candidates(store, kept, vectors, settings.top_k)
-    plans = [Plan("ADD") for _ in kept]
-    # Only candidates with the item's subject and attribute can be superseded or updated: an
-    # item without any is added without asking (no call, nothing a weak reply can break).
-    min_cos = settings.supersede_attribute_min_cos
-    related = [[c for c in cs if not refusal(kept[i], c, similar, min_cos)] for i, cs in enumerate(cands)]
-    asked = [i for i, c in enumerate(related) if c]
-    if not asked:
-        return plans
-    ask = prompt.Ask([kept[i] for i in asked], [related[i] for i in asked])
-    got = structured(
-        llm,  # type: ignore[arg-type]
-        ask.messages(),
-        ask.model(),
-        retries=settings.llm_retries,
-        schema=ask.schema(),
-    )
-    for d in got.decisions:  # type: ignore[attr-defined]  # one per item, in order: the schema says so
-        i = asked[d.item]
-        plans[i] = check(kept[i], d, cands[i], {c.id for c in related[i]}, similar, min_cos)
+    """A checked plan per item: its candidates, then one judgement per candidate until one
+    stands. An item without candidates is added without a call."""
+    cands = candidates(store, kept, vectors, settings.judge_k, settings.recall_min_similarity)
+    plans = []
+    for item, cs in zip(kept, cands, strict=True):
+        ask = [c for c in cs if not (subject_refusal(item, c) or said_before(item, said_at, c))]
+        plans.append(decide(item, ask, llm, similar) if ask else Plan("ADD"))
     return plans
 
 
-def check(
-    item: MemoryItem,
-    d: Decision,
-    cands: list[MemoryItem],
-    related: set[str],
-    similar: Similarity,
-    attribute_min_cos: float,
-) -> Plan:
-    """One decision, validated; every refusal keeps its reason. SUPERSEDE and UPDATE need a
-    target with the item's subject and attribute (`related`); an UPDATE that changes what its
-    target said is a change of stance (SUPERSEDE: the old text stays as history); a DUPLICATE
-    that says something else is not dropped."""
-    if d.op == "ADD":
-        return Plan("ADD")
-    target = {c.id: c for c in cands}.get(d.target or "")
-    if target is None:
-        return Plan("ADD", reason=f"{d.op} target {d.target!r} is not a candidate: added instead")
-    if d.op == "DUPLICATE":
+def decide(item: MemoryItem, cands: Sequence[MemoryItem], llm: LLM | None, similar: Similarity) -> Plan:
+    """Ask about each candidate, nearest first; the first judgement that stands is the plan."""
+    judged: list[Judged] = []
+    for c in cands:
+        verdict = judge(llm, Statement(c.text, c.event_at), Statement(item.text, item.event_at))  # type: ignore[arg-type]
+        j = Judged(c, verdict)
+        judged.append(j)
+        p = check(item, j, similar)
+        if p is not None:
+            p.judged = judged
+            return p
+    return Plan("ADD", judged=judged)
+
+
+def check(item: MemoryItem, j: Judged, similar: Similarity) -> Plan | None:
+    """What one judgement asks for, checked (None: nothing, ask the next candidate). A refusal
+    is written on `j`: an UPDATE that changes a stance is a SUPERSEDE (the old text stays as
+    history), a DUPLICATE that says something else is not dropped."""
+    target, relation = j.target, j.verdict.relation
+    if relation == "replaces":
+        return Plan("SUPERSEDE", target)
+    if relation == "adds_detail":
+        merged = f"{target.text.rstrip().rstrip(';.')}; {item.text}"
+        if change := changes_stance(item.text, target.text, merged):
+            j.refusal = f"UPDATE of {target.id} made a SUPERSEDE: {change}"
+            return Plan("SUPERSEDE", target)
+        return Plan("UPDATE", target, text=merged)
+    if relation == "same":
         if similar(item.text, target.text) >= DUPLICATE_MIN_COS:
             return Plan("DUPLICATE", target)
-        if target.id in related:
-            why = f"DUPLICATE of {target.id} says something else: superseded instead"
-            return Plan("SUPERSEDE", target, reason=why)
-        return Plan("ADD", reason=f"DUPLICATE of {target.id} refused: it says something else", refused=target)
-    if target.id not in related:
-        why = refusal(item, target, similar, attribute_min_cos)
-        return Plan("ADD", reason=f"{d.op} {target.id} refused: {why}", refused=target)
-    if d.op == "UPDATE":
-        merged = (d.text or "").strip() or f"{target.text}; {item.text}"
-        change = changes_stance(item.text, target.text, merged)
-        if change:
-            return Plan("SUPERSEDE", target, reason=f"UPDATE {target.id} made a SUPERSEDE: {change}")
-        return Plan("UPDATE", target, text=merged)
-    return Plan("SUPERSEDE", target)
+        j.refusal = f"DUPLICATE of {target.id} refused: it says something else"
+    return None
 
 
-def refusal(item: MemoryItem, old: MemoryItem, similar: Similarity, attribute_min_cos: float) -> str:
-    """Why `item` may not supersede or update `old` ('' if it may): another subject, or another
-    attribute (names less similar than `attribute_min_cos`), or without both, another topic."""
-    if normalise(item.subject) != normalise(old.subject):
-        return f"different subject ({item.subject!r} vs {old.subject!r})"
-    if item.attribute and old.attribute and item.attribute != old.attribute:
-        if similar(item.attribute, old.attribute) < attribute_min_cos:
-            return f"different attribute ({item.attribute!r} vs {old.attribute!r})"
-    elif not (item.attribute and old.attribute) and item.topic != old.topic:
-        return f"different topic ({item.topic!r} vs {old.topic!r})"
-    return ""
+def subject_refusal(item: MemoryItem, old: MemoryItem) -> str:
+    """Why `item` may not be linked to `old` at all ('' if it may): they are about different
+    people (two named people, or the user and someone named)."""
+    a, b = normalise(item.subject), normalise(old.subject)
+    if a == b or (a in _USER and b in _USER):
+        return ""
+    return f"different subject ({item.subject!r} vs {old.subject!r})"
 
 
 def changes_stance(new: str, old: str, merged: str) -> str:
@@ -155,8 +162,8 @@ def changes_stance(new: str, old: str, merged: str) -> str:
 def said_before(item: MemoryItem, said_at: datetime, head: MemoryItem) -> str:
     """Why `item`, said at `said_at`, may not supersede `head`, its chain's current state ('' if
     it may): both said and about a time before it (an old journal imported later), it would make
-    the older stance current; it is kept beside it. ("Swimming since March" said in June after
-    April's running still links.)"""
+    the older stance current; it is kept beside it, and the dream compares the two in time
+    order. ("Swimming since March" said in June after April's running still links.)"""
     if said_at < head.event_at and item.event_at < head.event_at:
         return (
             f"SUPERSEDE {head.id} refused: said {item.event_at:%Y-%m-%d}, before the state "
