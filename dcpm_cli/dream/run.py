@@ -9,6 +9,8 @@
   LLM with `llm_unavailable`. Both keep everything committed so far, and the next run
   resumes: facts that became evidence are out of triage, the rest are clustered again.
   Every LLM call of the run counts against both budgets, the catch-up extraction included.
+- After the catch-up, pairs of near current facts never compared are judged, and a
+  `replaces` links them (dream/relink.py): an old journal imported after newer statements.
 - A run whose LLM calls all failed (no valid reply, or only invalid actions, for every
   cluster and every pending input it tried) ends with status `failed`, not `ok`.
 - Only an explicit "nothing to do" reply (`{"actions": []}`) declines a cluster, and a
@@ -45,11 +47,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from dcpm_cli.config import DreamOptions
+from dcpm_cli.config import DreamOptions, Settings
 from dcpm_cli.dream import induce
 from dcpm_cli.dream.budget import Budget, BudgetReached
 from dcpm_cli.dream.calibrate import CalibrationReport, calibrate, thresholds_for
 from dcpm_cli.dream.integrity import GraphCheck, check_graph
+from dcpm_cli.dream.relink import relink
 from dcpm_cli.dream.sweep import SweepResult, sweep
 from dcpm_cli.dream.triage import GraphIndex, Triage, add_context, triage
 from dcpm_cli.errors import InputError, LLMBadReply, LLMError, LLMUnavailable
@@ -148,6 +151,8 @@ def _dream(
         _prepare(store, embedder, opts, out, say, repair)
         if writer is not None:
             caught_up = _catch_up(writer, budget, run, say)
+        if not opts.no_supersedes:  # the ablation writes no chains, so none are re-linked
+            _relink(store, embedder, budget, writer.settings if writer else Settings(), out, say)
         out.graph = GraphIndex.load(store)
         out.triage = _triage(store, out.graph, opts, out.calibration)  # type: ignore[arg-type]
         run.facts, run.clusters = out.triage.facts, len(out.triage.clusters)
@@ -342,6 +347,26 @@ def _plan(store: Store, embedder: Embedder, opts: DreamOptions, run: DreamRun, s
         out.notes.append(f"--max-calls {opts.max_calls} would stop it after {opts.max_calls} LLM calls")
     run.ended_at = utcnow()
     return out
+
+
+def _relink(
+    store: Store, embedder: Embedder, budget: Budget, settings: Settings, out: DreamOutcome, say: Log
+) -> None:
+    """Pairs of near current facts never compared are judged now (dream/relink.py)."""
+    assert budget.llm is not None
+    got = relink(
+        store,
+        embedder,
+        budget.guard(budget.llm),
+        budget,
+        k=settings.judge_k,
+        floor=settings.judge_min_similarity,
+    )
+    if got.asked:
+        out.notes.append(
+            f"re-link: {_n(got.asked, 'pair')} of near facts judged, {_n(len(got.linked), 'link')} made"
+        )
+        say(out.notes[-1])
 
 
 def _catch_up(writer: Writer, budget: Budget, run: DreamRun, say: Log) -> AddReport:

@@ -800,6 +800,11 @@ class Store(GraphVerbs, PassageVerbs, JournalVerbs, ClaimVerbs, EraseVerbs, Dump
                 .execute(data)
             )
 
+    def judged_pairs(self) -> set[frozenset[str]]:
+        """The pairs of item ids a pairwise judgement was recorded for (JUDGED events)."""
+        rows = self._rows(S.EVENTS, "op = 'JUDGED'", ["item_id", "target_id"])
+        return {frozenset((r["item_id"], r["target_id"])) for r in rows}
+
     def events_for(self, item_id: str) -> list[Event]:
         where = f"item_id = {_q(item_id)} OR target_id = {_q(item_id)}"
         rows = self._rows(S.EVENTS, where)

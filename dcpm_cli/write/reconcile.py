@@ -2,7 +2,7 @@
 
 The one place where candidates are chosen (`candidates`), the model is asked (`plan`) and its
 judgements are checked (`decide`, `said_before`). Candidates are chosen by meaning: the current
-facts nearest the item, at most `judge_k` of them, none below recall's own floor; the
+facts nearest the item, at most `judge_k` of them, none below `judge_min_similarity`; the
 attribute words the model wrote are data, never a gate. The model is asked one question per
 candidate, nearest first ("how does the LATER statement relate to the EARLIER one?",
 write/judge.py): `replaces` → SUPERSEDE, `adds_detail` → UPDATE, `same` → DUPLICATE,
@@ -96,7 +96,7 @@ def plan(
 ) -> list[Plan]:
     """A checked plan per item: its candidates, then one judgement per candidate until one
     stands. An item without candidates is added without a call."""
-    cands = candidates(store, kept, vectors, settings.judge_k, settings.recall_min_similarity)
+    cands = candidates(store, kept, vectors, settings.judge_k, settings.judge_min_similarity)
     plans = []
     for item, cs in zip(kept, cands, strict=True):
         ask = [c for c in cs if not (subject_refusal(item, c) or said_before(item, said_at, c))]

@@ -4,13 +4,14 @@ and a real store and embedder."""
 from __future__ import annotations
 
 from dataclasses import replace
+from itertools import pairwise
 from datetime import UTC, datetime
 from typing import Any
 
 import pytest
-from support.fitness import assert_one_chain_of_five, fitness_raws, fitness_replies
+from support.fitness import FITNESS, assert_one_chain_of_five, fitness_raws, fitness_replies
 from support.paths import SAMPLE_DATA
-from support.replies import decide, decisions, extraction, item, item_id
+from support.replies import extraction, item, item_id, judge_calls, judged
 
 from dcpm_cli.errors import LLMBadReply, LLMUnavailable
 from dcpm_cli.ingest import formats as ingest
@@ -29,14 +30,13 @@ def test_fitness_stances_form_one_chain_of_five(writer: Writer, llm: ScriptedLLM
 
     assert (report.stored, report.extracted, report.pending, report.failed) == (5, 5, 0, 0)
     assert (report.added, report.superseded) == (5, 4)
-    assert report.llm_calls == 9  # one extraction each, one reconcile for each of the last four
+    assert report.llm_calls == 9  # one extraction each, one judgement for each of the last four
     assert not llm.replies
     assert_one_chain_of_five(store, raws)
-    # Each reconcile call offered the current stance (and only it) as the candidate.
-    reconcile_prompts = [c["messages"][-1]["content"] for c in llm.calls if "NEW item" in str(c["messages"])]
-    assert len(reconcile_prompts) == 4
-    for prev, prompt in zip(raws, reconcile_prompts, strict=False):
-        assert f"EXISTING {item_id(prev)}" in prompt
+    # Each judgement compared the new stance with the current one (and only it): a superseded
+    # stance is never asked about.
+    stances = [s for _, _, s in FITNESS]
+    assert judge_calls(llm.calls) == list(pairwise(stances))
     assert all(r.status == DONE for r in store.get_raw([r.id for r in raws]).values())
 
 
@@ -129,10 +129,10 @@ def test_update_keeps_the_previous_text_in_the_event_log(
     llm.enqueue(extraction(item("Grows tomatoes on the balcony", topic="hobbies", attribute="gardening")))
     writer.add([first])
     target = item_id(first)
-    merged = "Grows tomatoes from seed on the balcony"
+    merged = "Grows tomatoes on the balcony; Grows tomatoes from seed"  # both texts, as they were said
     llm.enqueue(
         extraction(item("Grows tomatoes from seed", topic="hobbies", attribute="gardening")),
-        decisions(decide("UPDATE", target, text=merged)),
+        judged("adds_detail"),
     )
 
     report = writer.add([more])
@@ -150,48 +150,65 @@ def test_update_keeps_the_previous_text_in_the_event_log(
     assert hit.text == merged
 
 
-@pytest.mark.parametrize(
-    ("old", "new", "why"),
-    [
-        (
-            item("Drinks three flat whites a day", topic="food", attribute="coffee habit"),
-            item("Drinks green tea", topic="food", subject="user's partner Tomás", attribute="coffee habit"),
-            "different subject",
-        ),
-        (
-            item("Drinks three flat whites a day", topic="food", attribute="coffee habit"),
-            item("Is allergic to peanuts", topic="food", attribute="allergies"),
-            "different attribute",
-        ),
-    ],
-)
-def test_supersede_between_different_subjects_or_attributes_is_refused(
-    writer: Writer, llm: ScriptedLLM, store: Store, old: dict, new: dict, why: str
+def test_another_persons_news_is_never_compared_with_the_users(
+    writer: Writer, llm: ScriptedLLM, store: Store
 ) -> None:
     first = RawInput(text="first", said_at=datetime(2026, 1, 1, tzinfo=UTC))
     second = RawInput(text="Tomás and I: second", said_at=datetime(2026, 2, 1, tzinfo=UTC))
-    llm.enqueue(extraction(old))
+    llm.enqueue(extraction(item("Drinks three flat whites a day", topic="food", attribute="coffee habit")))
     writer.add([first])
-    llm.enqueue(extraction(new))
+    llm.enqueue(
+        extraction(
+            item(
+                "Drinks a cup of green tea every morning",
+                topic="food",
+                subject="user's partner Tomás",
+                attribute="coffee habit",
+            )
+        )
+    )
 
     report = writer.add([second])
 
-    # Nothing the model could supersede: the item is added without a reconcile call.
+    # Near in meaning (cosine 0.48), but about someone else: added without a judgement.
     assert (report.added, report.superseded, report.llm_calls) == (1, 0, 1)
     assert all(i.is_current and i.supersedes is None for i in store.all_items())
     assert len(store.all_items()) == 2
 
 
-def test_supersede_with_a_reworded_attribute_is_accepted(
+def test_an_unrelated_near_neighbour_is_judged_unrelated_and_stays(
     writer: Writer, llm: ScriptedLLM, store: Store
 ) -> None:
+    first = RawInput(text="first", said_at=datetime(2026, 1, 1, tzinfo=UTC))
+    second = RawInput(text="second", said_at=datetime(2026, 2, 1, tzinfo=UTC))
+    # The same attribute word, as a small model reuses one: it no longer decides anything.
+    llm.enqueue(extraction(item("Cycles to work every day", topic="work", attribute="work routine")))
+    writer.add([first])
+    llm.enqueue(
+        extraction(item("Drinks three flat whites a day at work", topic="food", attribute="work routine")),
+        judged("unrelated", "a commute and a coffee habit: different things"),
+    )
+
+    report = writer.add([second])
+
+    assert (report.added, report.superseded, report.llm_calls) == (1, 0, 2)
+    assert judge_calls(llm.calls) == [("Cycles to work every day", "Drinks three flat whites a day at work")]
+    assert all(i.is_current and i.supersedes is None for i in store.all_items())
+    # The judgement is in the event log, with its reason, naming both items.
+    new = item_id(second)
+    (e,) = [e for e in store.events_for(new) if e.op == "JUDGED"]
+    assert (e.item_id, e.target_id) == (new, item_id(first))
+    assert e.detail == "unrelated: a commute and a coffee habit: different things"
+
+
+def test_a_drifted_attribute_still_chains(writer: Writer, llm: ScriptedLLM, store: Store) -> None:
     first = RawInput(text="first", said_at=datetime(2026, 1, 1, tzinfo=UTC))
     second = RawInput(text="second", said_at=datetime(2026, 2, 1, tzinfo=UTC))
     llm.enqueue(extraction(item("Drinks three flat whites a day", topic="food", attribute="coffee habit")))
     writer.add([first])
     llm.enqueue(
-        extraction(item("Has quit coffee completely", topic="food", attribute="coffee habits")),
-        decisions(decide("SUPERSEDE", item_id(first))),
+        extraction(item("Has cut caffeine out completely", topic="health", attribute="stimulants")),
+        judged("replaces"),
     )
 
     report = writer.add([second])
@@ -199,30 +216,35 @@ def test_supersede_with_a_reworded_attribute_is_accepted(
     assert report.superseded == 1
     assert [i.text for i in store.chain(item_id(first))] == [
         "Drinks three flat whites a day",
-        "Has quit coffee completely",
+        "Has cut caffeine out completely",
     ]
 
 
-def test_reconcile_target_not_among_candidates_falls_back_to_add(
-    writer: Writer, llm: ScriptedLLM, store: Store
-) -> None:
-    first = RawInput(text="first", said_at=datetime(2026, 1, 1, tzinfo=UTC))
-    second = RawInput(text="second", said_at=datetime(2026, 2, 1, tzinfo=UTC))
-    llm.enqueue(extraction(item("Runs alone early in the morning", attribute="exercise routine")))
-    writer.add([first])
+def test_a_superseded_candidate_is_never_asked(writer: Writer, llm: ScriptedLLM, store: Store) -> None:
+    raws = [RawInput(text=f"input {n}", said_at=datetime(2026, n, 1, tzinfo=UTC)) for n in (1, 2, 3)]
     llm.enqueue(
-        extraction(item("Goes bouldering with friends twice a week", attribute="exercise routine")),
-        decisions(decide("SUPERSEDE", "m_invented")),
+        extraction(item("Eats meat only at weekends", topic="food", attribute="diet")),
+        extraction(item("Is fully vegetarian now", topic="food", attribute="diet")),
+        judged("replaces"),
+        extraction(item("Has gone vegan, no dairy or eggs", topic="food", attribute="eating")),
+        judged("replaces"),
     )
 
-    report = writer.add([second])
+    writer.add(raws)
 
-    assert (report.added, report.superseded) == (1, 0)
-    assert "'m_invented' is not a candidate" in report.outcomes[0].rejected[0]
-    assert all(i.is_current for i in store.all_items())
+    # The weekend-meat stance is near the vegan one too, but superseded: only the head is asked.
+    assert judge_calls(llm.calls) == [
+        ("Eats meat only at weekends", "Is fully vegetarian now"),
+        ("Is fully vegetarian now", "Has gone vegan, no dairy or eggs"),
+    ]
+    assert [i.text for i in store.chain(item_id(raws[0]))] == [
+        "Eats meat only at weekends",
+        "Is fully vegetarian now",
+        "Has gone vegan, no dairy or eggs",
+    ]
 
 
-def test_one_batched_reconcile_call_decides_every_item(
+def test_one_judgement_per_candidate_and_an_item_replaces_at_most_one_chain(
     writer: Writer, llm: ScriptedLLM, store: Store
 ) -> None:
     first = RawInput(text="first", said_at=datetime(2026, 1, 1, tzinfo=UTC))
@@ -240,17 +262,18 @@ def test_one_batched_reconcile_call_decides_every_item(
             item("Closes the laptop at 6:30 after a burnout", topic="work", attribute="working hours"),
             item("Mentors a junior engineer called Dev", topic="work", attribute="mentoring"),
         ),
-        decisions(
-            decide("SUPERSEDE", item_id(first, 0), item=0),
-            decide("SUPERSEDE", item_id(first, 1), item=1),
-        ),  # the mentoring item has nothing with its attribute: added without being asked
-    )
+        judged("replaces"),  # vegetarian / weekend meat (the only candidate above the floor)
+        judged("replaces"),  # the laptop at 6:30 / thirteen-hour days
+    )  # the mentoring item has no candidate above the floor: added without being asked
     calls = len(llm.calls)
 
     report = writer.add([second])
 
-    assert len(llm.calls) - calls == 2  # one extraction, one reconcile for the items it concerns
-    assert "Mentors a junior" not in llm.calls[-1]["messages"][-1]["content"]
+    assert len(llm.calls) - calls == 3  # one extraction, one judgement per candidate
+    assert judge_calls(llm.calls[calls:]) == [
+        ("Eats meat only at weekends", "Is fully vegetarian now"),
+        ("Works thirteen-hour days at a startup", "Closes the laptop at 6:30 after a burnout"),
+    ]
     assert (report.added, report.superseded) == (3, 2)
     current = sorted(i.text for i in store.all_items() if i.is_current)
     assert current == [
@@ -258,6 +281,29 @@ def test_one_batched_reconcile_call_decides_every_item(
         "Is fully vegetarian now",
         "Mentors a junior engineer called Dev",
     ]
+
+
+def test_the_nearest_replaces_decides_and_farther_candidates_are_not_asked(
+    writer: Writer, llm: ScriptedLLM, store: Store
+) -> None:
+    first = RawInput(text="first", said_at=datetime(2026, 1, 1, tzinfo=UTC))
+    second = RawInput(text="second", said_at=datetime(2026, 3, 1, tzinfo=UTC))
+    llm.enqueue(
+        extraction(
+            item("Drinks three flat whites a day", topic="food"),
+            item("Drinks a cup of green tea every morning", topic="food"),
+        )
+    )
+    writer.add([first])
+    llm.enqueue(extraction(item("Has cut caffeine out completely", topic="health")), judged("replaces"))
+
+    report = writer.add([second])
+
+    # Both drinks are candidates; the nearest one's `replaces` is the one link made.
+    (asked,) = judge_calls(llm.calls)
+    assert asked[1] == "Has cut caffeine out completely"
+    assert report.superseded == 1 and not llm.replies
+    assert sum(not i.is_current for i in store.all_items()) == 1
 
 
 def test_summary_items_are_added_without_reconciliation(
@@ -430,7 +476,7 @@ def test_a_subject_the_input_never_names_is_the_user(writer: Writer, llm: Script
                 "Goes to bed at 22:30 and gets up at 6:30", topic="sleep", subject=hanna, attribute="bedtime"
             )
         ),
-        decisions(decide("SUPERSEDE", item_id(raws[0]))),
+        judged("replaces"),  # the night owl; the sister's items are never compared with the user's
     )
 
     writer.add(raws)
@@ -452,7 +498,7 @@ def test_an_llm_failure_mid_batch_loses_nothing_and_processing_resumes_oldest_fi
     writer: Writer, llm: ScriptedLLM, store: Store
 ) -> None:
     raws = fitness_raws()
-    llm.enqueue(*fitness_replies(raws)[:3])  # input 1, input 2 + its reconcile; then the queue is dry
+    llm.enqueue(*fitness_replies(raws)[:3])  # input 1, input 2 + its judgement; then the queue is dry
 
     report = writer.add(list(reversed(raws)))  # order of arrival does not matter: oldest first
 
@@ -483,10 +529,8 @@ def test_update_and_supersede_of_the_same_item_in_one_input_keep_the_chain(
             item("Runs along the river", attribute="exercise routine"),
             item("Has stopped running because of a sore knee", attribute="exercise routine"),
         ),
-        decisions(
-            decide("UPDATE", old, item=0, text="Runs three times a week along the river"),
-            decide("SUPERSEDE", old, item=1),
-        ),
+        judged("adds_detail"),
+        judged("replaces"),
     )
 
     report = writer.add([second])
@@ -494,7 +538,7 @@ def test_update_and_supersede_of_the_same_item_in_one_input_keep_the_chain(
     assert (report.updated, report.superseded) == (1, 1)
     chain = store.chain(old)
     assert [c.text for c in chain] == [
-        "Runs three times a week along the river",
+        "Runs three times a week; Runs along the river",
         "Has stopped running because of a sore knee",
     ]
     assert chain[0].superseded_by == chain[1].id and chain[1].supersedes == chain[0].id

@@ -9,7 +9,7 @@ from typing import Any
 from dcpm_cli.ingest.text import parse_time
 from dcpm_cli.models import RawInput
 from dcpm_cli.store import Store
-from support.replies import decide, decisions, extraction, item, item_id
+from support.replies import extraction, item, item_id, judged
 
 # The paper's supersedes example: one user's stance on group fitness, five times in seven months.
 FITNESS = [
@@ -52,13 +52,13 @@ def fitness_raws(session: str = "journal") -> list[RawInput]:
 
 
 def fitness_replies(raws: list[RawInput], start: int = 0) -> list[dict[str, Any]]:
-    """Extraction (and, after the first, a SUPERSEDE of the previous stance) per input."""
+    """Extraction (and, after the first, a judgement that it replaces the previous stance) per input."""
     out: list[dict[str, Any]] = []
     for i in range(start, len(raws)):
         day, _, stance = FITNESS[i]
         out.append(extraction(item(stance, kind="identity", attribute="group fitness", when=day)))
         if i > 0:
-            out.append(decisions(decide("SUPERSEDE", item_id(raws[i - 1]))))
+            out.append(judged("replaces"))  # the previous stance, the only current one
     return out
 
 

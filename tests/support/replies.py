@@ -32,12 +32,20 @@ def extraction(*items: dict[str, Any]) -> dict[str, Any]:
     return {"items": list(items)}
 
 
-def decisions(*ds: dict[str, Any]) -> dict[str, Any]:
-    return {"decisions": list(ds)}
+def judged(relation: str, reason: str = "scripted") -> dict[str, Any]:
+    """A pairwise judgement (prompts/judge.py): how the LATER statement relates to the EARLIER."""
+    return {"reason": reason, "relation": relation}
 
 
-def decide(op: str, target: str | None = None, *, item: int = 0, text: str | None = None) -> dict[str, Any]:
-    return {"item": item, "op": op, "target": target, "text": text}
+def judge_calls(calls: list[dict[str, Any]]) -> list[tuple[str, str]]:
+    """The (EARLIER, LATER) texts of every judgement a scripted LLM was asked, in order."""
+    out = []
+    for c in calls:
+        user = c["messages"][-1]["content"]
+        if user.startswith("EARLIER"):
+            earlier, later = user.split("\n", 1)
+            out.append((earlier.split(": ", 1)[1], later.split(": ", 1)[1]))
+    return out
 
 
 def item_id(raw: RawInput, index: int = 0) -> str:
