@@ -264,15 +264,17 @@ def test_one_judgement_per_candidate_and_an_item_replaces_at_most_one_chain(
         ),
         judged("replaces"),  # vegetarian / weekend meat (the only candidate above the floor)
         judged("replaces"),  # the laptop at 6:30 / thirteen-hour days
-    )  # the mentoring item has no candidate above the floor: added without being asked
+        judged("unrelated"),  # mentoring / thirteen-hour days (0.13): near, but another thing
+    )
     calls = len(llm.calls)
 
     report = writer.add([second])
 
-    assert len(llm.calls) - calls == 3  # one extraction, one judgement per candidate
+    assert len(llm.calls) - calls == 4  # one extraction, one judgement per candidate
     assert judge_calls(llm.calls[calls:]) == [
         ("Eats meat only at weekends", "Is fully vegetarian now"),
         ("Works thirteen-hour days at a startup", "Closes the laptop at 6:30 after a burnout"),
+        ("Works thirteen-hour days at a startup", "Mentors a junior engineer called Dev"),
     ]
     assert (report.added, report.superseded) == (3, 2)
     current = sorted(i.text for i in store.all_items() if i.is_current)
@@ -444,6 +446,7 @@ def test_an_item_written_from_an_earlier_turn_instead_of_the_input_is_dropped(
             # A reference resolved from the context, most words from the input: kept.
             item("Will start with Tokyo Story and owns a Kurosawa box set", attribute="dvds"),
         ),
+        judged("unrelated"),  # compared with the winter's films, its nearest memory
     )
 
     report = writer.add(raws)

@@ -7,7 +7,7 @@ from itertools import pairwise
 from typing import Any
 
 from dcpm_cli.ingest.text import parse_time
-from dcpm_cli.models import RawInput
+from dcpm_cli.models import JUDGED, RawInput
 from dcpm_cli.store import Store
 from support.replies import extraction, item, item_id, judged
 
@@ -86,5 +86,9 @@ def assert_one_chain_of_five(store: Store, raws: list[RawInput]) -> None:
     assert [c.raw_ids for c in chain] == [[r.id] for r in raws]
     assert [c.is_current for c in chain] == [False, False, False, False, True]
     assert len(store.all_items()) == 5  # nothing deleted
-    ops = [e.op for e in all_events(store, ids)]
+    events = all_events(store, ids)
+    ops = [e.op for e in events if e.op != JUDGED]
     assert sorted(ops) == ["ADD", "SUPERSEDE", "SUPERSEDE", "SUPERSEDE", "SUPERSEDE"]
+    # Each link was judged, and the judgement names both stances.
+    judgements = sorted((e.target_id, e.item_id) for e in events if e.op == JUDGED)
+    assert judgements == sorted(pairwise(ids))
