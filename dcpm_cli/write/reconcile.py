@@ -128,7 +128,7 @@ def check(item: MemoryItem, j: Judged, similar: Similarity) -> Plan | None:
     if relation == "adds_detail":
         merged = f"{target.text.rstrip().rstrip(';.')}; {item.text}"
         if change := changes_stance(item.text, target.text, merged):
-            j.refusal = f"UPDATE of {target.id} made a SUPERSEDE: {change}"
+            j.refusal = f"UPDATE {target.id} made a SUPERSEDE: {change}"
             return Plan("SUPERSEDE", target)
         return Plan("UPDATE", target, text=merged)
     if relation == "same":
