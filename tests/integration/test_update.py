@@ -8,7 +8,7 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
-from support.replies import decide, decisions, extraction, item, item_id
+from support.replies import extraction, item, item_id, judged
 
 from dcpm_cli.llm import ScriptedLLM
 from dcpm_cli.models import RawInput
@@ -38,10 +38,8 @@ def test_two_updates_of_one_item_in_one_input_keep_both(
         extraction(
             item("Grows the tomatoes from seed", **GARDEN), item("Waters the tomatoes at dawn", **GARDEN)
         ),
-        decisions(
-            decide("UPDATE", target, item=0, text="Grows tomatoes from seed on the balcony"),
-            decide("UPDATE", target, item=1, text="Grows tomatoes on the balcony and waters them at dawn"),
-        ),
+        judged("adds_detail"),
+        judged("adds_detail"),
     )
 
     report = writer.add([more])
@@ -50,8 +48,13 @@ def test_two_updates_of_one_item_in_one_input_keep_both(
     text = store.get_items([target])[target].text
     assert "from seed" in text and "at dawn" in text
     steps = [(e.previous_text, e.new_text) for e in store.events_for(target) if e.op == "UPDATE"]
-    assert steps[0] == ("Grows tomatoes on the balcony", "Grows tomatoes from seed on the balcony")
-    assert steps[1][0] == "Grows tomatoes from seed on the balcony" and steps[1][1] == text
+    assert steps[0] == (
+        "Grows tomatoes on the balcony",
+        "Grows tomatoes on the balcony; Grows the tomatoes from seed",
+    )
+    assert (
+        steps[1][0] == "Grows tomatoes on the balcony; Grows the tomatoes from seed" and steps[1][1] == text
+    )
 
 
 def test_an_update_applied_after_another_writer_changed_the_row_keeps_both_additions(
@@ -65,7 +68,7 @@ def test_an_update_applied_after_another_writer_changed_the_row_keeps_both_addit
     elsewhere = RawInput(text="The tomatoes are cherry tomatoes.", said_at=said(4, 6))
     other_llm.enqueue(
         extraction(item("Grows cherry tomatoes", **GARDEN)),
-        decisions(decide("UPDATE", target, text="Grows cherry tomatoes on the balcony")),
+        judged("adds_detail"),
     )
 
     def meanwhile(step: str) -> None:
@@ -76,7 +79,7 @@ def test_an_update_applied_after_another_writer_changed_the_row_keeps_both_addit
     mine = RawInput(text="I grow them from seed.", said_at=said(4, 8))
     llm.enqueue(
         extraction(item("Grows the tomatoes from seed", **GARDEN)),
-        decisions(decide("UPDATE", target, text="Grows tomatoes from seed on the balcony")),
+        judged("adds_detail"),
     )
     replace(writer, checkpoint=meanwhile).add([mine])
 
@@ -85,7 +88,7 @@ def test_an_update_applied_after_another_writer_changed_the_row_keeps_both_addit
     updates = [e for e in store.events_for(target) if e.op == "UPDATE"]
     assert [e.previous_text for e in updates] == [
         "Grows tomatoes on the balcony",
-        "Grows cherry tomatoes on the balcony",
+        "Grows tomatoes on the balcony; Grows cherry tomatoes",
     ]
 
 
@@ -95,7 +98,7 @@ def test_recall_as_of_before_an_update_shows_the_text_as_it_was(cli, llm: Script
     (target,) = [i.id for i in cli.open_store().all_items()]
     llm.enqueue(
         extraction(item("Grows the tomatoes from seed", **GARDEN)),
-        decisions(decide("UPDATE", target, text="Grows tomatoes from seed on the balcony")),
+        judged("adds_detail"),
     )
     cli("add", "--at", "2026-04-08", "The balcony tomatoes are from seed.")
 
@@ -103,6 +106,6 @@ def test_recall_as_of_before_an_update_shows_the_text_as_it_was(cli, llm: Script
         result = cli("recall", "tomatoes on the balcony", "--kind", "fact", "--json", *extra)
         return json.loads(result.stdout)["hits"][0]["text"]
 
-    assert top() == "Grows tomatoes from seed on the balcony"
+    assert top() == "Grows tomatoes on the balcony; Grows the tomatoes from seed"
     assert top("--as-of", "2026-04-05") == "Grows tomatoes on the balcony"
-    assert top("--as-of", "2026-04-09") == "Grows tomatoes from seed on the balcony"
+    assert top("--as-of", "2026-04-09") == "Grows tomatoes on the balcony; Grows the tomatoes from seed"
