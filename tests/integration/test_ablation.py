@@ -8,7 +8,7 @@ import json
 from datetime import UTC, datetime
 
 import pytest
-from support.replies import decide, decisions, extraction, item, item_id
+from support.replies import extraction, item, item_id, judged
 
 from dcpm_cli.models import RawInput
 from dcpm_cli.read.recall import recall
@@ -25,12 +25,14 @@ def journal() -> str:
 
 
 def script_arc(llm) -> None:
-    """Extraction of each entry; from the second on, the model says SUPERSEDE the one before."""
+    """Extraction of each entry; from the second on, the model judges that it replaces the
+    nearest earlier stance (the one before, or in the ablation, where all stay current, the
+    nearest: either way one judgement, and the first `replaces` decides)."""
     previous = None
     for day, text in STANCES:
         llm.enqueue(extraction(item(text, attribute="exercise")))
         if previous is not None:
-            llm.enqueue(decisions(decide("SUPERSEDE", previous)))
+            llm.enqueue(judged("replaces"))
         raw = RawInput(text=f"## {day}\n{text}.", session="journal", source="journal.md", said_at=_noon(day))
         previous = item_id(raw)
 
@@ -92,10 +94,9 @@ def test_process_and_dream_take_the_same_setting(cli, llm, store, embedder, tmp_
     from dcpm_cli.config import dcpm_home
 
     (dcpm_home() / "config.toml").write_text("no_supersedes = true\n")
-    climbing = next(i for i in store.all_items() if "climbing" in i.text)
     llm.enqueue(
         extraction(item("Gave up climbing and runs alone again", attribute="exercise")),
-        decisions(decide("SUPERSEDE", climbing.id)),
+        judged("replaces"),  # the nearest of the three stances, all current here
         {"actions": []},  # the dream's induction over the four stances
     )
     out = json.loads(cli("dream", "--json").stdout)
