@@ -23,7 +23,6 @@ from typing import TYPE_CHECKING
 from dcpm_cli.models import MemoryItem, normalise
 from dcpm_cli.prompts.judge import Statement
 from dcpm_cli.write.judge import Verdict, judge
-from dcpm_cli.write.words import words
 
 if TYPE_CHECKING:
     import numpy as np
@@ -127,7 +126,7 @@ def check(item: MemoryItem, j: Judged, similar: Similarity) -> Plan | None:
         return Plan("SUPERSEDE", target)
     if relation == "adds_detail":
         merged = f"{target.text.rstrip().rstrip(';.')}; {item.text}"
-        if change := changes_stance(item.text, target.text, merged):
+        if change := changes_stance(item.text):
             j.refusal = f"UPDATE {target.id} made a SUPERSEDE: {change}"
             return Plan("SUPERSEDE", target)
         return Plan("UPDATE", target, text=merged)
@@ -147,15 +146,11 @@ def subject_refusal(item: MemoryItem, old: MemoryItem) -> str:
     return f"different subject ({item.subject!r} vs {old.subject!r})"
 
 
-def changes_stance(new: str, old: str, merged: str) -> str:
-    """Why an UPDATE of `old` by `new` into `merged` is not a mere added detail ('' if it is)."""
+def changes_stance(new: str) -> str:
+    """Why `new`, judged a detail added to a memory, is a change of stance ('' if it is not):
+    it says a change in so many words."""
     if m := _CHANGE.search(new):
         return f"the new item says a change ({m.group(0)!r})"
-    merged_words = set(words(merged))
-    for name, text in (("the old text", old), ("the new item", new)):
-        said = words(text)
-        if said and sum(w in merged_words for w in said) / len(said) < 0.6:
-            return f"the merged text leaves out most of {name}"
     return ""
 
 

@@ -1,5 +1,5 @@
 """System 1's guards, called directly: what extraction may keep (the conversation shown, items
-grounded in the input, subjects it names, attributes offered) and which reconcile decisions
+grounded in the input, subjects it names, attributes offered) and which pairwise judgements
 stand (refusals, same meaning, change of stance, time order). Pure functions: no store, no
 model; a similarity is a table of the cosines the embedder would give."""
 
@@ -7,13 +7,13 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from support.replies import decide, item
+from support.replies import item
 
 from dcpm_cli.config import Settings
 from dcpm_cli.models import MemoryItem, RawInput
 from dcpm_cli.prompts.extraction import ExtractedItem
-from dcpm_cli.prompts.reconcile import Decision
 from dcpm_cli.write import extract, reconcile
+from dcpm_cli.write.judge import Verdict
 
 DEFAULTS = Settings()
 GAP = timedelta(minutes=DEFAULTS.history_gap_minutes)
@@ -46,14 +46,6 @@ def similarity(**pairs: float):
         return pairs.get(key, pairs.get(other, 0.0))
 
     return similar
-
-
-def checked(new: MemoryItem, decision: dict, cands: list[MemoryItem], similar=None) -> reconcile.Plan:
-    """A decision as `reconcile.plan` checks it: `related` is what the writer would have asked about."""
-    similar = similar or similarity()
-    min_cos = DEFAULTS.supersede_attribute_min_cos
-    related = {c.id for c in cands if not reconcile.refusal(new, c, similar, min_cos)}
-    return reconcile.check(new, Decision.model_validate(decide(**decision)), cands, related, similar, min_cos)
 
 
 # -- extraction: the conversation shown --------------------------------------------------------
@@ -180,74 +172,63 @@ def test_only_related_memories_offer_their_attributes() -> None:
     assert extract.offered_attributes(near, floor) == [("user", "film habit")]
 
 
-# -- reconcile: which decisions stand ----------------------------------------------------------
+# -- reconcile: which judgements stand ---------------------------------------------------------
 
 MEAT = memory("m_meat", "Eats meat every day, steak is the favourite dinner", attribute="diet")
 ALLERGY = memory("m_allergy", "Is allergic to penicillin", attribute="allergies", topic="health")
 
 
-def test_a_stance_change_is_refused_as_update_and_superseded() -> None:
+def checked(
+    new: MemoryItem, relation: str, target: MemoryItem, similar=None
+) -> tuple[reconcile.Plan | None, str]:
+    """A judgement as `reconcile.decide` checks it: the plan it asks for (None: ask the next
+    candidate) and the refusal written on it."""
+    j = reconcile.Judged(target, Verdict(relation, "scripted", relation))
+    return reconcile.check(new, j, similar or similarity()), j.refusal
+
+
+def test_a_stance_change_judged_an_added_detail_is_superseded() -> None:
     veg = memory("m_veg", "Has gone vegetarian and no longer eats meat", attribute="diet")
 
-    p = checked(veg, {"op": "UPDATE", "target": MEAT.id, "text": f"{MEAT.text}; vegetarian"}, [MEAT])
+    p, why = checked(veg, "adds_detail", MEAT)
 
     assert (p.op, p.target) == ("SUPERSEDE", MEAT)  # the old stance stays, as history
-    assert p.reason == f"UPDATE {MEAT.id} made a SUPERSEDE: the new item says a change ('no longer')"
-
-
-def test_an_update_that_drops_what_the_old_memory_said_is_a_supersede() -> None:
-    curry = memory("m_curry", "Eats lentil curry on Mondays", attribute="diet")
-
-    p = checked(curry, {"op": "UPDATE", "target": MEAT.id, "text": curry.text}, [MEAT])
-
-    assert p.op == "SUPERSEDE" and "leaves out most of the old text" in p.reason
+    assert why == f"UPDATE {MEAT.id} made a SUPERSEDE: the new item says a change ('no longer')"
 
 
 def test_an_added_detail_is_an_update_with_both_texts() -> None:
     steak = memory("m_steak", "Likes the steak medium rare", attribute="diet")
-    merged = "Eats meat every day, steak is the favourite dinner, medium rare"
 
-    p = checked(steak, {"op": "UPDATE", "target": MEAT.id, "text": merged}, [MEAT])
+    p, why = checked(steak, "adds_detail", MEAT)
 
-    assert (p.op, p.text, p.reason) == ("UPDATE", merged, "")
+    assert (p.op, p.text, why) == ("UPDATE", f"{MEAT.text}; {steak.text}", "")
 
 
-def test_an_update_across_attributes_is_refused_and_the_item_added() -> None:
+def test_attributes_no_longer_gate_a_judgement() -> None:
+    # The model's attribute words drift ("diet" / "eating"); the judgement of the texts decides.
+    old = memory("m_run", "Runs three times a week", attribute="exercise routine", topic="fitness")
+    new = memory("m_swim", "Has switched from running to swimming", attribute="pool", topic="sport")
+
+    p, why = checked(new, "replaces", old)
+
+    assert (p.op, p.target, why) == ("SUPERSEDE", old, "")
+
+
+def test_unrelated_asks_the_next_candidate() -> None:
     vegan = memory("m_vegan", "Has gone vegan", attribute="diet")
 
-    p = checked(vegan, {"op": "UPDATE", "target": ALLERGY.id, "text": "allergic and vegan"}, [ALLERGY])
-
-    assert (p.op, p.refused) == ("ADD", ALLERGY)
-    assert p.reason == f"UPDATE {ALLERGY.id} refused: different attribute ('diet' vs 'allergies')"
+    assert checked(vegan, "unrelated", ALLERGY) == (None, "")
 
 
-def test_attribute_names_that_mean_the_same_may_supersede() -> None:
-    old = memory("m_run", "Runs three times a week", attribute="exercise routine", topic="fitness")
-    new = memory("m_swim", "Swims twice a week", attribute="workout routine", topic="fitness")
-    alike = similarity(exercise_routine__workout_routine=0.8)
-
-    assert reconcile.refusal(new, old, alike, DEFAULTS.supersede_attribute_min_cos) == ""
-    assert checked(new, {"op": "SUPERSEDE", "target": old.id}, [old], alike).op == "SUPERSEDE"
-
-
-def test_the_sisters_news_never_supersedes_the_users() -> None:
+def test_the_sisters_news_is_never_compared_with_the_users() -> None:
     mine = memory("m_bed", "Goes to bed after 1 am", attribute="bedtime", topic="sleep")
     hers = memory(
         "m_hers", "Goes to bed at nine", attribute="bedtime", topic="sleep", subject="user's sister"
     )
+    also_mine = memory("m_mine", "Goes to bed at ten", subject="User")
 
-    p = checked(hers, {"op": "SUPERSEDE", "target": mine.id}, [mine])
-
-    assert p.op == "ADD" and "different subject" in p.reason
-
-
-def test_without_attributes_another_topic_is_another_thing() -> None:
-    old = memory("m_a", "Reads before sleep", topic="sleep")
-    new = memory("m_b", "Reads crime novels", topic="hobbies")
-
-    why = reconcile.refusal(new, old, similarity(), DEFAULTS.supersede_attribute_min_cos)
-
-    assert why == "different topic ('hobbies' vs 'sleep')"
+    assert "different subject" in reconcile.subject_refusal(hers, mine)
+    assert reconcile.subject_refusal(also_mine, mine) == ""
 
 
 def test_a_duplicate_must_say_the_same_thing() -> None:
@@ -255,21 +236,13 @@ def test_a_duplicate_must_say_the_same_thing() -> None:
     vegan = memory("m_vegan", "Is vegan", attribute="diet")
     cos = similarity(**{f"{same.text}__{MEAT.text}".replace(" ", "_"): 0.9})
 
-    assert checked(same, {"op": "DUPLICATE", "target": MEAT.id}, [MEAT], cos).op == "DUPLICATE"
-    # Not the same: the new stance is kept, replacing the old one it was mistaken for...
-    p = checked(vegan, {"op": "DUPLICATE", "target": MEAT.id}, [MEAT], cos)
-    assert (p.op, p.target) == ("SUPERSEDE", MEAT) and "says something else" in p.reason
-    # ... or beside it, when it is about something else.
-    p = checked(vegan, {"op": "DUPLICATE", "target": ALLERGY.id}, [ALLERGY], cos)
-    assert (p.op, p.refused) == ("ADD", ALLERGY)
-
-
-def test_a_target_that_was_not_shown_is_added_instead() -> None:
-    new = memory("m_new", "Is vegan", attribute="diet")
-
-    p = checked(new, {"op": "SUPERSEDE", "target": "m_invented"}, [MEAT])
-
-    assert p.op == "ADD" and "'m_invented' is not a candidate" in p.reason
+    p, why = checked(same, "same", MEAT, cos)
+    assert (p.op, p.target, why) == ("DUPLICATE", MEAT, "")
+    # Not the same: nothing is dropped; the next candidate is asked, and the refusal kept.
+    assert checked(vegan, "same", MEAT, cos) == (
+        None,
+        f"DUPLICATE of {MEAT.id} refused: it says something else",
+    )
 
 
 def test_an_old_journal_imported_late_does_not_replace_a_later_stance() -> None:
