@@ -73,6 +73,7 @@ class DreamOptions:
     core_schemas: bool = False
     no_supersedes: bool = False
     catch_up: bool = True
+    relink: bool = True
     retry_declined: bool = False
     dry_run: bool = False
     max_calls: int | None = None

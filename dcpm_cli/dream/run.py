@@ -9,8 +9,8 @@
   LLM with `llm_unavailable`. Both keep everything committed so far, and the next run
   resumes: facts that became evidence are out of triage, the rest are clustered again.
   Every LLM call of the run counts against both budgets, the catch-up extraction included.
-- After the catch-up, pairs of near current facts never compared are judged, and a
-  `replaces` links them (dream/relink.py): an old journal imported after newer statements.
+- After the phases, pairs of near current facts never compared are judged, and a `replaces`
+  links them (dream/relink.py): an old journal imported after newer statements.
 - A run whose LLM calls all failed (no valid reply, or only invalid actions, for every
   cluster and every pending input it tried) ends with status `failed`, not `ok`.
 - Only an explicit "nothing to do" reply (`{"actions": []}`) declines a cluster, and a
@@ -24,6 +24,7 @@ flag > DCPM_* variable > config file > default):
     core_schemas   DCPM_CORE_SCHEMAS        Phase 3, opt-in                     (false)
     no_supersedes  DCPM_NO_SUPERSEDES       ablation: ignore revision chains    (false)
     catch_up       DCPM_DREAM_CATCH_UP      extract pending inputs first        (true)
+    relink         DCPM_DREAM_RELINK        judge near facts never compared     (true)
     retry_declined DCPM_DREAM_RETRY_DECLINED ask declined clusters again        (false)
     max_calls      DCPM_DREAM_MAX_CALLS     LLM calls per run                   (none)
     max_seconds    DCPM_DREAM_MAX_SECONDS   wall time per run                   (none)
@@ -151,8 +152,6 @@ def _dream(
         _prepare(store, embedder, opts, out, say, repair)
         if writer is not None:
             caught_up = _catch_up(writer, budget, run, say)
-        if not opts.no_supersedes:  # the ablation writes no chains, so none are re-linked
-            _relink(store, embedder, budget, writer.settings if writer else Settings(), out, say)
         out.graph = GraphIndex.load(store)
         out.triage = _triage(store, out.graph, opts, out.calibration)  # type: ignore[arg-type]
         run.facts, run.clusters = out.triage.facts, len(out.triage.clusters)
@@ -167,6 +166,10 @@ def _dream(
             _phase3(store, embedder, llm, opts, out, budget, say)
         elif opts.core_schemas:
             out.notes.append(f"core schemas are off in {opts.mode} mode")
+        # After consolidation, so that a first dream over a store never compared pair by pair
+        # spends its budget on consolidating first; the ablation writes no chains at all.
+        if opts.relink and not opts.no_supersedes:
+            _relink(store, embedder, budget, writer.settings if writer else Settings(), out, say)
         run.status, run.note = _verdict(run, caught_up, out.sweep)
     except BudgetReached as e:
         run.status, run.note = "budget", f"{e}: the rest waits for the next dream"

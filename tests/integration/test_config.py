@@ -25,13 +25,13 @@ def shown(cli, *args: str, **env: str) -> dict[str, dict]:
 
 
 def test_config_show_names_the_source_of_every_setting(cli, dcpm_home: Path) -> None:
-    write_config(dcpm_home, 'llm = "ollama:from-file"\ntop_k = 4\n[dream]\neps1 = 0.4\nmode = "lite"\n')
+    write_config(dcpm_home, 'llm = "ollama:from-file"\njudge_k = 4\n[dream]\neps1 = 0.4\nmode = "lite"\n')
 
     got = shown(cli, "--llm", "ollama:from-flag", DCPM_HISTORY_WINDOW="9", DCPM_DREAM_MODE="no-collision")
 
     assert (got["llm"]["value"], got["llm"]["source"]) == ("ollama:from-flag", "flag")
     assert (got["history_window"]["value"], got["history_window"]["source"]) == (9, "env")
-    assert (got["top_k"]["value"], got["top_k"]["source"]) == (4, "file")
+    assert (got["judge_k"]["value"], got["judge_k"]["source"]) == (4, "file")
     assert (got["dream.eps1"]["value"], got["dream.eps1"]["source"]) == (0.4, "file")
     assert (got["dream.mode"]["value"], got["dream.mode"]["source"]) == ("no-collision", "env")
     assert (got["llm_timeout"]["value"], got["llm_timeout"]["source"]) == (120.0, "default")
@@ -59,8 +59,8 @@ def test_config_show_names_the_source_of_every_setting(cli, dcpm_home: Path) -> 
         ),
         (
             "env",
-            ("DCPM_TOP_K", "-3"),
-            "setting 'top_k' must be between 1 and 100, got -3 (from the environment)",
+            ("DCPM_JUDGE_K", "-3"),
+            "setting 'judge_k' must be between 1 and 10, got -3 (from the environment)",
         ),
         ("flag", ("--llm-timeout", "0"), "setting 'llm_timeout' must be greater than 0, got 0.0"),
         (
@@ -69,7 +69,7 @@ def test_config_show_names_the_source_of_every_setting(cli, dcpm_home: Path) -> 
             "setting 'dream.eps1' must be between 0 and 2 (a cosine distance), got 5.0",
         ),
         ("env", ("DCPM_DREAM_MAX_CALLS", "-1"), "setting 'dream.max_calls' must be at least 0, got -1"),
-        ("file", 'top_k = "many"', "setting 'top_k' must be an integer, got 'many' (from config.toml)"),
+        ("file", 'judge_k = "many"', "setting 'judge_k' must be an integer, got 'many' (from config.toml)"),
         ("file", "topk = 3", "unknown setting 'topk' in"),
         ("file", "[dream]\nepsilon = 0.3", "unknown setting 'epsilon' in the dream table of"),
     ],
@@ -97,7 +97,7 @@ def test_bad_settings_are_refused_with_one_clear_line(cli, dcpm_home: Path, wher
     ("flags", "env", "file", "hint"),
     [
         ([], {"DCPM_HISTORY_GAP_MINUTES": "-1"}, "", "check DCPM_HISTORY_GAP_MINUTES (it overrides"),
-        ([], {}, "top_k = 0", "check top_k in config.toml"),
+        ([], {}, "judge_k = 0", "check judge_k in config.toml"),
         (["--llm-timeout", "0"], {}, "", "check --llm-timeout"),
         ([], {"DCPM_DREAM_MAX_CALLS": "x"}, "", "check DCPM_DREAM_MAX_CALLS"),
     ],

@@ -6,11 +6,18 @@ import json
 import subprocess
 import sys
 
+import pytest
 from support.dream_fixtures import LATE, add_facts, fact_items, night_one
 
 from dcpm_cli.config import Settings
 from dcpm_cli.errors import LLMUnavailable
 from dcpm_cli.store import Store
+
+
+@pytest.fixture(autouse=True)
+def _no_relink(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The seeded facts never went through the writer's judgements: no re-link pass here."""
+    monkeypatch.setenv("DCPM_DREAM_RELINK", "0")
 
 
 def filled_store(embedder) -> Store:

@@ -169,21 +169,22 @@ def test_options_resolve_from_flags_env_and_config(dcpm_home, monkeypatch) -> No
 def test_inputs_pending_extraction_are_extracted_and_consolidated_the_same_night(
     store, embedder, settings: Settings
 ) -> None:
-    from support.replies import decide, decisions, extraction, item
+    from support.replies import extraction, item, judged
 
     add_facts(store, embedder, fact_items())
     writer = Writer(store, embedder, None, settings)
     said = "Up until 3am again finishing the pitch deck before the deadline, ugh"
     writer.add([RawInput(text=said, said_at=datetime(2026, 3, 14, 23, tzinfo=UTC))], extract=False)
     fact = "Worked until 3am to finish the pitch deck before the deadline"
+    unrelated = judged("unrelated")  # each of its 3 nearest facts: other late nights, still true
     llm = ScriptedLLM().enqueue(
-        extraction(item(fact, topic="work", when="2026-03-14")), decisions(decide("ADD")), *night_one()
+        extraction(item(fact, topic="work", when="2026-03-14")), unrelated, unrelated, unrelated, *night_one()
     )
     writer.llm = llm
 
     out = dream_once(store, embedder, llm, writer=writer)
 
-    assert out.run.status == "ok" and out.run.extracted == 1 and out.run.llm_calls == 5
+    assert out.run.status == "ok" and out.run.extracted == 1 and out.run.llm_calls == 7
     (late,) = [n for n in store.all_nodes() if n.text == LATE]
     assert fact in [i.text for i in store.get_items(store.evidence_of(late.id)).values()]
 

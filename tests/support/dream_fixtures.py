@@ -131,6 +131,8 @@ def dream_once(store: Any, embedder: Any, llm: Any, writer: Any = None, **option
     from dcpm_cli.dream.run import DreamOptions, dream
     from dcpm_cli.ops.check import check
 
-    # As `dcpm dream` runs it: the store checked and repaired first.
+    # As `dcpm dream` runs it: the store checked and repaired first. The facts these tests seed
+    # never went through the writer's judgements, so the re-link pass is off unless asked for.
     repair = lambda s: check(s, repair=True)  # noqa: E731
+    options.setdefault("relink", False)
     return dream(store, embedder, llm, DreamOptions.resolve(**options), writer=writer, repair=repair)
