@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support.replies import decide, decisions, extraction, item, item_id
+from support.replies import extraction, item, item_id, judged
 
 from dcpm_cli.llm import ScriptedLLM
 from dcpm_cli.models import DONE, PENDING, Edge, MemoryItem, Node, RawInput
@@ -37,14 +37,14 @@ def said(day: int) -> datetime:
 
 
 def two_stances(writer: Writer, llm: ScriptedLLM) -> tuple[RawInput, RawInput]:
-    """A first stance stored whole; the second's SUPERSEDE queued, not yet run."""
+    """A first stance stored whole; the second's `replaces` judgement queued, not yet run."""
     first = RawInput(text="I eat meat most days.", session="diary", said_at=said(1))
     second = RawInput(text="I've gone vegetarian.", session="diary", said_at=said(2))
     llm.enqueue(extraction(item("Eats meat most days", topic="food", attribute="diet")))
     writer.add([first])
     llm.enqueue(
         extraction(item("Is vegetarian", topic="food", attribute="diet")),
-        decisions(decide("SUPERSEDE", item_id(first))),
+        judged("replaces"),
     )
     return first, second
 

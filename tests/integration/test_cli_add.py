@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from support.fitness import FITNESS, assert_one_chain_of_five, fitness_replies
-from support.replies import decide, decisions, extraction, item, item_id
+from support.replies import extraction, item, item_id, judged
 
 from dcpm_cli.ingest import formats as ingest
 from dcpm_cli.models import DONE, PENDING
@@ -83,7 +83,7 @@ def test_a_chat_log_piped_twice_changes_nothing(cli, llm) -> None:
     llm.enqueue(
         extraction(item("Has a cat called Miso", topic="home", attribute="pets")),
         extraction(item("User's sister Hanna feeds the cat when the user travels", topic="family")),
-        decisions(decide("ADD")),
+        judged("unrelated"),  # the sister's feeding the cat / the cat: both still true
     )
 
     first = cli("add", "-", input=log)
@@ -159,18 +159,19 @@ def test_failed_extraction_exits_3_and_process_retries_it(cli, llm) -> None:
     assert [i.text for i in cli.open_store().all_items()] == ["Has started bouldering"]
 
 
-def test_refused_decisions_are_reported(cli, llm) -> None:
+def test_refused_judgements_are_reported(cli, llm) -> None:
     llm.enqueue(extraction(item("Drinks three flat whites a day", topic="food", attribute="coffee habit")))
     cli("add", "Three flat whites a day.", "--at", "2026-02-01")
     llm.enqueue(
         extraction(item("Drinks only green tea", topic="food", attribute="coffee habit")),
-        decisions(decide("SUPERSEDE", "m_nowhere")),
+        judged("same"),  # not the same words at all (0.43): not dropped, and said so
     )
 
     done = cli("add", "I only drink green tea now.", "--at", "2026-03-01")
 
     assert done.exit_code == 0
-    assert "note: SUPERSEDE target 'm_nowhere' is not a candidate" in " ".join(done.stderr.split())
+    assert "note: DUPLICATE of m_" in " ".join(done.stderr.split())
+    assert "refused: it says something else" in " ".join(done.stderr.split())
 
 
 def test_supersede_reported_for_a_file_of_inputs(cli, llm, tmp_path: Path) -> None:

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from support.fitness import fitness_raws, fitness_replies
-from support.replies import extraction, item
+from support.replies import extraction, item, judged
 
 from dcpm_cli.models import Edge, Event, MemoryItem, Node
 from dcpm_cli.store import Store
@@ -233,7 +233,6 @@ def test_forget_unknown_id_is_bad_input(cli, llm) -> None:
 
 
 def test_an_update_made_by_a_forgotten_input_is_undone(writer, llm, store, cli) -> None:
-    from support.replies import decide, decisions
 
     from dcpm_cli.models import RawInput
 
@@ -242,13 +241,12 @@ def test_an_update_made_by_a_forgotten_input_is_undone(writer, llm, store, cli) 
     llm.enqueue(
         extraction(item("Banks with Monzo", topic="money", attribute="bank")),
         extraction(item("Banks with Monzo, card PIN 4921", topic="money", attribute="bank")),
-        decisions(decide("UPDATE", "m_placeholder", text="Banks with Monzo; card PIN 4921")),
+        judged("adds_detail"),
     )
     writer.add([first])
     (kept,) = store.items_from_raw(first.id)
-    llm.replies[-1]["decisions"][0]["target"] = kept.id  # the id is known only now
     writer.add([secret])
-    assert store.get_items([kept.id])[kept.id].text == "Banks with Monzo; card PIN 4921"
+    assert store.get_items([kept.id])[kept.id].text == "Banks with Monzo; Banks with Monzo, card PIN 4921"
 
     done = cli("forget", secret.id, "--yes", "--json")
 
@@ -267,15 +265,15 @@ def test_an_update_made_by_a_forgotten_input_is_undone(writer, llm, store, cli) 
     # forget blanked has the same id), so the second forget finds and undoes it too.
     llm.enqueue(
         extraction(item("Banks with Monzo, card PIN 4921", topic="money", attribute="bank")),
-        decisions(decide("UPDATE", kept.id, text="Banks with Monzo; card PIN 4921")),
+        judged("adds_detail"),
     )
     said_again = RawInput(text=secret.text, session="money", said_at=secret.said_at)
     assert said_again.id == secret.id
     writer.add([said_again])
     again = cli.open_store()
-    assert again.get_items([kept.id])[kept.id].text == "Banks with Monzo; card PIN 4921"
+    assert again.get_items([kept.id])[kept.id].text == "Banks with Monzo; Banks with Monzo, card PIN 4921"
     (update,) = [e for e in again.events_for(kept.id) if e.op == "UPDATE"]
-    assert update.new_text == "Banks with Monzo; card PIN 4921"
+    assert update.new_text == "Banks with Monzo; Banks with Monzo, card PIN 4921"
 
     done = cli("forget", secret.id, "--yes", "--json")
 

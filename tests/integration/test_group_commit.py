@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from support.replies import decide, decisions, extraction, item, item_id
+from support.replies import extraction, item, item_id, judged
 
 from dcpm_cli.config import Settings
 from dcpm_cli.embed import Embedder
@@ -42,7 +42,7 @@ def diary() -> list[tuple[RawInput, Callable[[ScriptedLLM], None]]]:
             r2,
             lambda llm: llm.enqueue(
                 extraction(item("Swims instead of running", **SPORT)),
-                decisions(decide("SUPERSEDE", item_id(r1))),
+                judged("replaces"),
             ),
         ),
         (r3, lambda llm: llm.enqueue(extraction(item("Swims instead of running", **SPORT)))),
@@ -51,7 +51,7 @@ def diary() -> list[tuple[RawInput, Callable[[ScriptedLLM], None]]]:
             r5,
             lambda llm: llm.enqueue(
                 extraction(item("The green tea is sencha", **tea)),
-                decisions(decide("UPDATE", item_id(r4), text="Drinks sencha green tea at work")),
+                judged("adds_detail"),
             ),
         ),
     ]

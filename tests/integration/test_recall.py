@@ -12,7 +12,7 @@ import jsonschema
 import pytest
 from support.paths import README
 from support.procs import dcpm_script
-from support.replies import decide, decisions, extraction, item, item_id
+from support.replies import extraction, item, item_id, judged
 
 from dcpm_cli.models import RawInput
 from dcpm_cli.read.recall import recall
@@ -38,7 +38,7 @@ def fitness(writer, llm):
         raw = RawInput(text=f"Journal: {text}.", session="journal", said_at=_at(day))
         llm.enqueue(extraction(item(text, attribute="group fitness")))
         if previous is not None:
-            llm.enqueue(decisions(decide("SUPERSEDE", previous)))
+            llm.enqueue(judged("replaces"))
         writer.add([raw])
         previous = item_id(raw)
     return previous
@@ -206,7 +206,9 @@ def test_show_gives_provenance_and_links(cli, store, fitness):
     assert item_view["type"] == "item"
     assert item_view["item"]["supersedes"] is not None
     assert item_view["sources"][0]["text"].startswith("Journal: Finds hiking")
-    assert item_view["events"][0]["op"] == "SUPERSEDE"
+    # The judgement that linked it, then the link itself.
+    assert [e["op"] for e in item_view["events"]][:2] == ["JUDGED", "SUPERSEDE"]
+    assert item_view["events"][0]["detail"].startswith("replaces: ")
     raw_id = item_view["sources"][0]["id"]
     raw_view = json.loads(cli("show", raw_id, "--json").stdout)
     assert raw_view["items"][0]["id"] == fitness

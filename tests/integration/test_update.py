@@ -95,7 +95,7 @@ def test_an_update_applied_after_another_writer_changed_the_row_keeps_both_addit
 def test_recall_as_of_before_an_update_shows_the_text_as_it_was(cli, llm: ScriptedLLM) -> None:
     llm.enqueue(extraction(item("Grows tomatoes on the balcony", **GARDEN)))
     cli("add", "--at", "2026-04-01", "I grow tomatoes on the balcony.")
-    (target,) = [i.id for i in cli.open_store().all_items()]
+    assert len(cli.open_store().all_items()) == 1
     llm.enqueue(
         extraction(item("Grows the tomatoes from seed", **GARDEN)),
         judged("adds_detail"),

@@ -4,11 +4,10 @@ and a real store and embedder."""
 from __future__ import annotations
 
 from dataclasses import replace
-from itertools import pairwise
 from datetime import UTC, datetime
+from itertools import pairwise
 from typing import Any
 
-import pytest
 from support.fitness import FITNESS, assert_one_chain_of_five, fitness_raws, fitness_replies
 from support.paths import SAMPLE_DATA
 from support.replies import extraction, item, item_id, judge_calls, judged
