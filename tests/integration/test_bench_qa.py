@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
-from support.replies import decide, decisions, extraction, item
+from support.replies import extraction, item, judged
 
 from dcpm_cli.bench.qa import judge_prompt, run_qa
 from dcpm_cli.config import Settings
@@ -129,7 +129,7 @@ def qa_with_memory(lme: Path, embedder, ablation: str) -> tuple[dict, ScriptedLL
     llm.enqueue(
         extraction(item(denver, topic="home", attribute="home city", kind="identity")),
         extraction(item("Moved to Portland in May 2023", topic="home", attribute="home city")),
-        decisions(decide("SUPERSEDE", _first_item("q2_s0"))),
+        judged("replaces"),
         "You live in Portland.",
         "yes",
     )

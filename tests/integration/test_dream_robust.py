@@ -7,8 +7,9 @@ from __future__ import annotations
 import time
 from datetime import UTC, datetime, timedelta
 
+import pytest
 from support.dream_fixtures import RUNNER, add_facts, create, dream_once, fact_items, night_one, reply
-from support.replies import decide, decisions, extraction, item
+from support.replies import extraction, item, judged
 
 from dcpm_cli.config import Settings
 from dcpm_cli.dream.integrity import check_graph
@@ -38,6 +39,12 @@ MARATHON = [
     "Finished the marathon in 4 hours 20 minutes",
 ]
 ARC = {"eps1": 0.6, "eps2": 0.2, "max_cluster": 5}
+
+
+@pytest.fixture(autouse=True)
+def _no_relink(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The seeded facts never went through the writer's judgements: no re-link pass here."""
+    monkeypatch.setenv("DCPM_DREAM_RELINK", "0")
 
 
 def arc_items() -> list[MemoryItem]:
@@ -149,7 +156,7 @@ def pending_inputs(writer: Writer, n: int) -> None:
 def extraction_reply(i: int) -> dict:
     return {
         **extraction(item(f"Worked late on day {i} before a deadline", topic="work")),
-        **decisions(decide("ADD")),
+        **judged("unrelated"),
     }
 
 
@@ -157,7 +164,7 @@ def test_max_calls_bounds_the_catch_up_extraction(store, embedder, settings: Set
     add_facts(store, embedder, fact_items())
     writer = Writer(store, embedder, None, settings)
     pending_inputs(writer, 6)
-    # Each reply serves as an extraction and as a reconciliation; invalid ones cost retries.
+    # Each reply serves as an extraction and as a judgement; invalid ones cost retries.
     llm = ScriptedLLM().enqueue(*[extraction_reply(i) for i in range(20)])
     writer.llm = llm
 

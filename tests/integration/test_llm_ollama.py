@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from support.fake_ollama import Delay, Error, FakeOllama, RawBody, Reply
-from support.replies import decide, decisions, extraction, item, item_id
+from support.replies import extraction, item, item_id, judged
 
 from dcpm_cli.config import Settings
 from dcpm_cli.embed import OllamaEmbedder, get_embedder
@@ -249,13 +249,13 @@ def test_dcpm_add_runs_the_whole_pipeline_through_ollama_host(
         '{"role": "assistant", "content": "That is a lot of coffee.", "timestamp": "2026-03-10T09:01"}\n'
         '{"role": "user", "content": "I quit coffee, green tea now.", "timestamp": "2026-03-10T09:20"}\n'
     )
-    first, _, second = ingest.parse(log, session="chat")
+    _, _, second = ingest.parse(log, session="chat")
     fake_ollama.no_think_models.add("tiny")  # dcpm must fall back to asking without `think`
     coffee = extraction(item("Drinks three flat whites a day", topic="food", attribute="coffee habit"))
     fake_ollama.enqueue(
         Reply(coffee, 50, 10),
         Reply(GOOD, 60, 30),
-        Reply(decisions(decide("SUPERSEDE", item_id(first))), 70, 10),
+        Reply(judged("replaces"), 70, 10),
     )
 
     done = dcpm(
@@ -270,11 +270,11 @@ def test_dcpm_add_runs_the_whole_pipeline_through_ollama_host(
     assert (summary["llm_calls"], summary["prompt_tokens"], summary["completion_tokens"]) == (3, 180, 50)
     sent = fake_ollama.chat_requests
     assert [s.get("think") for s in sent] == [False, None, None, None]  # refused once, then omitted
-    assert [s["format"]["title"] for s in sent] == ["Extraction"] * 3 + ["Reconciliation"]
+    assert [s["format"]["title"] for s in sent] == ["Extraction"] * 3 + ["Judgement"]
     assert {s["model"] for s in sent} == {"tiny"}
     assert "I quit coffee, green tea now." in sent[2]["messages"][-1]["content"]
     assert "assistant: That is a lot of coffee." in sent[2]["messages"][-1]["content"]
-    assert f"EXISTING {item_id(first)}" in sent[3]["messages"][-1]["content"]
+    assert "EARLIER (said 2026-03-10): Drinks three flat whites a day" in sent[3]["messages"][-1]["content"]
     store = Store(Settings.resolve().store, get_embedder("minilm"), create=False)
     assert [i.text for i in store.chain(item_id(second))] == [
         "Drinks three flat whites a day",

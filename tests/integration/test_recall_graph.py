@@ -18,7 +18,7 @@ from support.dream_fixtures import (
     ids_of,
     night_one,
 )
-from support.replies import decide, decisions, extraction, item
+from support.replies import extraction, item, judged
 
 from dcpm_cli.llm import ScriptedLLM
 from dcpm_cli.models import Edge, Node, RawInput
@@ -90,7 +90,7 @@ def supersede_all(writer, llm, store, old_ids: list[str], texts: list[str]) -> N
     raw = RawInput(text="Journal: " + " ".join(texts), said_at=datetime(2026, 6, 1, 12, tzinfo=UTC))
     llm.enqueue(
         extraction(*(item(t, topic="fitness", attribute="morning exercise") for t in texts)),
-        decisions(*(decide("SUPERSEDE", old, item=i) for i, old in enumerate(old_ids))),
+        *(judged("replaces") for _ in old_ids),
     )
     outcome = writer.add([raw]).outcomes[0]
     assert len(outcome.superseded) == len(old_ids), outcome.rejected
@@ -143,8 +143,9 @@ def test_a_node_whose_evidence_was_all_superseded_is_stale(cli, writer, llm, sto
     # Once every member is stale, so is the core schema above them.
     late = [f for f in facts if f.id in ids_of(facts, "deadlines")]
     for day, fact in enumerate(late, 2):
-        text = f"No longer does this since the burnout, stops work at 6pm: {fact.text}"
-        llm.enqueue(extraction(item(text, topic="work")), decisions(decide("SUPERSEDE", fact.id)))
+        # Short words around the fact's own: the fact, not the previous change, is the nearest.
+        text = f"No longer: {fact.text}"
+        llm.enqueue(extraction(item(text, topic="work")), judged("replaces"))
         writer.add([RawInput(text=text, said_at=datetime(2026, 6, day, 12, tzinfo=UTC))])
     assert store.superseded_ids([f.id for f in late]) == {f.id for f in late}
     result = recall(store, embedder, "swims before breakfast", k=4)
