@@ -138,7 +138,7 @@ class Responder:
         if phase == "extraction":
             return {"items": [_fact(user)]}
         if phase == "reconcile":
-            return {"decisions": _decisions(user)}
+            return _judgement(user)
         if phase == "induction":
             return {"actions": _actions(user)}
         return {}
@@ -148,7 +148,7 @@ class Responder:
         if kind == "down":  # at extraction the harness points at no server at all
             return fo.Drop()
         if kind == "timeout":
-            return fo.Delay(LLM_TIMEOUT * 3, then={"items": [], "decisions": []})
+            return fo.Delay(LLM_TIMEOUT * 3, then={"items": [], "reason": "", "relation": "unrelated"})
         if kind == "http500":
             return fo.Error(500, "model runner has unexpectedly stopped")
         if kind == "invalid_json":
@@ -156,7 +156,7 @@ class Responder:
         if kind == "schema":
             if phase == "extraction":
                 return {"items": [{"kind": "opinion", "text": "", "salience": "high"}]}
-            return {"decisions": [{"item": -1, "op": "MAYBE"}]}
+            return {"reason": "", "relation": "MAYBE"}
         if kind == "length":
             body = {
                 "model": model,
@@ -171,7 +171,7 @@ class Responder:
         raise ValueError(f"unknown fault {kind!r}")
 
 
-_PHASE_OF = {"items": "extraction", "decisions": "reconcile", "actions": "induction"}
+_PHASE_OF = {"items": "extraction", "relation": "reconcile", "actions": "induction"}
 
 
 def _fact(prompt: str) -> dict[str, Any]:
@@ -189,24 +189,13 @@ def _fact(prompt: str) -> dict[str, Any]:
     }
 
 
-def _decisions(prompt: str) -> list[dict[str, Any]]:
-    """ADD, and now and then SUPERSEDE or UPDATE the first candidate (so chains and updates
-    are written, and a kill can cut them short)."""
-    out = []
-    for block in prompt.split("\n\n"):
-        m = re.match(r"NEW item (\d+): .*?: (.*)", block)
-        if not m:
-            continue
-        i, text = int(m.group(1)), m.group(2)
-        target = re.search(r"EXISTING (\S+): ", block)
-        roll = zlib.crc32(text.encode()) % 5
-        if target and roll == 0:
-            out.append({"item": i, "op": "SUPERSEDE", "target": target.group(1), "text": None})
-        elif target and roll == 1:
-            out.append({"item": i, "op": "UPDATE", "target": target.group(1), "text": text[:700]})
-        else:
-            out.append({"item": i, "op": "ADD", "target": None, "text": None})
-    return out
+def _judgement(prompt: str) -> dict[str, Any]:
+    """Unrelated, and now and then `replaces` or `adds_detail` (so chains and updates are
+    written, and a kill can cut them short)."""
+    later = prompt.split("\nLATER", 1)[-1]
+    roll = zlib.crc32(later.encode()) % 5
+    relation = "replaces" if roll == 0 else "adds_detail" if roll == 1 else "unrelated"
+    return {"reason": "scripted", "relation": relation}
 
 
 def _actions(prompt: str) -> list[dict[str, Any]]:

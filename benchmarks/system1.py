@@ -4,7 +4,7 @@
 
 1. Stores pre-filled with N memory items (plus N/2 raw inputs and N events), then ~40
    `Writer.add([RawInput])` calls through the whole pipeline with a scripted LLM that answers
-   instantly (canned extraction of 1–3 items; reconcile decisions of ADD / SUPERSEDE / UPDATE
+   instantly (canned extraction of 1–3 items; judgements that give ADD / SUPERSEDE / UPDATE
    aimed at the neighbours the store actually returned). Time spent inside `llm.chat` is
    measured and subtracted: what is left is dcpm's own cost (embedding, neighbour search,
    LanceDB reads and writes, prompts, validation). Each size is timed warm (one Store and
@@ -345,8 +345,8 @@ for _name in (v for group in VERBS.values() for v in group):
 
 @dataclass
 class BenchLLM(ScriptedLLM):
-    """ScriptedLLM that times its own calls and answers reconcile prompts with decisions aimed
-    at the candidates the store really returned (`plan` says which op each item wants)."""
+    """ScriptedLLM that times its own calls and answers each pairwise judgement from `plan`
+    (which op the LATER statement's item wants: the first candidate asked gets it)."""
 
     plan: dict[str, str] = field(default_factory=dict)  # item text → ADD | SUPERSEDE | UPDATE
     seconds: float = 0.0
@@ -355,46 +355,19 @@ class BenchLLM(ScriptedLLM):
     def chat(self, messages: list[dict[str, str]], *, schema: dict[str, Any] | None = None) -> Reply:
         clock = Clock()
         try:
-            if schema is not None and schema.get("title") == "Reconciliation":
-                self.enqueue(self._decide(messages[-1]["content"]))
+            if schema is not None and schema.get("title") == "Judgement":
+                self.enqueue(self._judge(messages[-1]["content"]))
             return super().chat(messages, schema=schema)
         finally:
             wall, cpu = clock.stop()
             self.seconds += wall
             self.cpu_seconds += cpu
 
-    def _decide(self, prompt: str) -> dict[str, Any]:
-        decisions = []
-        for n, block in enumerate(prompt.split("\n\n")):
-            lines = block.splitlines()
-            new = _undescribe(lines[0].split(": ", 1)[1])
-            cands = [
-                (ln.split()[1].rstrip(":"), _undescribe(ln.split(": ", 1)[1]))
-                for ln in lines[1:]
-                if ln.strip().startswith("EXISTING")
-            ]
-            op = self.plan.get(new["text"], "ADD")
-            same = [
-                c
-                for c in cands
-                if c[1]["subject"] == new["subject"] and c[1]["attribute"] == new["attribute"]
-            ]
-            if op == "ADD" or not same:
-                decisions.append({"item": n, "op": "ADD"})
-            elif op == "UPDATE":
-                merged = f"{same[0][1]['text']}; {new['text'][0].lower()}{new['text'][1:]}"[:790]
-                decisions.append({"item": n, "op": "UPDATE", "target": same[0][0], "text": merged})
-            else:
-                decisions.append({"item": n, "op": "SUPERSEDE", "target": same[0][0]})
-        return {"decisions": decisions}
-
-
-def _undescribe(desc: str) -> dict[str, str]:
-    """Back from reconcile's description: 'kind, topic T, subject "S", attribute "A", date: text'."""
-    head, _, text = desc.partition(": ")
-    subject = head.split('subject "', 1)[1].split('"', 1)[0]
-    attribute = head.split('attribute "', 1)[1].split('"', 1)[0]
-    return {"subject": subject, "attribute": "" if attribute == "-" else attribute, "text": text}
+    def _judge(self, prompt: str) -> dict[str, Any]:
+        later = prompt.split("\nLATER (said ", 1)[1].split("): ", 1)[1]
+        op = self.plan.get(later, "ADD")
+        relation = {"SUPERSEDE": "replaces", "UPDATE": "adds_detail"}.get(op, "unrelated")
+        return {"reason": "planned", "relation": relation}
 
 
 # -- part 1: overhead per add -------------------------------------------------------------
@@ -482,7 +455,7 @@ def make_script(n: int, seed: int) -> Script:
     for i in range(n):
         when = t0 + timedelta(hours=7 * i)
         items = []
-        if i % 10 == 9:  # a diffuse input: one summary item, so no reconcile call
+        if i % 10 == 9:  # a diffuse input: one summary item, so no judgement
             text = f"Long week {i}. Tired, a bit restless, nothing in particular, just a lot of small things."
             items.append({"kind": "summary", "text": f"Felt tired and restless in week {i}", "topic": "mood",
                           "subject": "user", "attribute": "", "salience": 0.3})  # fmt: skip

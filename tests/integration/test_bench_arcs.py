@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support.replies import decide, decisions, extraction, item, item_id
+from support.replies import extraction, item, judged
 
 from benchmarks import arcs
 from dcpm_cli.embed import Embedder
@@ -49,18 +49,16 @@ VEG = item("Has gone vegetarian after a documentary", topic="food", attribute="d
 def replies(last: str) -> list[Any]:
     meat_raw, allergy_raw, _, veg_raw = arcs.inputs(TINY)
     assert (meat_raw.role, allergy_raw.role, veg_raw.role) == ("user", "user", "user")
-    veg_decision = decide(last, item_id(meat_raw) if last != "ADD" else None)
     return [
         extraction(MEAT),
-        extraction(ALLERGY),
-        decisions(decide("ADD")),
+        extraction(ALLERGY),  # nothing near it (the meat is 0.03 away): no judgement
         extraction(VEG),
-        decisions(veg_decision),
+        judged(last),  # the vegetarian stance / the meat
     ]
 
 
 def test_a_chain_that_holds_the_arc_scores_full_marks(embedder: Embedder, tmp_path: Path) -> None:
-    llm = ScriptedLLM().enqueue(*replies("SUPERSEDE"))
+    llm = ScriptedLLM().enqueue(*replies("replaces"))
 
     r = arcs.run(TINY, llm, embedder, str(tmp_path / "store"))
 
@@ -73,14 +71,14 @@ def test_a_chain_that_holds_the_arc_scores_full_marks(embedder: Embedder, tmp_pa
         "Has gone vegetarian after a documentary",
     ]
     assert (r.current_at_1, r.completeness, r.stale_current, r.distractors_kept) == (1.0, 1.0, 0, [True])
-    assert r.llm_calls == 5
+    assert r.llm_calls == 4
     text = arcs.render(r)
     assert "current@1          1.00" in text and "distractors kept   1/1" in text
-    assert "LLM calls/input    1.67" in text
+    assert "LLM calls/input    1.33" in text
 
 
 def test_a_missed_supersede_leaves_a_stale_stance_and_no_arc(embedder: Embedder, tmp_path: Path) -> None:
-    llm = ScriptedLLM().enqueue(*replies("ADD"))
+    llm = ScriptedLLM().enqueue(*replies("unrelated"))
 
     r = arcs.run(TINY, llm, embedder, str(tmp_path / "store"))
 
@@ -89,15 +87,13 @@ def test_a_missed_supersede_leaves_a_stale_stance_and_no_arc(embedder: Embedder,
 
 
 def test_a_distractor_merged_into_an_arc_is_not_kept(embedder: Embedder, tmp_path: Path) -> None:
-    _, allergy_raw, _, _ = arcs.inputs(TINY)
     llm = ScriptedLLM().enqueue(
         extraction(MEAT),
         extraction(ALLERGY),
-        decisions(decide("ADD")),
         extraction(
             item("Has gone vegetarian and is allergic to penicillin", topic="health", attribute="allergies")
         ),
-        decisions(decide("SUPERSEDE", item_id(allergy_raw))),  # a small model's bad merge
+        judged("replaces"),  # the allergy, its nearest: a small model's bad merge
     )
 
     r = arcs.run(TINY, llm, embedder, str(tmp_path / "store"))

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from support.fake_ollama import Delay, FakeOllama, Reply
 from support.procs import dcpm_script
-from support.replies import decide, decisions, extraction, item, item_id
+from support.replies import extraction, item, item_id, judged
 
 from dcpm_cli.errors import LLMUnavailable, LockBusy
 from dcpm_cli.llm import Reply as LLMReply
@@ -47,10 +47,10 @@ def test_two_process_runs_never_repeat_an_llm_call(cli, tmp_path: Path, fake_oll
     ]
     (tmp_path / "log.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
     assert cli("add", "--no-extract", "--file", str(tmp_path / "log.jsonl")).exit_code == 0
-    # Each reply reads as an extraction and as a reconciliation, and takes a moment, so both
+    # Each reply reads as an extraction and as a judgement, and takes a moment, so both
     # processes are mid-batch together; more replies than any run could need.
     for i in range(6 * n):
-        reply = {"items": [item(f"Wrote note number {i}", topic="work")], "decisions": [decide("ADD")]}
+        reply = {"items": [item(f"Wrote note number {i}", topic="work")], **judged("unrelated")}
         fake_ollama.enqueue(Delay(0.3, Reply(reply)))
     env = {**os.environ, "OLLAMA_HOST": fake_ollama.host, "COLUMNS": "100"}
     procs = [
@@ -98,7 +98,7 @@ def test_a_live_claim_is_respected_and_a_dead_processes_claim_taken_over(
     llm.enqueue(
         extraction(item("Swims on Mondays")),
         extraction(item("Rows", topic="sport")),
-        decisions(decide("ADD")),
+        judged("unrelated"),
     )
 
     report = writer.process_pending()
@@ -154,7 +154,7 @@ def test_a_reextraction_never_reuses_an_item_id_for_a_different_item(
     # The second extraction of the same input says something else first.
     llm.enqueue(
         extraction(item("Plays the cello", topic="music"), item("Lives in Lisbon", topic="home")),
-        decisions(decide("ADD")),
+        judged("unrelated"),
     )
 
     assert writer.process_pending().extracted == 1

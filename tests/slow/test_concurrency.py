@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from support.procs import dcpm_script
-from support.replies import decide, item
+from support.replies import item, judged
 
 from dcpm_cli.config import Settings
 from dcpm_cli.embed import get_embedder
@@ -84,7 +84,7 @@ def reply_file(path: Path, who: str, n: int) -> Path:
         json.dumps(
             {
                 "items": [item(f"{who} fact number {i} about the user's week", topic="work")],
-                "decisions": [decide("ADD")],
+                **judged("unrelated"),
             }
         )
         for i in range(n)
