@@ -148,3 +148,18 @@ def test_every_prompt_names_its_answers_in_its_examples() -> None:
 
 def _at(day: int) -> datetime:
     return datetime(2025, 1, day, tzinfo=UTC)
+
+
+def test_a_model_that_stops_answering_ends_the_run_with_the_pairs_judged(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = tmp_path / "set.json"
+    data.write_text(json.dumps([pair("replaces", 0), pair("unrelated", 1), pair("same", 2)]))
+    replies = tmp_path / "replies.jsonl"
+    replies.write_text(json.dumps(answer("replaces")) + "\n" + json.dumps({"raise": "unavailable"}))
+
+    pairs.main(["--llm", f"scripted:{replies}", "--set", str(data)])
+
+    captured = capsys.readouterr()
+    assert "PARTIAL: 1 of 3 pairs" in captured.out and "stopped after 1 pairs" in captured.err
+    assert re.search(r"^replaces +1\.00 +1\.00", captured.out, re.M)
