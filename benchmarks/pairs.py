@@ -87,11 +87,26 @@ def score(results: list[dict[str, Any]], labels: tuple[str, ...] = RELATIONS) ->
 def run(
     llm: LLM, pairs: list[dict[str, Any]], *, prompt: str = DEFAULT, out: Any = None, echo: Any = None
 ) -> list[dict[str, Any]]:
-    """Judge every pair; one result row each (also written to `out` as JSONL as it comes)."""
+    """Judge every pair; one result row each (also written to `out` as JSONL as it comes).
+    Ctrl-C, or a model that stops answering (a timeout), ends the run: the pairs judged so far
+    are returned, the caller says the run was partial."""
+    from dcpm_cli.errors import LLMUnavailable
+
+    results: list[dict[str, Any]] = []
+    try:
+        _judge_all(llm, pairs, prompt, out, echo, results)
+    except (KeyboardInterrupt, LLMUnavailable) as e:
+        if echo is not None:
+            print(f"stopped after {len(results)} pairs: {getattr(e, 'message', 'interrupted')}", file=echo)
+    return results
+
+
+def _judge_all(
+    llm: LLM, pairs: list[dict[str, Any]], prompt: str, out: Any, echo: Any, results: list[dict[str, Any]]
+) -> None:
     from dcpm_cli.errors import LLMBadReply
     from dcpm_cli.write.judge import judge
 
-    results = []
     for i, pair in enumerate(pairs):
         before = (llm.usage.calls, llm.usage.prompt_tokens, llm.usage.completion_tokens)
         t0 = time.perf_counter()
@@ -165,7 +180,8 @@ def main(argv: list[str] | None = None) -> int:
         if out is not None:
             out.close()
     labels = tuple(PROMPTS[args.prompt].relation(a) for a in PROMPTS[args.prompt].answers)
-    print(f"{args.llm}, set {args.set}, prompt {args.prompt}")
+    partial = f", PARTIAL: {len(results)} of {len(pairs)} pairs" if len(results) < len(pairs) else ""
+    print(f"{args.llm}, set {args.set}, prompt {args.prompt}{partial}")
     print(report(score(results, labels)))
     return 0
 

@@ -74,7 +74,7 @@ def test_the_both_true_answer_reads_as_unrelated() -> None:
     llm = ScriptedLLM().enqueue(answer("both_true"))
     v = judge(llm, Statement("I keep bees.", _at(1)), Statement("I bake bread.", _at(2)), prompt="both_true")
     assert (v.relation, v.answer) == ("unrelated", "both_true")
-    assert llm.calls[0]["schema"]["properties"]["relation"]["enum"] == ["replaces", "both_true"]
+    assert llm.calls[0]["schema"]["properties"]["relation"]["enum"] == ["both_true", "replaces"]
 
 
 def test_the_system_prompt_is_a_fixed_prefix_and_the_pair_comes_last() -> None:
@@ -87,9 +87,17 @@ def test_the_system_prompt_is_a_fixed_prefix_and_the_pair_comes_last() -> None:
         a_user["content"]
         == "EARLIER (said 2025-01-01): I keep bees.\nLATER (said 2025-01-02): I'm a beekeeper."
     )
+
+
+@pytest.mark.parametrize(
+    ("prompt", "fields"), [("four", ["relation"]), ("four_reasoned", ["reason", "relation"])]
+)
+def test_a_reasoned_prompt_asks_for_the_reason_before_the_verdict(prompt: str, fields: list[str]) -> None:
+    llm = ScriptedLLM().enqueue(answer("same"))
+    judge(llm, Statement("I keep bees.", _at(1)), Statement("I'm a beekeeper.", _at(2)), prompt=prompt)
     schema = llm.calls[0]["schema"]
-    assert schema["required"] == ["reason", "relation"]
-    assert list(schema["properties"]) == ["reason", "relation"]  # the reason before the verdict
+    assert schema["required"] == list(schema["properties"]) == fields
+    assert ('"reason": ' in llm.calls[0]["messages"][0]["content"]) == (fields[0] == "reason")
 
 
 def test_an_answer_outside_the_enum_is_asked_again_then_refused() -> None:
@@ -140,3 +148,18 @@ def test_every_prompt_names_its_answers_in_its_examples() -> None:
 
 def _at(day: int) -> datetime:
     return datetime(2025, 1, day, tzinfo=UTC)
+
+
+def test_a_model_that_stops_answering_ends_the_run_with_the_pairs_judged(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = tmp_path / "set.json"
+    data.write_text(json.dumps([pair("replaces", 0), pair("unrelated", 1), pair("same", 2)]))
+    replies = tmp_path / "replies.jsonl"
+    replies.write_text(json.dumps(answer("replaces")) + "\n" + json.dumps({"raise": "unavailable"}))
+
+    pairs.main(["--llm", f"scripted:{replies}", "--set", str(data)])
+
+    captured = capsys.readouterr()
+    assert "PARTIAL: 1 of 3 pairs" in captured.out and "stopped after 1 pairs" in captured.err
+    assert re.search(r"^replaces +1\.00 +1\.00", captured.out, re.M)

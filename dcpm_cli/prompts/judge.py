@@ -10,8 +10,9 @@ for the pair. Prompts are variants measured on `benchmarks/pairs_dev.json`:
 - `binary`: replaces / unrelated (everything that is not a change of the same thing);
 - `both_true`: "can both be true at once?": replaces / both_true.
 
-In every variant the reason is written before the verdict (grammar-constrained decoding
-follows the schema's order).
+Each comes terse (the verdict only) or `_reasoned` (a short reason written before the verdict;
+grammar-constrained decoding follows the schema's order). On qwen2.5-coder:1.5b on two busy
+cores the reason costs ~48 completion tokens, 35-60 s a call, against ~8 tokens terse.
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 
 Relation = Literal["replaces", "adds_detail", "same", "unrelated"]
 RELATIONS: tuple[str, ...] = ("replaces", "adds_detail", "same", "unrelated")
+# The enum sent lists "replaces" last, and the examples end with an unrelated pair: with
+# "replaces" first and last, qwen2.5-coder:1.5b answered it for every pair of pairs_dev.
 
 _RULES_FOUR = """You compare two things a person said about their own life, on different days.
 Decide how the LATER statement relates to the EARLIER one:
@@ -38,8 +41,7 @@ Decide how the LATER statement relates to the EARLIER one:
   LATER one describes a change: a change of one thing never replaces another thing. A statement
   about another person (a sister, a friend, a partner) never replaces one about the speaker.
   A fact that stays true (where someone grew up, an allergy, a birthday) is never replaced.
-First write a short reason: name the thing each statement is about, and say if it is the same
-thing. Then the relation."""
+{how}"""
 
 _RULES_BINARY = """You compare two things a person said about their own life, on different days.
 Decide whether the LATER statement replaces the EARLIER one:
@@ -52,8 +54,7 @@ Decide whether the LATER statement replaces the EARLIER one:
   never replaces one about the speaker. Details added to the same thing, or the same thing
   said again, are unrelated here too. A fact that stays true (where someone grew up, an
   allergy, a birthday) is never replaced.
-First write a short reason: name the thing each statement is about, and say if it is the same
-thing. Then the relation."""
+{how}"""
 
 _RULES_BOTH_TRUE = """You compare two things a person said about their own life, on different days.
 Can both statements be true at the same time, today?
@@ -65,8 +66,11 @@ Can both statements be true at the same time, today?
 - "replaces": no: both are about the SAME thing of the SAME person (the same job, home, diet,
   habit, tool, relationship, plan), and the LATER one says it changed, so the EARLIER one is no
   longer true (switched, stopped, quit, moved, gave up, a new value).
-First write a short reason: name the thing each statement is about, and say if it is the same
-thing. Then the relation."""
+{how}"""
+
+_HOW_REASONED = """First write a short reason: name the thing each statement is about, and say if it is
+the same thing. Then the relation."""
+_HOW_TERSE = """Reply with the relation only."""
 
 # Few-shot examples, on topics in no benchmark set: broadband, photography, beekeeping, a
 # wristwatch, sea fishing, surfing, bread baking, fountain pens. (earlier, later, reason, relation)
@@ -102,16 +106,16 @@ _EXAMPLES: tuple[tuple[str, str, str, str], ...] = (
         "same",
     ),
     (
-        "I surf at Croyde every Sunday.",
-        "Gave away my fountain pens, I only type now.",
-        "The earlier is about surfing, the later about pens: different things, though the later is a change.",
-        "unrelated",
-    ),
-    (
         "I keep bees.",
         "Sold the hives in the spring, I'm done with beekeeping.",
         "Both are about beekeeping; the later says it stopped.",
         "replaces",
+    ),
+    (
+        "I surf at Croyde every Sunday.",
+        "Gave away my fountain pens, I only type now.",
+        "The earlier is about surfing, the later about pens: different things, though the later is a change.",
+        "unrelated",
     ),
 )
 
@@ -135,25 +139,28 @@ class Prompt:
     name: str
     rules: str
     answers: tuple[str, ...]
+    reasoned: bool = False
 
     @property
     def system(self) -> str:
         shots = []
         for earlier, later, reason, relation in _EXAMPLES:
             answer = _answer_in(self.name, relation)
-            shots.append(
-                f'EARLIER: {earlier}\nLATER: {later}\n{{"reason": "{reason}", "relation": "{answer}"}}'
-            )
-        return f"{self.rules}\n\nExamples:\n\n" + "\n\n".join(shots)
+            said = f'"reason": "{reason}", ' if self.reasoned else ""
+            shots.append(f'EARLIER: {earlier}\nLATER: {later}\n{{{said}"relation": "{answer}"}}')
+        rules = self.rules.format(how=_HOW_REASONED if self.reasoned else _HOW_TERSE)
+        return f"{rules}\n\nExamples:\n\n" + "\n\n".join(shots)
 
     def schema(self) -> dict[str, Any]:
-        """Reason first, then the relation, both required."""
+        """The relation; when reasoned, the reason first; all required."""
+        props: dict[str, Any] = {"reason": {"maxLength": 300, "title": "Reason", "type": "string"}}
+        if not self.reasoned:
+            props = {}
+        answers = [a for a in self.answers if a != "replaces"] + ["replaces"]
+        props["relation"] = {"enum": answers, "title": "Relation", "type": "string"}
         return {
-            "properties": {
-                "reason": {"maxLength": 300, "title": "Reason", "type": "string"},
-                "relation": {"enum": list(self.answers), "title": "Relation", "type": "string"},
-            },
-            "required": ["reason", "relation"],
+            "properties": props,
+            "required": list(props),
             "title": "Judgement",
             "type": "object",
         }
@@ -193,9 +200,14 @@ def _reply_model(answers: tuple[str, ...]) -> type[Judgement]:
     return create_model("Judgement", __base__=Judgement, relation=(Literal[answers], ...))  # type: ignore[valid-type]
 
 
+_VARIANTS = {
+    "four": (_RULES_FOUR, RELATIONS),
+    "binary": (_RULES_BINARY, ("replaces", "unrelated")),
+    "both_true": (_RULES_BOTH_TRUE, ("replaces", "both_true")),
+}
 PROMPTS = {
-    "four": Prompt("four", _RULES_FOUR, RELATIONS),
-    "binary": Prompt("binary", _RULES_BINARY, ("replaces", "unrelated")),
-    "both_true": Prompt("both_true", _RULES_BOTH_TRUE, ("replaces", "both_true")),
+    f"{name}{'_reasoned' if reasoned else ''}": Prompt(name, rules, answers, reasoned)
+    for name, (rules, answers) in _VARIANTS.items()
+    for reasoned in (False, True)
 }
 DEFAULT = "four"
