@@ -59,7 +59,8 @@ class Judged:
     refusal: str = ""
 
     def detail(self) -> str:
-        said = f"{self.verdict.relation}: {self.verdict.reason}".strip()
+        v = self.verdict
+        said = f"{v.relation}: {v.reason}" if v.reason else v.relation  # a terse prompt gives none
         return f"{said} [{self.refusal}]" if self.refusal else said
 
 

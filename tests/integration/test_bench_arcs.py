@@ -141,7 +141,7 @@ def test_the_command_prints_figures_as_json(tmp_path: Path, capsys: pytest.Captu
     data = tmp_path / "tiny.json"
     data.write_text(json.dumps(TINY), encoding="utf-8")
     script = tmp_path / "replies.jsonl"
-    script.write_text("\n".join(json.dumps(r) for r in replies("SUPERSEDE")) + "\n", encoding="utf-8")
+    script.write_text("\n".join(json.dumps(r) for r in replies("replaces")) + "\n", encoding="utf-8")
 
     arcs.main(["--data", str(data), "--llm", f"scripted:{script}", "--json"])
 
@@ -152,4 +152,4 @@ def test_the_command_prints_figures_as_json(tmp_path: Path, capsys: pytest.Captu
         0,
         "1/1",
     )
-    assert out["calls_per_input"] == pytest.approx(5 / 3)
+    assert out["calls_per_input"] == pytest.approx(4 / 3)

@@ -15,6 +15,7 @@ from support.replies import extraction, item, item_id, judge_calls, judged
 from dcpm_cli.dates import resolve_when
 from dcpm_cli.llm import ScriptedLLM
 from dcpm_cli.models import DONE, FAILED, RawInput
+from dcpm_cli.prompts.judge import DEFAULT, PROMPTS, RELATIONS
 from dcpm_cli.read.recall import recall
 from dcpm_cli.store import Store
 from dcpm_cli.write.pipeline import Writer
@@ -142,21 +143,25 @@ def test_a_duplicate_must_say_the_same_thing(writer: Writer, llm: ScriptedLLM, s
     assert len(store.all_items()) == 3
 
 
-def test_the_judgement_schema_puts_the_reason_before_a_relation_of_four(
-    writer: Writer, llm: ScriptedLLM, store: Store
-) -> None:
+def test_the_judgement_schema_is_a_relation_of_four(writer: Writer, llm: ScriptedLLM, store: Store) -> None:
     seed(writer, llm, DIET)
     llm.enqueue(extraction(item("Has gone vegan", topic="food", attribute="diet")), judged("replaces"))
 
     writer.add([said("2026-05-01")])
 
     schema = llm.calls[-1]["schema"]
-    assert list(schema["properties"]) == ["reason", "relation"]
-    assert schema["properties"]["relation"]["enum"] == ["replaces", "adds_detail", "same", "unrelated"]
-    jsonschema.validate({"reason": "diet changed", "relation": "replaces"}, schema)
-    for bad in ({"reason": "x", "relation": "SUPERSEDE"}, {"relation": "replaces"}):
+    assert sorted(schema["properties"]["relation"]["enum"]) == [
+        "adds_detail",
+        "replaces",
+        "same",
+        "unrelated",
+    ]
+    jsonschema.validate({"relation": "replaces"}, schema)
+    for bad in ({"relation": "SUPERSEDE"}, {}):
         with pytest.raises(jsonschema.ValidationError):
             jsonschema.validate(bad, schema)
+    # The system message is the same for every pair (a server's prompt cache serves it).
+    assert llm.calls[-1]["messages"][0]["content"] == PROMPTS[DEFAULT].system
 
 
 def test_an_invalid_judgement_is_asked_again_and_never_silently_added(

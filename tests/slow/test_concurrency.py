@@ -77,9 +77,9 @@ def test_parallel_raw_adds_store_every_input_exactly_once(tmp_path: Path) -> Non
 
 
 def reply_file(path: Path, who: str, n: int) -> Path:
-    """One reply per line that is valid both as an extraction and as a reconciliation (each
-    schema ignores the other's key), since whether a reconcile call happens depends on what
-    the other process has stored by then."""
+    """One reply per line that is valid both as an extraction and as a judgement (each schema
+    ignores the other's keys), since how many judgements an input needs depends on what the
+    other process has stored by then."""
     lines = [
         json.dumps(
             {
@@ -106,7 +106,7 @@ def test_parallel_adds_with_extraction(tmp_path: Path) -> None:
     procs = [
         start(
             "--llm",
-            f"scripted:{reply_file(tmp_path / f'{who}-replies.jsonl', who, 24)}",
+            f"scripted:{reply_file(tmp_path / f'{who}-replies.jsonl', who, 12 * 4)}",  # ≤ 3 judgements each
             "add",
             "--json",
             "--file",
