@@ -150,12 +150,7 @@ def test_the_judgement_schema_is_a_relation_of_four(writer: Writer, llm: Scripte
     writer.add([said("2026-05-01")])
 
     schema = llm.calls[-1]["schema"]
-    assert sorted(schema["properties"]["relation"]["enum"]) == [
-        "adds_detail",
-        "replaces",
-        "same",
-        "unrelated",
-    ]
+    assert sorted(schema["properties"]["relation"]["enum"]) == sorted(RELATIONS)
     jsonschema.validate({"relation": "replaces"}, schema)
     for bad in ({"relation": "SUPERSEDE"}, {}):
         with pytest.raises(jsonschema.ValidationError):
