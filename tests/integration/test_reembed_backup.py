@@ -59,7 +59,7 @@ def test_reembed_to_a_renamed_model_switches_and_answers_the_same(rich_store, cl
     report = reembed(rich_store, target)
 
     assert (report.old_embedder, report.new_embedder) == ("all-MiniLM-L6-v2", "minilm-renamed")
-    assert report.records == 5 + 5 + 5 + 2 + 4 + 1 + 1
+    assert report.records == 5 + 5 + 9 + 2 + 4 + 1 + 1  # events: an ADD, 4 SUPERSEDEs, 4 JUDGED
     reopened = Store(str(rich_store.local_path), target, create=False)
     assert reopened.meta()["embedder"] == "minilm-renamed"
     assert reopened.calibration_for("minilm-renamed") is not None  # thresholds for the new model
