@@ -323,7 +323,7 @@ def _plan(store: Store, embedder: Embedder, opts: DreamOptions, run: DreamRun, s
         if waiting:  # extracted first, within the same budget (`_catch_up`)
             out.planned.append(
                 f"catch-up extraction: {waiting} input(s) still pending, a call each (one per piece of a "
-                "long one) and a reconcile call for those with related memories; their facts are not "
+                "long one) and up to judge_k judgements per fact with near memories; their facts are not "
                 "in the clusters below"
             )
     out.graph = graph = GraphIndex.load(store)
