@@ -238,6 +238,7 @@ class Hit:
     raw_ids: list[str] = field(default_factory=list)
     topic: str = ""
     nodes: list[Node] = field(default_factory=list)  # schemas/intentions with evidence here
+    same_as: list[str] = field(default_factory=list)  # other hits saying nearly the same thing
 
     @property
     def superseded(self) -> bool:

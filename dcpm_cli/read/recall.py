@@ -24,11 +24,23 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from dcpm_cli.errors import InputError, TextSearchFailed
-from dcpm_cli.models import FAILED, ITEM_KINDS, NO_ITEMS, PENDING, Event, Hit, MemoryItem, RawInput, Recall
+from dcpm_cli.models import (
+    FAILED,
+    ITEM_KINDS,
+    NO_ITEMS,
+    PENDING,
+    Event,
+    Hit,
+    MemoryItem,
+    RawInput,
+    Recall,
+    utcnow,
+)
+from dcpm_cli.read.question import EARLIEST, Question, read_question
 
 if TYPE_CHECKING:
     import numpy as np
@@ -42,6 +54,17 @@ MIN_SIMILARITY = 0.2
 SEMANTIC_WEIGHT = 0.75  # α: the share of meaning (cosine) against shared words (BM25)
 # Inputs not extracted yet, or from which no item came: their words are the memory.
 RAW_SEARCHED = {"statuses": [PENDING, FAILED, NO_ITEMS], "roles": ["user"]}
+# A question about a time ("last Friday", "in June") lifts what was said then, or soon after
+# (people tell what happened a little later): by this share of its score, never a filter, since
+# people misremember dates.
+TIME_BOOST = 0.3
+TOLD_LATER = timedelta(days=3)
+# A question naming several things: each cue's best hit scores this share of the question's
+# best, so every cue is represented near the top (CombMAX over the cue lists).
+CUE_WEIGHT = 0.9
+# Two hits this similar, said by the same speaker, say nearly the same thing (a change of mind
+# stored twice, an update never chained): shown newest first, each with when it was said.
+NEAR_DUPLICATE = 0.8
 
 K = TypeVar("K")
 _ID = re.compile(r"[mr]_[0-9a-f]{6,}")  # an item's or a raw input's id
@@ -59,18 +82,23 @@ def recall(
     as_of: datetime | None = None,
     min_similarity: float = MIN_SIMILARITY,
     chains: bool = True,
+    now: datetime | None = None,
 ) -> Recall:
     """The k best memories for `query`: current beliefs (or those valid at `as_of`) first.
     A memory counts as found when its text shares words with the query or its cosine
     similarity reaches `min_similarity`: a query about nothing stored finds nothing.
-    `chains=False` is the no-supersedes ablation: every item stands alone, no arcs."""
+    `chains=False` is the no-supersedes ablation: every item stands alone, no arcs.
+    Time words in the query ("last weekend") are read against `now` (default: `as_of`, else the
+    current time): a benchmark asks as of a question's date without hiding what came later."""
     if not re.search(r"\w", query):
         # "*", "?!.": no word to share, and the cosine of their vector with short texts passes
         # the floor by accident (`forget --query '*'` planned to delete three inputs).
         return Recall(
             query=query, hits=[], as_of=as_of, warnings=["the query has no words: nothing to match"]
         )
-    vector = embedder.embed([query])[0]
+    asked = read_question(query, now or as_of or utcnow())
+    texts = [query, *asked.cues]
+    vectors = embedder.embed(texts)
     depth = max(4 * k, 20)
     item_kinds = [x for x in (kinds or ITEM_KINDS) if x in ITEM_KINDS]
     want_raw = not kinds or "raw" in kinds
@@ -78,7 +106,7 @@ def recall(
     warnings: list[str] = []
     while True:
         out = _ranked(
-            store, vector, query, k, depth, item_kinds, want_raw, as_of, min_similarity, chains, warnings
+            store, vectors, asked, k, depth, item_kinds, want_raw, as_of, min_similarity, chains, warnings
         )
         # With `as_of`, the states said after it are dropped only once ranked: in a store with
         # many later matches the ones valid then lie deeper. Search deeper until k are found
@@ -96,8 +124,8 @@ def recall(
 
 def _ranked(
     store: Store,
-    vector: np.ndarray,
-    query: str,
+    vectors: np.ndarray,
+    asked: Question,
     k: int,
     depth: int,
     item_kinds: list[str],
@@ -107,19 +135,68 @@ def _ranked(
     chains: bool,
     warnings: list[str],
 ) -> list[Hit]:
-    """The k best hits among the `depth` best candidates of each search."""
-    rows, own = _search(store, vector, query, depth, item_kinds, want_raw, min_similarity, warnings)
-    context = _passage_context(store, vector, query, depth, as_of, min_similarity, warnings)
+    """The k best hits among the `depth` best candidates of each search: of the question, and
+    of each cue it names, fused; lifted in the question's time window; near-duplicates ordered."""
+    rows: dict[Key, dict[str, Any]] = {}
     found: dict[Key, MemoryItem | RawInput] = {}
+    said: dict[Key, datetime] = {}
+    lists = []
+    for vector, text in zip(vectors, [asked.text, *asked.cues], strict=True):
+        got = _scored(
+            store,
+            vector,
+            text,
+            depth,
+            item_kinds,
+            want_raw,
+            as_of,
+            min_similarity,
+            warnings,
+            rows,
+            found,
+            said,
+        )
+        lists.append(got)
+    scores = _fuse_cues(lists[0], lists[1:])
+    if asked.window is not None:
+        for key in scores:
+            if key in said and asked.window.holds(said[key], TOLD_LATER):
+                scores[key] *= 1 + TIME_BOOST
+    hits = _best_hits(store, scores, rows, found, k, as_of, chains)
+    return _near_duplicates_ordered(store, hits, found, newest_first=asked.order != EARLIEST)
+
+
+def _scored(
+    store: Store,
+    vector: np.ndarray,
+    query: str,
+    depth: int,
+    item_kinds: list[str],
+    want_raw: bool,
+    as_of: datetime | None,
+    min_similarity: float,
+    warnings: list[str],
+    rows: dict[Key, dict[str, Any]],
+    found: dict[Key, MemoryItem | RawInput],
+    said: dict[Key, datetime],
+) -> dict[Key, float]:
+    """Every candidate of one search text with its score (own + context); the rows, objects and
+    times it met are added to `rows`, `found` and `said`."""
+    mine_rows, own = _search(store, vector, query, depth, item_kinds, want_raw, min_similarity, warnings)
+    context, passage_at = _passage_context(store, vector, query, depth, as_of, min_similarity, warnings)
     scores: dict[Key, float] = {}
     sources_of: dict[Key, list[str]] = {}
-    for key, row in rows.items():
+    for key, row in mine_rows.items():
+        rows.setdefault(key, row)
         if key[0] == "items":
-            item = found[key] = store.item_from_row(row)
+            item = found.get(key) or store.item_from_row(row)
+            found[key] = item
             sources_of[key] = item.raw_ids
+            said.setdefault(key, item.event_at)
         else:
             sources_of[key] = [key[1]]
-    lone = _without_passage(store, rows, sources_of)
+            said.setdefault(key, store.raw_from_row(row).said_at)
+    lone = _without_passage(store, mine_rows, sources_of)
     for key, sources in sources_of.items():
         mine = own.get(key, 0.0)
         # An input in no session has no passage: it is its own context (a window of one), so a
@@ -132,7 +209,74 @@ def _ranked(
         # An input can be found through its passage alone (the answer is in the next turn).
         for raw_id, score in context.items():
             scores.setdefault(("raw", raw_id), score)
-    return _best_hits(store, scores, rows, found, k, as_of, chains)
+            said.setdefault(("raw", raw_id), passage_at[raw_id])
+    return scores
+
+
+def _fuse_cues(question: dict[Key, float], cues: list[dict[Key, float]]) -> dict[Key, float]:
+    """The question's scores, each candidate raised to CUE_WEIGHT × its best share of a cue's
+    top score (in the question's scale): a cue's best hit lands near the question's best."""
+    if not cues:
+        return question
+    top = max(question.values(), default=0.0) or 1.0
+    fused = dict(question)
+    for scores in cues:
+        best = max(scores.values(), default=0.0)
+        if best <= 0:
+            continue
+        for key, score in scores.items():
+            fused[key] = max(fused.get(key, 0.0), CUE_WEIGHT * top * score / best)
+    return fused
+
+
+def _near_duplicates_ordered(
+    store: Store, hits: list[Hit], found: dict[Key, MemoryItem | RawInput], *, newest_first: bool
+) -> list[Hit]:
+    """Hits that say nearly the same (cosine ≥ NEAR_DUPLICATE, same speaker) keep the places
+    they won, filled newest first (oldest first when the question asks for the first time);
+    each names the others in `same_as`, so a reader sees that it changed and when."""
+    if len(hits) < 2:
+        return hits
+    import numpy as np
+
+    vectors = {**store.vectors_of("raw", [h.id for h in hits if h.kind == "raw"])}
+    vectors.update(store.vectors_of("items", [h.id for h in hits if h.kind != "raw"]))
+    present = [i for i, h in enumerate(hits) if h.id in vectors]
+    if len(present) < 2:
+        return hits
+    matrix = np.stack([vectors[hits[i].id] for i in present])
+    matrix /= np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12)
+    sims = matrix @ matrix.T
+
+    def speaker(h: Hit) -> str:
+        obj = found.get(("raw", h.id))
+        return obj.role if isinstance(obj, RawInput) else "user"  # beliefs are the user's
+
+    group = list(range(len(hits)))  # union-find over hit positions
+
+    def root(i: int) -> int:
+        while group[i] != i:
+            group[i] = group[group[i]]
+            i = group[i]
+        return i
+
+    for a, i in enumerate(present):
+        for b in range(a + 1, len(present)):
+            j = present[b]
+            if sims[a, b] >= NEAR_DUPLICATE and speaker(hits[i]) == speaker(hits[j]):
+                group[root(j)] = root(i)
+    members: dict[int, list[int]] = {}
+    for i in range(len(hits)):
+        members.setdefault(root(i), []).append(i)
+    out = list(hits)
+    for places in members.values():
+        if len(places) < 2:
+            continue
+        alike = sorted((hits[i] for i in places), key=lambda h: h.when, reverse=newest_first)
+        for place, hit in zip(places, alike, strict=True):
+            hit.same_as = [hits[i].id for i in places if hits[i].id != hit.id]
+            out[place] = hit
+    return out
 
 
 def _rows_in(store: Store) -> int:
@@ -246,8 +390,9 @@ def _passage_context(
     as_of: datetime | None,
     min_similarity: float,
     warnings: list[str],
-) -> dict[str, float]:
-    """Raw input id → the fused score of the best passage that holds it."""
+) -> tuple[dict[str, float], dict[str, datetime]]:
+    """Raw input id → the fused score of the best passage that holds it, and when that passage
+    was said (its last input: what a time window is checked against for an input met only here)."""
     passages = {}
     dense: dict[str, float] = {}
     lexical: dict[str, float] = {}
@@ -264,10 +409,12 @@ def _passage_context(
             passages[p.id] = p
             into[p.id] = score
     context: dict[str, float] = {}
+    at: dict[str, datetime] = {}
     for pid, score in _fuse(dense, lexical).items():
         for raw_id in passages[pid].raw_ids:
-            context[raw_id] = max(context.get(raw_id, 0.0), score)
-    return context
+            if score > context.get(raw_id, -1.0):
+                context[raw_id], at[raw_id] = score, passages[pid].last_at
+    return context, at
 
 
 def _read_inputs(

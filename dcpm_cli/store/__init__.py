@@ -669,6 +669,15 @@ class Store(GraphVerbs, PassageVerbs, JournalVerbs, ClaimVerbs, EraseVerbs, Dump
     def _vectors(self) -> VectorSearch:
         return VectorSearch(self.db)
 
+    def vectors_of(self, collection: str, ids: Sequence[str]) -> dict[str, np.ndarray]:
+        """The stored vectors of these rows of "items" or "raw", by id (rows without one left out)."""
+        if not ids:
+            return {}
+        import numpy as np
+
+        rows = self._rows(_COLLECTIONS[collection], _in("id", ids), ["id", "vector"])
+        return {r["id"]: np.asarray(r["vector"], dtype=np.float32) for r in rows if r["vector"] is not None}
+
     def maintain(self) -> dict[str, list[str]]:
         """Keep reads fast as the store grows: compact tables that many small commits have
         fragmented, fold new rows into their indices, index `id` columns. Returns what was done
