@@ -675,7 +675,13 @@ class Store(GraphVerbs, PassageVerbs, JournalVerbs, ClaimVerbs, EraseVerbs, Dump
             return {}
         import numpy as np
 
-        rows = self._rows(_COLLECTIONS[collection], _in("id", ids), ["id", "vector"])
+        table = _COLLECTIONS[collection]
+        copy = self._vectors.copy(table, self.table(table))
+        if copy is not None:  # in memory already: no query (the read path calls this on every recall)
+            at = copy.positions("id", list(ids))
+            found = zip(copy.values(at, "id").to_pylist(), copy.vectors(at), strict=True)
+            return {i: v for i, v in found if v.any()}
+        rows = self._rows(table, _in("id", ids), ["id", "vector"])
         return {r["id"]: np.asarray(r["vector"], dtype=np.float32) for r in rows if r["vector"] is not None}
 
     def maintain(self) -> dict[str, list[str]]:
