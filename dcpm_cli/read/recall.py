@@ -59,9 +59,12 @@ RAW_SEARCHED = {"statuses": [PENDING, FAILED, NO_ITEMS], "roles": ["user"]}
 # people misremember dates.
 TIME_BOOST = 0.3
 TOLD_LATER = timedelta(days=3)
-# A question naming several things: each cue's best hit scores this share of the question's
-# best, so every cue is represented near the top (CombMAX over the cue lists).
+# A question naming several things: a cue none of whose CUE_DEPTH best hits is among the
+# question's CUE_HEAD best gets its best hit raised to CUE_WEIGHT × the question's top score,
+# so every cue is represented near the top.
 CUE_WEIGHT = 0.9
+CUE_HEAD = 5
+CUE_DEPTH = 1
 # Two hits this similar, said by the same speaker, say nearly the same thing (a change of mind
 # stored twice, an update never chained): shown newest first, each with when it was said.
 NEAR_DUPLICATE = 0.8
@@ -157,7 +160,7 @@ def _ranked(
             said,
         )
         lists.append(got)
-    scores = _fuse_cues(lists[0], lists[1:])
+    scores = _fuse_cues(lists[0], lists[1:], k)
     if asked.window is not None:
         for key in scores:
             if key in said and asked.window.holds(said[key], TOLD_LATER):
@@ -213,19 +216,23 @@ def _scored(
     return scores
 
 
-def _fuse_cues(question: dict[Key, float], cues: list[dict[Key, float]]) -> dict[Key, float]:
-    """The question's scores, each candidate raised to CUE_WEIGHT × its best share of a cue's
-    top score (in the question's scale): a cue's best hit lands near the question's best."""
+def _fuse_cues(question: dict[Key, float], cues: list[dict[Key, float]], k: int) -> dict[Key, float]:
+    """The question's scores, with each cue the question's own head misses brought into it:
+    when none of a cue's CUE_DEPTH best hits is among the question's best (its k best, at most
+    CUE_HEAD), the cue's best hit is raised to CUE_WEIGHT × the question's top score, and into
+    that head at least. A cue already represented changes nothing (lifting it anyway cost other
+    gold a rank on the development set)."""
     if not cues:
         return question
-    top = max(question.values(), default=0.0) or 1.0
+    ranked = sorted(question, key=lambda x: (-question[x], x))[: min(k, CUE_HEAD)]
+    if not ranked:
+        return question
+    top, last = question[ranked[0]], question[ranked[-1]]
     fused = dict(question)
     for scores in cues:
-        best = max(scores.values(), default=0.0)
-        if best <= 0:
-            continue
-        for key, score in scores.items():
-            fused[key] = max(fused.get(key, 0.0), CUE_WEIGHT * top * score / best)
+        best = sorted(scores, key=lambda x: (-scores[x], x))[:CUE_DEPTH]
+        if best and not set(ranked) & set(best):
+            fused[best[0]] = max(fused.get(best[0], 0.0), CUE_WEIGHT * top, last + 1e-6)
     return fused
 
 
