@@ -18,6 +18,11 @@ over shared words, as hybrid search engines do by default. Adding passage-level 
 evidence, equally weighted, is Callan's passage + document combination ("Passage-level evidence
 in document retrieval", SIGIR 1994). The maxima normalise, not the list lengths, so asking for
 more hits (a larger k) does not rescale the first ones.
+
+The question is read first (read/question.py, rules only): the things it names are searched
+each on their own and a cue its best hits miss is brought into them; what was said in the time
+window it names is lifted; and hits saying nearly the same are shown newest first, each naming
+the others, so a change of mind never stored as a chain still reads as one.
 """
 
 from __future__ import annotations
