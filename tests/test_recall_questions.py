@@ -144,3 +144,16 @@ def test_a_newer_near_duplicate_ranks_first_and_says_when(store, embedder, write
     assert top["id"] == new and top["same_as"] == [{"id": old, "when": _at("2026-01-10").isoformat()}]
     table = cli("recall", "How many followers do I have on Instagram?").stdout
     assert "nearly the same also said 2026-01-10; newest of these" in table
+
+
+def test_vectors_of_reads_the_same_from_lancedb_and_from_the_copy(store, embedder, writer):
+    ids = list(
+        _said(writer, *[("2026-01-01", "s", f"Note number {i} about the garden.") for i in range(4)]).values()
+    )
+    before = store.vectors_of("raw", [*ids[:3], "r_missing"])
+    for _ in range(5):  # enough searches for the store to keep an in-memory copy
+        store.vector_search("raw", embedder.embed(["garden"])[0], 3)
+    after = store.vectors_of("raw", [*ids[:3], "r_missing"])
+    assert set(before) == set(after) == set(ids[:3])
+    for i in ids[:3]:
+        assert float(before[i] @ after[i]) == pytest.approx(1.0, abs=1e-5)
