@@ -66,6 +66,7 @@ def test_no_time_phrase_no_window_and_no_dateparser():
         ("How many days before Ann's party did I order her gift?", ["Ann's party", "order her gift"]),
         ("Did I listen to more of 'Serial' or 'This American Life'?", ["Serial", "This American Life"]),
         ("What do I eat for breakfast?", []),
+        ("How much did I sleep since May 2025?", []),  # a time, not a second event
         ("How many things did I buy, sell, or fix?", []),  # a list, not two events
     ],
 )  # fmt: skip

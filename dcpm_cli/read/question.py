@@ -39,7 +39,7 @@ _CALENDAR = re.compile(
     rf"|yesterday|today|tonight|this morning|this evening"
     rf"|(?:on|last|this|past)\s+(?:{_WEEKDAYS})"
     rf"|(?:{_MONTHS}|(?<=in |on )may)(?:\s+\d{{1,2}}(?:st|nd|rd|th)?)?(?:,?\s+\d{{4}})?"
-    rf"|may\s+\d{{1,2}}(?:st|nd|rd|th)?(?:,?\s+\d{{4}})?"
+    rf"|may\s+\d{{1,2}}(?:st|nd|rd|th)?(?:,?\s+\d{{4}})?|may,?\s+\d{{4}}"
     rf"|\d{{4}}-\d{{2}}-\d{{2}})\b",
     re.I,
 )
@@ -213,5 +213,8 @@ def _clean(piece: str) -> str:
 
 
 def _content(piece: str) -> bool:
-    """At least one word that is not a function word or a question word."""
+    """At least one word that is not a function word, a question word or part of a time phrase
+    ("since May 2025" names a time, not a second event)."""
+    for phrase in (_AGO, _LAST_N, _WEEKEND, _CALENDAR):
+        piece = phrase.sub(" ", piece)
     return any(w not in _STOP for w in re.findall(r"[a-z0-9']+", piece.lower()))
