@@ -29,7 +29,12 @@ def recall(
         list[str] | None,
         typer.Option("--kind", help="Only these kinds: fact, identity, summary, raw (repeatable)."),
     ] = None,
-    as_of: Annotated[str | None, typer.Option("--as-of", help="What was believed then (ISO date).")] = None,
+    as_of: Annotated[
+        str | None,
+        typer.Option(
+            "--as-of", help='What was believed then (ISO date); also the day "last week" is read from.'
+        ),
+    ] = None,
     arc: Annotated[bool, typer.Option("--arc", help="Show each belief's whole revision arc.")] = False,
     fmt: Annotated[
         OutputFormat, typer.Option("--format", help="table, json or prompt.")
