@@ -36,7 +36,9 @@ class Mode(StrEnum):
 
 
 # The benchmark's ablation rows: the dream modes, and the one without revision chains.
-Ablation = StrEnum("Ablation", [(m.name, m.value) for m in Mode] + [("no_supersedes", "no-supersedes")])
+Ablation = StrEnum(  # type: ignore[misc]  # built from Mode: mypy cannot list its members
+    "Ablation", [(m.name, m.value) for m in Mode] + [("no_supersedes", "no-supersedes")]
+)
 
 ITEM_KINDS: tuple[str, ...] = tuple(ItemKind)
 NODE_KINDS: tuple[str, ...] = tuple(NodeKind)

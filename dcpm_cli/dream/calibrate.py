@@ -66,7 +66,9 @@ def calibrate(embedder: Embedder) -> CalibrationReport:
     facts = [(domain, theme, text) for domain, theme, texts in THEMES for text in texts]
     V = embedder.embed([t for _, _, t in facts])
     S = V @ V.T
-    within, sibling, other = [], [], []
+    within: list[float] = []
+    sibling: list[float] = []
+    other: list[float] = []
     for i, j in itertools.combinations(range(len(facts)), 2):
         (d1, t1, _), (d2, t2, _) = facts[i], facts[j]
         (within if t1 == t2 else sibling if d1 == d2 else other).append(float(S[i, j]))

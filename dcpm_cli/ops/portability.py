@@ -125,7 +125,7 @@ def import_lines(
     done = 0
     sessions: set[str] = set()
     present: dict[str, list[dict[str, Any]]] = {}
-    kind, batch = "", []
+    kind, batch = "", list[dict[str, Any]]()
     with store.write():
         if survey is not None:
             _check_against(store, survey)
