@@ -4,7 +4,7 @@ sound by one `dcpm check --repair`) after kill -9, LLM faults and concurrent wri
     python -m benchmarks.faults [--kills 12] [--dream-kills 8] [--llm-rounds 12]
                                     [--writers 3] [--inputs 100] [--seed 7]
 
-Scenarios (the fake Ollama server of tests/fake_ollama.py answers every LLM call, in a thread of
+Scenarios (the fake Ollama server of tests/support/fake_ollama.py answers every LLM call, in a thread of
 this process; the real `dcpm` runs as subprocesses, the real embedder, the real LanceDB):
 
 - kill -9 of `dcpm add` (with extraction) and of `dcpm add --no-extract`: each trial runs one
@@ -24,7 +24,7 @@ this process; the real `dcpm` runs as subprocesses, the real embedder, the real 
 
 The table: per fault kind, trials, inputs acknowledged (stored and reported so), inputs lost,
 trials after which `check` failed, and after which it still failed after one `--repair`.
-Needs a source checkout (tests/fake_ollama.py); `tests/test_faults.py` runs the same scenarios
+Needs a source checkout (tests/support/fake_ollama.py); `tests/slow/test_faults.py` runs the same scenarios
 with small counts.
 """
 
@@ -101,10 +101,11 @@ class Tally:
 
 
 def fake_ollama_module() -> ModuleType:
-    """tests/fake_ollama.py (the module the tests use, when they run us)."""
-    if "fake_ollama" in sys.modules:
-        return sys.modules["fake_ollama"]
-    path = ROOT / "tests" / "fake_ollama.py"
+    """tests/support/fake_ollama.py (the module the tests use, when they run us)."""
+    for name in ("support.fake_ollama", "fake_ollama"):
+        if name in sys.modules:
+            return sys.modules[name]
+    path = ROOT / "tests" / "support" / "fake_ollama.py"
     if not path.exists():
         raise SystemExit(f"the fault bench needs a source checkout: {path} not found")
     spec = importlib.util.spec_from_file_location("fake_ollama", path)

