@@ -40,6 +40,7 @@ from dcpm_cli.models import (
     ITEM_KINDS,
     NO_ITEMS,
     PENDING,
+    REPLACED,
     Event,
     Hit,
     MemoryItem,
@@ -133,6 +134,7 @@ def _ranked(
     rows, own = _search(store, vector, query, depth, item_kinds, want_raw, min_similarity, warnings)
     exact = _exact_inputs(store, query, depth, rows, warnings) if want_raw else {}
     rows.update(exact)
+    _drop_replaced(store, rows)
     context = _passage_context(store, vector, query, depth, as_of, min_similarity, warnings)
     found: dict[Key, MemoryItem | RawInput] = {}
     scores: dict[Key, float] = {}
@@ -160,6 +162,19 @@ def _ranked(
     for key in exact:
         scores[key] = top + (1 - SEMANTIC_WEIGHT) + scores.get(key, 0.0)
     return _best_hits(store, scores, rows, found, k, as_of, chains)
+
+
+def _drop_replaced(store: Store, rows: dict[Key, Candidate]) -> None:
+    """Facts that came only from replaced inputs (an edited note's old version) are not memory."""
+    sources = {r for row in rows.values() if isinstance(row, MemoryItem) for r in row.raw_ids}
+    replaced = {r.id for r in store.get_raw(sorted(sources)).values() if r.status == REPLACED}
+    if not replaced:
+        return
+    for key in [k for k, row in rows.items() if isinstance(row, MemoryItem)]:
+        item = rows[key]
+        assert isinstance(item, MemoryItem)
+        if item.raw_ids and set(item.raw_ids) <= replaced:
+            del rows[key]
 
 
 def _exact_inputs(
