@@ -48,6 +48,9 @@ RAW = "raw"  # recall's name for a raw input among its hits
 PENDING, DONE, FAILED, CONTEXT = "pending", "done", "failed", "context"
 # Extracted, but nothing memorable came out: the input itself stays searchable as memory.
 NO_ITEMS = "no_items"
+# A newer version of the same daily note was stored: kept (`dcpm show`, export), never
+# recalled, and neither are the facts that came from it alone.
+REPLACED = "replaced"
 
 
 def utcnow() -> datetime:

@@ -102,10 +102,9 @@ def _raw(
     text: str, role: str, session: str, source: str, when: Any, fallback: Any, msg: dict[str, Any]
 ) -> RawInput:
     """A message with its own time is identified by it; one without, by its place in the export."""
-    from dcpm_cli.ingest.text import parse_time
+    from dcpm_cli.ingest.text import parse_time, refuse_binary
 
-    if "\x00" in text:  # as the CLI refuses in plain text: no store holds a NUL
-        raise InputError("a message holds a NUL byte: it looks binary, not text")
+    refuse_binary(text, "a message")
     said = parse_time(when, "message time") if when else None
     base = parse_time(fallback, "conversation time") if fallback else None
     position = "" if said else f"{source}#{session}/{msg.get('id') or msg.get('uuid') or ''}"

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from dcpm_cli.errors import InputError
 from dcpm_cli.ingest import exports as ingest_exports
-from dcpm_cli.ingest.text import check_json_depth, parse_time
+from dcpm_cli.ingest.text import check_json_depth, parse_time, refuse_binary
 from dcpm_cli.models import RawInput, utcnow
 
 ROLES = ("user", "assistant", "system")
@@ -161,9 +161,7 @@ def parse(
     """Inputs from one text in the given (or detected) format."""
     if not text.strip():
         raise InputError("nothing to add: the input is empty")
-    if "\x00" in text:
-        line = text.count("\n", 0, text.index("\x00")) + 1
-        raise InputError(f"{source} holds a NUL byte (line {line}): it looks binary, not text")
+    refuse_binary(text, source)
     if fmt is Format.auto and (export := ingest_exports.detect_text(text)):
         fmt = Format(export)
     if fmt in (Format.chatgpt, Format.claude):

@@ -18,6 +18,12 @@ over shared words, as hybrid search engines do by default. Adding passage-level 
 evidence, equally weighted, is Callan's passage + document combination ("Passage-level evidence
 in document retrieval", SIGIR 1994). The maxima normalise, not the list lengths, so asking for
 more hits (a larger k) does not rescale the first ones.
+
+One exception to "extracted inputs are not searched": a query holding a rare token (a word of
+5+ characters with a digit and a letter in it, or a number of 5+ digits: an order number, a
+code) that an input holds word for word, and none of the facts found from it does, finds that
+input, ranked above every other hit (score = the best other score + (1 − α) + its own). Extraction paraphrases
+and drops such tokens; an exact match is the strongest evidence a query can give.
 """
 
 from __future__ import annotations
@@ -29,10 +35,12 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from dcpm_cli.errors import InputError, TextSearchFailed
 from dcpm_cli.models import (
+    DONE,
     FAILED,
     ITEM_KINDS,
     NO_ITEMS,
     PENDING,
+    REPLACED,
     Event,
     Hit,
     MemoryItem,
@@ -53,6 +61,9 @@ MIN_SIMILARITY = 0.2
 SEMANTIC_WEIGHT = 0.75  # α: the share of meaning (cosine) against shared words (BM25)
 # Inputs not extracted yet, or from which no item came: their words are the memory.
 RAW_SEARCHED = {"statuses": [PENDING, FAILED, NO_ITEMS], "roles": ["user"]}
+# Inputs a rare token of the query finds word for word, extracted or not.
+RAW_EXACT = {"statuses": [PENDING, FAILED, NO_ITEMS, DONE], "roles": ["user"]}
+_RARE = re.compile(r"(?<!\w)(?=\w{5})(?=\w*\d)(?:\w*[^\W\d]\w*|\d{5,})(?!\w)")  # "UNIQ00005Z", "48213"
 
 K = TypeVar("K")
 _ID = re.compile(r"[mr]_[0-9a-f]{6,}")  # an item's or a raw input's id
@@ -121,6 +132,9 @@ def _ranked(
 ) -> list[Hit]:
     """The k best hits among the `depth` best candidates of each search."""
     rows, own = _search(store, vector, query, depth, item_kinds, want_raw, min_similarity, warnings)
+    exact = _exact_inputs(store, query, depth, rows, warnings) if want_raw else {}
+    rows.update(exact)
+    _drop_replaced(store, rows)
     context = _passage_context(store, vector, query, depth, as_of, min_similarity, warnings)
     found: dict[Key, MemoryItem | RawInput] = {}
     scores: dict[Key, float] = {}
@@ -144,7 +158,48 @@ def _ranked(
         # An input can be found through its passage alone (the answer is in the next turn).
         for raw_id, score in context.items():
             scores.setdefault(("raw", raw_id), score)
+    top = max((v for key, v in scores.items() if key not in exact), default=0.0)
+    for key in exact:
+        scores[key] = top + (1 - SEMANTIC_WEIGHT) + scores.get(key, 0.0)
     return _best_hits(store, scores, rows, found, k, as_of, chains)
+
+
+def _drop_replaced(store: Store, rows: dict[Key, Candidate]) -> None:
+    """Facts that came only from replaced inputs (an edited note's old version) are not memory."""
+    sources = {r for row in rows.values() if isinstance(row, MemoryItem) for r in row.raw_ids}
+    replaced = {r.id for r in store.get_raw(sorted(sources)).values() if r.status == REPLACED}
+    if not replaced:
+        return
+    for key in [k for k, row in rows.items() if isinstance(row, MemoryItem)]:
+        item = rows[key]
+        assert isinstance(item, MemoryItem)
+        if item.raw_ids and set(item.raw_ids) <= replaced:
+            del rows[key]
+
+
+def _exact_inputs(
+    store: Store, query: str, depth: int, rows: dict[Key, Candidate], warnings: list[str]
+) -> dict[Key, Candidate]:
+    """Inputs that hold a rare token of the query word for word, where no fact found from them
+    does (see the module docstring): the words extraction left out are still the memory."""
+    tokens = {t.lower() for t in _RARE.findall(query)}
+    if not tokens:
+        return {}
+
+    def holds(text: str) -> set[str]:
+        return {t for t in tokens if re.search(rf"(?<!\w){re.escape(t)}(?!\w)", text, re.IGNORECASE)}
+
+    covered: dict[str, set[str]] = {}  # raw id → the tokens a fact found from it already holds
+    for row in rows.values():
+        if isinstance(row, MemoryItem):
+            for raw_id in row.raw_ids:
+                covered.setdefault(raw_id, set()).update(holds(row.text))
+    out: dict[Key, Candidate] = {}
+    for row, _ in _text_search(store, warnings, "raw", " ".join(sorted(tokens)), depth, **RAW_EXACT):
+        assert isinstance(row, RawInput)
+        if holds(row.text) - covered.get(row.id, set()):
+            out[("raw", row.id)] = row
+    return out
 
 
 def _without_passage(store: Store, rows: dict[Key, Candidate], sources_of: dict[Key, list[str]]) -> set[str]:

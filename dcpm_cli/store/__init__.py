@@ -377,6 +377,15 @@ class Store(GraphVerbs, PassageVerbs, JournalVerbs, ClaimVerbs, EraseVerbs, Dump
             return rows
         return [staged.patch_raw(r) for r in rows]
 
+    def note_versions(self, session: str, sources: Sequence[str]) -> list[RawInput]:
+        """The inputs of these notes (one file each) of a notes folder (`session`), any status."""
+        if not sources:
+            return []
+        rows = self._raw_seen(
+            self._rows(S.RAW, f"session = {_q(session)} AND {_in('source', sources)}", _RAW_COLUMNS)
+        )
+        return [self._from_row(RawInput, r) for r in rows]
+
     def raw_by_status(self, statuses: Sequence[str], limit: int | None = None) -> list[RawInput]:
         """Raw inputs in these statuses, oldest first (by when said, then when stored)."""
         where = _in("status", statuses)

@@ -134,3 +134,21 @@ def test_reembed_to_the_int8_model_through_the_cli(rich_store, cli) -> None:
     assert [a["hits"][0]["id"] for a in after] == [a["hits"][0]["id"] for a in answers]
     shown = json.loads(cli("--embedder", "minilm-int8", "config", "show", "--json").stdout)
     assert {r["key"]: r["source"] for r in shown}["embedder"] == "flag"
+
+
+def test_reembed_killed_after_the_swap_keeps_the_old_store_it_left(rich_store, cli, embedder) -> None:
+    """A kill between the swap and the rename leaves the old store at `<store>.reembed`: the
+    next reembed names it `<store>.before-reembed-<time>` and says so, it never deletes it."""
+    before = export_of(cli)
+    first = reembed(rich_store, RenamedEmbedder(embedder))
+    parent = rich_store.local_path.parent
+    leftover = parent / "store.reembed"
+    Path(first.kept_old_store).rename(leftover)  # the state a kill right after the swap leaves
+
+    switched = Store(str(rich_store.local_path), RenamedEmbedder(embedder), create=False)
+    second = reembed(switched, RenamedEmbedder(embedder, model_id="minilm-renamed-again"))
+
+    assert second.recovered_old_store and not leftover.exists()
+    recovered = Path(second.recovered_old_store)
+    assert recovered.name.startswith("store.before-reembed-") and recovered != Path(second.kept_old_store)
+    assert export_of(cli, "--store", str(recovered)) == before  # the old words, whole
