@@ -131,6 +131,26 @@ class Store(GraphVerbs, PassageVerbs, JournalVerbs, ClaimVerbs, EraseVerbs, Dump
             ) from e
 
     @contextlib.contextmanager
+    def reading(self) -> Iterator[None]:
+        """A consistent read (check, export, backup): under the write lock, so no writer is
+        half-way; on a store this process cannot write to (a read-only snapshot) the lock
+        cannot be taken, and the store is read as it is."""
+        if self.local_path is not None and not self._can_lock():
+            yield
+            return
+        with self.write():
+            yield
+
+    def _can_lock(self) -> bool:
+        """Whether the lock file can be opened for writing (tried, not guessed from the mode
+        bits: root, a read-only mount and ACLs all answer differently)."""
+        try:
+            with open(self._lock_path(), "a"):
+                return True
+        except OSError:
+            return False
+
+    @contextlib.contextmanager
     def _locked(self, timeout: float, *, flush: bool, fold: bool) -> Iterator[None]:
         held = self.__dict__.setdefault("_lock_depth", threading.local())
         if getattr(held, "depth", 0):

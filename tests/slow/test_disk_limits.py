@@ -94,7 +94,10 @@ def test_a_read_only_store_is_read_and_writes_are_refused(tmp_path: Path) -> Non
         recall = _dcpm(home, "recall", "heron", prefix=prefix)
         assert recall.returncode == 0 and "heron" in recall.stdout, recall.stderr
         assert "check --repair" not in recall.stderr and "full-text" not in recall.stderr
-        for args in (["check", "--repair"], ["forget", "r_000000000000", "--yes"]):
+        raw_id = next(w.strip('"') for w in export.stdout.split() if w.strip('",').startswith("r_")).strip(
+            ',"'
+        )
+        for args in (["check", "--repair"], ["forget", raw_id, "--yes"]):
             refused = _dcpm(home, *args, prefix=prefix)
             assert refused.returncode == 4, refused.stderr
             assert "Traceback" not in refused.stderr and "permission denied" in refused.stderr
