@@ -757,6 +757,12 @@ def run_all(args: argparse.Namespace, log: Callable[[str], None] = print) -> lis
             scenario(
                 "kill -9 `dcpm dream`", lambda L, t: kill_dream(L, t, args.dream_kills, rng, size=args.batch)
             )
+        if args.forget_kills:
+            scenario("kill -9 `dcpm forget`, before each commit", lambda L, t: forget_stages(L, t, size=7))
+            scenario(
+                "kill -9 `dcpm forget`, at random",
+                lambda L, t: kill_forget(L, t, args.forget_kills, rng, size=args.batch + 1),
+            )
         for phase in PHASES if args.llm_rounds else ():
             for kind in FAULTS:
                 scenario(
@@ -776,21 +782,22 @@ def run_all(args: argparse.Namespace, log: Callable[[str], None] = print) -> lis
 def table(rows: list[Tally]) -> str:
     lines = [
         "| fault | trials | inputs acknowledged | inputs lost | check failed "
-        "| still failed after `--repair` |",
-        "|---|---:|---:|---:|---:|---:|",
+        "| still failed after `--repair` | forgotten words on disk |",
+        "|---|---:|---:|---:|---:|---:|---:|",
     ]
     for r in rows:
         trials = f"{r.trials} ({r.killed} killed mid-run)" if r.kind.startswith("kill") else str(r.trials)
         lines.append(
-            f"| {r.kind} | {trials} | {r.acknowledged} | {r.lost} | {r.broken_before} | {r.broken_after} |"
+            f"| {r.kind} | {trials} | {r.acknowledged} | {r.lost} | {r.broken_before} | {r.broken_after} "
+            f"| {r.leaked} |"
         )
     total = Tally("**all**")
     for r in rows:
-        for name in ("trials", "acknowledged", "lost", "broken_before", "broken_after"):
+        for name in ("trials", "killed", "acknowledged", "lost", "broken_before", "broken_after", "leaked"):
             setattr(total, name, getattr(total, name) + getattr(r, name))
     lines.append(
-        f"| **all** | {total.trials} | {total.acknowledged} | **{total.lost}** | {total.broken_before} "
-        f"| **{total.broken_after}** |"
+        f"| **all** | {total.trials} ({total.killed} killed) | {total.acknowledged} | **{total.lost}** "
+        f"| {total.broken_before} | **{total.broken_after}** | **{total.leaked}** |"
     )
     return "\n".join(lines)
 
@@ -799,6 +806,7 @@ def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--kills", type=int, default=12, help="kill -9 trials per `add` kind")
     p.add_argument("--dream-kills", type=int, default=8, help="kill -9 trials of `dcpm dream`")
+    p.add_argument("--forget-kills", type=int, default=8, help="random kill -9 trials of `dcpm forget`")
     p.add_argument("--llm-rounds", type=int, default=12, help="trials per LLM fault kind and phase")
     p.add_argument("--writers", type=int, default=3, help="concurrent `dcpm add` processes")
     p.add_argument("--inputs", type=int, default=100, help="inputs per concurrent writer")
