@@ -267,7 +267,7 @@ class Memory:
         from dcpm_cli.ops.portability import export_lines
 
         store = self.store(create=False)
-        with store.write():
+        with store.reading():
             yield export_lines(store, with_vectors=with_vectors, progress=progress)
 
     def import_(self, source: Any, *, progress: Progress | None = None) -> Any:

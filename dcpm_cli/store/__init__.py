@@ -18,7 +18,15 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from dcpm_cli.errors import EmbedderMismatch, LockBusy, StoreError, StoreMissing, TextSearchFailed
+from dcpm_cli.errors import (
+    DiskFull,
+    EmbedderMismatch,
+    LockBusy,
+    StoreError,
+    StoreMissing,
+    TextSearchFailed,
+    disk_full,
+)
 from dcpm_cli.models import PENDING, Calibration, DreamRun, Event, MemoryItem, Passage, RawInput
 from dcpm_cli.store import schemas as S
 from dcpm_cli.store.base import Lance, Write
@@ -106,12 +114,41 @@ class Store(GraphVerbs, PassageVerbs, JournalVerbs, ClaimVerbs, EraseVerbs, Dump
         Write). With `unfinished`, the section is marked as a multi-step write of that name
         (with the `sessions` whose passages it touches): the marker stays if the block raises
         or the process dies, so the next writer repairs what it left."""
-        with self._locked(timeout, flush=kind.flush, fold=kind.fold):
-            if unfinished is None:
-                yield
-            else:
-                with self.unfinished(unfinished, sessions=sessions, **detail):
+        try:
+            with self._locked(timeout, flush=kind.flush, fold=kind.fold):
+                if unfinished is None:
                     yield
+                else:
+                    with self.unfinished(unfinished, sessions=sessions, **detail):
+                        yield
+        except (OSError, RuntimeError, ValueError) as e:
+            # A full disk is expected, not a crash; the marker stays for the next command.
+            if not (why := disk_full(e)):
+                raise
+            raise DiskFull(
+                f"the disk is full ({why}): the store at {self.uri} could not be written",
+                "free some space, then run the command again (it finishes what was cut short)",
+            ) from e
+
+    @contextlib.contextmanager
+    def reading(self) -> Iterator[None]:
+        """A consistent read (check, export, backup): under the write lock, so no writer is
+        half-way; on a store this process cannot write to (a read-only snapshot) the lock
+        cannot be taken, and the store is read as it is."""
+        if self.local_path is not None and not self._can_lock():
+            yield
+            return
+        with self.write():
+            yield
+
+    def _can_lock(self) -> bool:
+        """Whether the lock file can be opened for writing (tried, not guessed from the mode
+        bits: root, a read-only mount and ACLs all answer differently)."""
+        try:
+            with open(self._lock_path(), "a"):
+                return True
+        except OSError:
+            return False
 
     @contextlib.contextmanager
     def _locked(self, timeout: float, *, flush: bool, fold: bool) -> Iterator[None]:

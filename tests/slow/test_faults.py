@@ -93,3 +93,22 @@ def test_the_harness_sees_a_lost_input_and_a_broken_chain(lab: F.Lab) -> None:
 
     assert tally.lost == 1 and tally.broken_before == 1 and tally.broken_after == 0
     assert "chains" in tally.problems[1]
+
+
+def test_a_forget_killed_before_any_of_its_commits_is_finished_by_repair_and_leaves_no_byte(
+    lab: F.Lab,
+) -> None:
+    # #19: rows gone, `check --repair` healthy, and the text still in a data file.
+    tally = F.Tally("forget stages")
+    F.forget_stages(lab, tally, size=7)
+    assert_clean(tally, tally.trials)
+    assert tally.trials >= 10 and tally.killed == tally.trials  # every commit of the forget
+    assert tally.leaked == 0, "\n".join(tally.problems)
+    assert tally.acknowledged == 4
+
+
+def test_a_forget_killed_at_random_moments_leaves_no_byte(lab: F.Lab) -> None:
+    tally = F.Tally("kill forget")
+    F.kill_forget(lab, tally, 4, np.random.default_rng(13), size=4)
+    assert_clean(tally, 4)
+    assert tally.leaked == 0, "\n".join(tally.problems)
