@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import os
 import resource
-import shutil
 import signal
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from support.procs import without_root_powers
 
 
 def _env(home: Path) -> dict[str, str]:
@@ -61,18 +61,8 @@ def test_a_file_size_limit_is_a_clear_error_and_the_next_command_repairs(tmp_pat
     assert _dcpm(home, "check").returncode == 0
 
 
-def _without_root_powers() -> list[str] | None:
-    if os.geteuid() != 0:
-        return []
-    setpriv = shutil.which("setpriv")
-    if setpriv is None:
-        return None
-    caps = "-dac_override,-dac_read_search,-fowner"
-    return [setpriv, f"--bounding-set={caps}", f"--inh-caps={caps}"]
-
-
 def test_a_read_only_store_is_read_and_writes_are_refused(tmp_path: Path) -> None:
-    prefix = _without_root_powers()
+    prefix = without_root_powers()
     if prefix is None:
         pytest.skip("running as root without setpriv: permissions cannot bind")
     home = tmp_path / "home"
