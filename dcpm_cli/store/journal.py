@@ -56,9 +56,10 @@ class JournalVerbs:
     local_path: Path | None
     state_dir: Path | None
 
-    # provided by Store
-    def repair_chains(self) -> int: ...
-    def index_passages(self, sessions: Any = None) -> int: ...
+    if TYPE_CHECKING:  # provided by Store
+
+        def repair_chains(self) -> int: ...
+        def index_passages(self, sessions: Any = None) -> int: ...
 
     if TYPE_CHECKING:  # provided by EraseVerbs, later in Store's bases: a stub here would shadow it
 

@@ -46,12 +46,15 @@ class PassageVerbs:
 
     _vectors: Any  # provided by Store: VectorSearch
 
-    # provided by Store
-    def _rows(self, table: str, where: str | None, columns: Any = None, limit: int | None = None) -> list: ...
-    def table(self, name: str) -> Any: ...
-    def _table_of(self, objs: Any, table: str, vectors: Any = None, **extra: Any) -> Any: ...
-    @staticmethod
-    def _from_row(cls: Any, row: dict[str, Any]) -> Any: ...
+    if TYPE_CHECKING:  # provided by Store
+
+        def _rows(
+            self, table: str, where: str | None, columns: Any = None, limit: int | None = None
+        ) -> list: ...
+        def table(self, name: str) -> Any: ...
+        def _table_of(self, objs: Any, table: str, vectors: Any = None, **extra: Any) -> Any: ...
+        @staticmethod
+        def _from_row(cls: Any, row: dict[str, Any]) -> Any: ...
 
     def index_passages(self, sessions: Iterable[str] | None = None) -> int:
         """Bring the passages of these sessions (None: all) in line with their user inputs;
@@ -117,8 +120,8 @@ class PassageVerbs:
         if copy is not None:
             at = copy.positions("id", ids)
             found = copy.values(at, "id").to_pylist()
-            texts = dict(zip(found, copy.values(at, "text").to_pylist(), strict=True))
-            return texts, {rid: n for n, rid in enumerate(found)}, copy.vectors(at)
+            said = dict(zip(found, copy.values(at, "text").to_pylist(), strict=True))
+            return said, {rid: n for n, rid in enumerate(found)}, copy.vectors(at)
 
         texts: dict[str, str] = {}
         blocks = []
