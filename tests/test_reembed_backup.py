@@ -9,8 +9,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 from fake_ollama import FakeOllama
+from test_embed import needs_mpnet
 from test_portability import QUERIES, recall_all, rich_store  # noqa: F401  (a fixture)
 
+from dcpm_cli.dream.calibrate import PROFILES
 from dcpm_cli.errors import LLMUnavailable
 from dcpm_cli.ops.reembed import reembed
 from dcpm_cli.store import Store
@@ -134,3 +136,25 @@ def test_reembed_to_the_int8_model_through_the_cli(rich_store, cli) -> None:  # 
     assert [a["hits"][0]["id"] for a in after] == [a["hits"][0]["id"] for a in answers]
     shown = json.loads(cli("--embedder", "minilm-int8", "config", "show", "--json").stdout)
     assert {r["key"]: r["source"] for r in shown}["embedder"] == "flag"
+
+
+@needs_mpnet
+def test_reembed_to_mpnet_through_the_cli(rich_store, cli) -> None:  # noqa: F811
+    answers = recall_all(cli)
+
+    res = cli("reembed", "--embedder", "mpnet", "--json")
+
+    assert res.exit_code == 0, res.stderr
+    report = json.loads(res.stdout)
+    assert (report["old_embedder"], report["new_embedder"], report["dim"]) == (
+        "all-MiniLM-L6-v2",
+        "all-mpnet-base-v2",
+        768,
+    )
+    # The thresholds calibrated for the new store are the ones dcpm ships for mpnet.
+    pinned = PROFILES["all-mpnet-base-v2"]
+    for name, value in report["thresholds"].items():
+        assert value == pytest.approx(getattr(pinned, name), abs=0.011), name
+    after = recall_all(cli, "--embedder", "mpnet")
+    assert [a["hits"][0]["id"] for a in after] == [a["hits"][0]["id"] for a in answers]
+    assert cli("recall", "hiking").exit_code == 4  # minilm no longer matches the store
