@@ -8,9 +8,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from support.embedders import needs_mpnet
 from support.fake_ollama import FakeOllama
 from support.portability import QUERIES, recall_all
 
+from dcpm_cli.dream.calibrate import PROFILES
 from dcpm_cli.errors import LLMUnavailable
 from dcpm_cli.ops.reembed import reembed
 from dcpm_cli.store import Store
@@ -152,3 +154,25 @@ def test_reembed_killed_after_the_swap_keeps_the_old_store_it_left(rich_store, c
     recovered = Path(second.recovered_old_store)
     assert recovered.name.startswith("store.before-reembed-") and recovered != Path(second.kept_old_store)
     assert export_of(cli, "--store", str(recovered)) == before  # the old words, whole
+
+
+@needs_mpnet
+def test_reembed_to_mpnet_through_the_cli(rich_store, cli) -> None:
+    answers = recall_all(cli)
+
+    res = cli("reembed", "--embedder", "mpnet", "--json")
+
+    assert res.exit_code == 0, res.stderr
+    report = json.loads(res.stdout)
+    assert (report["old_embedder"], report["new_embedder"], report["dim"]) == (
+        "all-MiniLM-L6-v2",
+        "all-mpnet-base-v2",
+        768,
+    )
+    # The thresholds calibrated for the new store are the ones dcpm ships for mpnet.
+    pinned = PROFILES["all-mpnet-base-v2"]
+    for name, value in report["thresholds"].items():
+        assert value == pytest.approx(getattr(pinned, name), abs=0.011), name
+    after = recall_all(cli, "--embedder", "mpnet")
+    assert [a["hits"][0]["id"] for a in after] == [a["hits"][0]["id"] for a in answers]
+    assert cli("recall", "hiking").exit_code == 4  # minilm no longer matches the store
