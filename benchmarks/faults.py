@@ -4,7 +4,7 @@ sound by one `dcpm check --repair`) after kill -9, LLM faults and concurrent wri
     python -m benchmarks.faults [--kills 12] [--dream-kills 8] [--llm-rounds 12]
                                     [--writers 3] [--inputs 100] [--seed 7]
 
-Scenarios (the fake Ollama server of tests/fake_ollama.py answers every LLM call, in a thread of
+Scenarios (the fake Ollama server of tests/support/fake_ollama.py answers every LLM call, in a thread of
 this process; the real `dcpm` runs as subprocesses, the real embedder, the real LanceDB):
 
 - kill -9 of `dcpm add` (with extraction) and of `dcpm add --no-extract`: each trial runs one
@@ -24,7 +24,7 @@ this process; the real `dcpm` runs as subprocesses, the real embedder, the real 
 
 The table: per fault kind, trials, inputs acknowledged (stored and reported so), inputs lost,
 trials after which `check` failed, and after which it still failed after one `--repair`.
-Needs a source checkout (tests/fake_ollama.py); `tests/test_faults.py` runs the same scenarios
+Needs a source checkout (tests/support/fake_ollama.py); `tests/slow/test_faults.py` runs the same scenarios
 with small counts.
 """
 
@@ -86,6 +86,8 @@ class Tally:
     broken_before: int = 0  # trials after which `check` failed
     broken_after: int = 0  # ... and still failed after one `check --repair`
     incomplete: int = 0  # reruns that did not complete the work
+    leaked: int = 0  # forgotten words found in a byte of the store afterwards
+    reruns: int = 0  # forgets cut short before any change, so run again by the user
     problems: list[str] = field(default_factory=list)  # what check found, what failed
 
     def note(self, what: str) -> None:
@@ -94,17 +96,18 @@ class Tally:
 
     @property
     def clean(self) -> bool:
-        return self.lost == 0 and self.broken_after == 0 and self.incomplete == 0
+        return self.lost == 0 and self.broken_after == 0 and self.incomplete == 0 and self.leaked == 0
 
 
 # -- the fake Ollama server -------------------------------------------------------------------
 
 
 def fake_ollama_module() -> ModuleType:
-    """tests/fake_ollama.py (the module the tests use, when they run us)."""
-    if "fake_ollama" in sys.modules:
-        return sys.modules["fake_ollama"]
-    path = ROOT / "tests" / "fake_ollama.py"
+    """tests/support/fake_ollama.py (the module the tests use, when they run us)."""
+    for name in ("support.fake_ollama", "fake_ollama"):
+        if name in sys.modules:
+            return sys.modules[name]
+    path = ROOT / "tests" / "support" / "fake_ollama.py"
     if not path.exists():
         raise SystemExit(f"the fault bench needs a source checkout: {path} not found")
     spec = importlib.util.spec_from_file_location("fake_ollama", path)
@@ -500,6 +503,148 @@ def _json_field(out: str, name: str) -> str | None:
         return None
 
 
+# -- kill -9 of `dcpm forget` ------------------------------------------------------------------
+
+# Run `dcpm` with every Lance commit counted (add, delete, update, merge, index, optimize), and
+# SIGKILLed just before commit number $FAULTS_KILL_AT: a kill at each stage of a write, not at a
+# random moment. With 0, nothing is killed and the count is written to $FAULTS_COUNT_TO.
+_AT_COMMIT = """
+import atexit, os, signal, sys, runpy
+from lancedb.table import LanceTable
+at, seen = int(os.environ["FAULTS_KILL_AT"]), [0]
+def counted(f):
+    def wrapper(*a, **k):
+        seen[0] += 1
+        if seen[0] == at:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return f(*a, **k)
+    return wrapper
+for name in ("add", "delete", "update", "_do_merge", "create_index", "optimize"):
+    setattr(LanceTable, name, counted(getattr(LanceTable, name)))
+if at == 0:
+    atexit.register(lambda: open(os.environ["FAULTS_COUNT_TO"], "w").write(str(seen[0])))
+sys.argv = ["dcpm", *sys.argv[1:]]
+runpy.run_module("dcpm_cli", run_name="__main__")
+"""
+
+
+def secret_batch(tag: str, n: int, start: datetime) -> tuple[list[str], list[str], list[str]]:
+    """n chat lines in one session, every third one holding a word found nowhere else; returns
+    the lines, the lines to forget, and those words (lower case: as the full-text index
+    keeps them)."""
+    lines, secret, words = batch(tag, n, start), [], []
+    for i in range(0, n, 3):
+        word = f"zygo{zlib.crc32(f'{tag}-{i}'.encode()):x}quill"
+        record = json.loads(lines[i])
+        record["content"] += f", and the code word is {word.capitalize()}"
+        lines[i] = json.dumps(record)
+        secret.append(lines[i])
+        words.append(word)
+    return lines, secret, words
+
+
+def words_on_disk(root: Path, words: list[str]) -> list[str]:
+    """The words found in any byte of any file under `root` (case-insensitively)."""
+    found: set[str] = set()
+    needles = [w.encode() for w in words]
+    for path in root.rglob("*"):
+        if path.is_file():
+            data = path.read_bytes().lower()
+            found |= {w for w, n in zip(words, needles, strict=True) if n in data}
+    return sorted(found)
+
+
+def run_at_commit(lab: Lab, at: int, *args: str) -> tuple[int, str, int]:
+    """`dcpm ARGS`, killed before its Lance commit number `at` (0: never); returns its exit
+    code, output and (for 0) how many commits it made."""
+    count = lab.home / "commits.txt"
+    count.unlink(missing_ok=True)
+    log = tempfile.TemporaryFile()  # noqa: SIM115 (closed by `finish`)
+    env = lab.env(FAULTS_KILL_AT=str(at), FAULTS_COUNT_TO=str(count))
+    proc = subprocess.Popen([sys.executable, "-c", _AT_COMMIT, *args], env=env, stdout=log, stderr=log)
+    proc.log = log  # type: ignore[attr-defined]
+    code, out = finish(proc)
+    return code, out, int(count.read_text()) if count.exists() else 0
+
+
+def seed_forget(lab: Lab, tag: str, size: int, start: datetime) -> tuple[set[str], set[str], list[str]]:
+    """Inputs extracted (items, events, chains, passages) with secrets among them; returns the
+    ids to keep, the ids to forget, and the words that must go with them."""
+    lines, secret, words = secret_batch(tag, size, start)
+    lab.writer(lab.llm()).add(raw_inputs(lines))
+    forget = raw_ids(secret)
+    on_disk = words_on_disk(lab.store_path, words)
+    if on_disk != sorted(words):  # else the scan below could not see a leak
+        raise RuntimeError(f"the secret words are not all stored as plain bytes: {on_disk}")
+    return raw_ids(lines) - forget, forget, words
+
+
+def after_forget(
+    lab: Lab, tally: Tally, kept: set[str], forget: set[str], words: list[str], what: str
+) -> None:
+    """After a (killed) forget: `check` (one `--repair`); the forget finished or, if it was cut
+    short before it changed anything, run again; then no byte of the store holds the words."""
+    assess(lab, tally, kept, what)
+    left = set(lab.store().get_raw(sorted(forget)))
+    if left:
+        tally.reruns += 1
+        code, out = lab.run("forget", *sorted(left), "--yes")
+        if code != 0:
+            tally.incomplete += 1
+            tally.note(f"{what}: the forget run again exited {code}: {out.strip()[-300:]}")
+    found = words_on_disk(lab.store_path, words)
+    if found:
+        tally.leaked += len(found)
+        tally.note(f"{what}: forgotten words still on disk: {found}")
+
+
+def forget_stages(lab: Lab, tally: Tally, *, size: int) -> None:
+    """`dcpm forget` killed before each of its Lance commits in turn, on a copy of one store;
+    after each: check (one repair), and the forgotten words in no byte of the store."""
+    import shutil
+
+    kept, forget, words = seed_forget(lab, "forget-stages", size, datetime(2027, 3, 1, tzinfo=UTC))
+    template = lab.home / "template"
+    shutil.copytree(lab.store_path, template)
+    code, out, commits = run_at_commit(lab, 0, "forget", *sorted(forget), "--yes")
+    if code != 0 or not commits:
+        raise RuntimeError(f"dcpm forget failed before any fault (exit {code}):\n{out}")
+    for at in range(1, commits + 1):
+        shutil.rmtree(lab.store_path)
+        shutil.copytree(template, lab.store_path)
+        code, out, _ = run_at_commit(lab, at, "forget", *sorted(forget), "--yes")
+        tally.trials += 1
+        tally.killed += code == -signal.SIGKILL
+        if code not in (0, -signal.SIGKILL):
+            tally.note(f"commit {at}: forget exited {code}: {out.strip()[-300:]}")
+        after_forget(lab, tally, kept, forget, words, f"killed before commit {at} of {commits}")
+    tally.acknowledged = len(kept)
+
+
+def kill_forget(lab: Lab, tally: Tally, trials: int, rng: Any, *, size: int) -> None:
+    """`dcpm forget` SIGKILLed at random moments, fresh secrets each trial."""
+    start = datetime(2027, 4, 1, tzinfo=UTC)
+    acknowledged: set[str] = set()
+    typical = 0.0
+    for trial in range(trials):
+        kept, forget, words = seed_forget(lab, f"forget-{trial}", size, start + timedelta(days=trial))
+        acknowledged |= kept
+        args = ("forget", *sorted(forget), "--yes")
+        if not typical:  # the first trial learns how long a forget takes here
+            t0 = time.perf_counter()
+            code, out = lab.run(*args)
+            typical = time.perf_counter() - t0
+            tally.trials += 1
+            if code != 0:
+                raise RuntimeError(f"dcpm forget failed before any fault (exit {code}):\n{out}")
+        else:
+            was_killed, code, out, typical = kill_trial(lab, tally, rng, typical, *args)
+            if not was_killed and code != 0:
+                tally.note(f"trial {trial}: forget exited {code}: {out.strip()[-300:]}")
+        after_forget(lab, tally, acknowledged, forget, words, f"trial {trial}")
+    tally.acknowledged = len(acknowledged)
+
+
 # -- LLM faults -------------------------------------------------------------------------------
 
 
@@ -613,6 +758,12 @@ def run_all(args: argparse.Namespace, log: Callable[[str], None] = print) -> lis
             scenario(
                 "kill -9 `dcpm dream`", lambda L, t: kill_dream(L, t, args.dream_kills, rng, size=args.batch)
             )
+        if args.forget_kills:
+            scenario("kill -9 `dcpm forget`, before each commit", lambda L, t: forget_stages(L, t, size=7))
+            scenario(
+                "kill -9 `dcpm forget`, at random",
+                lambda L, t: kill_forget(L, t, args.forget_kills, rng, size=args.batch + 1),
+            )
         for phase in PHASES if args.llm_rounds else ():
             for kind in FAULTS:
                 scenario(
@@ -632,21 +783,22 @@ def run_all(args: argparse.Namespace, log: Callable[[str], None] = print) -> lis
 def table(rows: list[Tally]) -> str:
     lines = [
         "| fault | trials | inputs acknowledged | inputs lost | check failed "
-        "| still failed after `--repair` |",
-        "|---|---:|---:|---:|---:|---:|",
+        "| still failed after `--repair` | forgotten words on disk |",
+        "|---|---:|---:|---:|---:|---:|---:|",
     ]
     for r in rows:
         trials = f"{r.trials} ({r.killed} killed mid-run)" if r.kind.startswith("kill") else str(r.trials)
         lines.append(
-            f"| {r.kind} | {trials} | {r.acknowledged} | {r.lost} | {r.broken_before} | {r.broken_after} |"
+            f"| {r.kind} | {trials} | {r.acknowledged} | {r.lost} | {r.broken_before} | {r.broken_after} "
+            f"| {r.leaked} |"
         )
     total = Tally("**all**")
     for r in rows:
-        for name in ("trials", "acknowledged", "lost", "broken_before", "broken_after"):
+        for name in ("trials", "killed", "acknowledged", "lost", "broken_before", "broken_after", "leaked"):
             setattr(total, name, getattr(total, name) + getattr(r, name))
     lines.append(
-        f"| **all** | {total.trials} | {total.acknowledged} | **{total.lost}** | {total.broken_before} "
-        f"| **{total.broken_after}** |"
+        f"| **all** | {total.trials} ({total.killed} killed) | {total.acknowledged} | **{total.lost}** "
+        f"| {total.broken_before} | **{total.broken_after}** | **{total.leaked}** |"
     )
     return "\n".join(lines)
 
@@ -655,6 +807,7 @@ def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--kills", type=int, default=12, help="kill -9 trials per `add` kind")
     p.add_argument("--dream-kills", type=int, default=8, help="kill -9 trials of `dcpm dream`")
+    p.add_argument("--forget-kills", type=int, default=8, help="random kill -9 trials of `dcpm forget`")
     p.add_argument("--llm-rounds", type=int, default=12, help="trials per LLM fault kind and phase")
     p.add_argument("--writers", type=int, default=3, help="concurrent `dcpm add` processes")
     p.add_argument("--inputs", type=int, default=100, help="inputs per concurrent writer")

@@ -82,7 +82,7 @@ def build(
         items[i - 1].superseded_by, items[i].supersedes = items[i].id, items[i - 1].id
     nodes = [Node(f"n_{i:04d}", "schema", texts[i], "life") for i in range(20)]
     raw_vectors, item_vectors = vectors[:n_raw], vectors[n_raw:]
-    with store.lock():
+    with store.write():
         for i in range(0, n_raw, 5000):
             store.add_raw(raws[i : i + 5000], raw_vectors[i : i + 5000])
         for i in range(0, n_items, 5000):

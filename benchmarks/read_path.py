@@ -279,13 +279,13 @@ def bench_size(
                 out.parts_ms[part] = out.parts_ms.get(part, 0.0) + secs * 1000 / len(queries)
 
             want = [corpus.item_ids[i] for i in exact_topk(corpus.item_vectors, v, 10)]
-            got = [r["id"] for r, _ in store.vector_search("items", v, 10, kinds=all_kinds)]
+            got = [r.id for r, _ in store.vector_search("items", v, 10, kinds=all_kinds)]
             out.recall10.setdefault("items", []).append(overlap(got, want))
             want = [corpus.item_ids[i] for i in exact_topk(corpus.item_vectors, v, 10, filt)]
             got = [m.id for m, _ in store.nearest_items(v, 10, kinds=("fact", "identity"))]
             out.recall10.setdefault("filtered", []).append(overlap(got, want))
             want = [corpus.raw_ids[i] for i in exact_topk(corpus.raw_vectors, v, 10, corpus.raw_searchable)]
-            got = [r["id"] for r, _ in store.vector_search("raw", v, 10, **RAW_FILTER)]
+            got = [r.id for r, _ in store.vector_search("raw", v, 10, **RAW_FILTER)]
             out.recall10.setdefault("raw", []).append(overlap(got, want))
 
     # The writer's pattern: one small commit at a time (then maintain(), as Writer.add runs
@@ -306,7 +306,7 @@ def bench_size(
     for v in qvecs[: args.queries // 2]:
         res.tail_vector_ms.append(timed(store.vector_search, "items", v, DEPTH, kinds=all_kinds)[1])
         want = [ids[i] for i in exact_topk(matrix, v, 10)]
-        tail_hits.append(overlap([r["id"] for r, _ in store.vector_search("items", v, 10)], want))
+        tail_hits.append(overlap([r.id for r, _ in store.vector_search("items", v, 10)], want))
     res.tail_recall10 = statistics.fmean(tail_hits)
     res.layout = layout(store)
     return res

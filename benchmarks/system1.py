@@ -288,8 +288,8 @@ class TimedEmbedder:
 
 
 # Store methods that are plumbing, not verbs: never timed.
-_PLUMBING = {"lock", "table", "has_table", "create_table_if_missing", "meta", "disk_bytes"}
-_PLUMBING |= {"applied_migrations", "record_migration", "dream_lock"}
+_PLUMBING = {"table", "has_table", "create_table_if_missing", "meta", "disk_bytes"}
+_PLUMBING |= {"applied_migrations", "record_migration", "dream_lock", "write", "drop_table"}
 _WRITE_PREFIXES = ("add_", "set_", "replace_", "log_", "note_", "index_", "upsert", "link", "delete")
 _WRITE_PREFIXES += ("remove", "maintain", "repair", "ensure_", "save_")
 
@@ -457,7 +457,7 @@ def fill_store(store: Store, pool: Pool, n_items: int, seed: int, chunk: int = 5
         items.append(item)
         rows.append(rng.choice(pool.by_slot.get(slot) or range(len(pool.vectors))))
     vectors = _noisy(nrng, pool.vectors[rows])
-    with store.lock():
+    with store.write():
         for a in range(0, n_items, chunk):
             store.add_items(items[a : a + chunk], vectors[a : a + chunk])
             store.log_events(events[a : a + chunk])

@@ -153,6 +153,7 @@ class Resolved:
     value: Any
     source: str  # flag | env | file | default
     env: str
+    note: str = ""  # e.g. how a relative path in config.toml was read
 
 
 def explain(**flags: Any) -> list[Resolved]:
@@ -180,12 +181,25 @@ def _resolve(cls: Any, section: str | None, flags: dict[str, Any]) -> tuple[Any,
             sources.append(Resolved(key, f.default, "default", env))
             continue
         values[f.name] = _checked(key, _coerce(f, raw, key, env, source), env, source)
-        sources.append(Resolved(key, values[f.name], source, env))
+        note = ""
+        if cls is Settings and f.name == "store" and source == "file":
+            values[f.name], note = _store_from_file(values[f.name])
+        sources.append(Resolved(key, values[f.name], source, env, note))
     obj = cls(**values)
     if cls is Settings and not obj.store:
         obj = dataclasses.replace(obj, store=str(dcpm_home() / "store"))
         sources = [dataclasses.replace(r, value=obj.store) if r.key == "store" else r for r in sources]
     return obj, sources
+
+
+def _store_from_file(store: str) -> tuple[str, str]:
+    """A relative `store` in config.toml is read against the file's folder, not the current
+    directory: `dcpm add` in one folder and `dcpm recall` in another see the same memory."""
+    path = Path(store).expanduser()
+    if "://" in store or path.is_absolute():
+        return store, ""
+    folder = dcpm_home()
+    return str(folder / path), f"relative to the folder of config.toml ({folder})"
 
 
 def read_config() -> dict[str, Any]:
@@ -241,6 +255,10 @@ _FROM = {"flag": "the command line", "env": "the environment", "file": "config.t
 
 def _coerce(f: dataclasses.Field, raw: Any, key: str, env: str, source: str) -> Any:
     kind = f.type if isinstance(f.type, str) else getattr(f.type, "__name__", "str")
+    if kind == "str" and not isinstance(raw, str):  # `store = 5` in config.toml: not a name
+        raise InputError(
+            f"setting {key!r} must be a string, got {raw!r} (from {_FROM[source]})", _hint(key, env, source)
+        )
     try:
         return parse_value(raw, kind)
     except (TypeError, ValueError) as e:

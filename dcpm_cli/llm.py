@@ -44,7 +44,11 @@ class Reply:
 
 class LLM(Protocol):
     name: str
-    usage: Usage
+
+    @property
+    def usage(self) -> Usage:
+        """Calls and tokens so far."""
+        ...
 
     def chat(self, messages: list[dict[str, str]], *, schema: dict[str, Any] | None = None) -> Reply:
         """One chat turn; with `schema`, the reply content must be JSON of that schema."""
@@ -228,8 +232,14 @@ class ScriptedLLM:
         except OSError as e:
             raise InputError(f"cannot read scripted replies {path}: {e}") from e
         replies: list[Any] = []
-        for line in filter(str.strip, lines):
-            obj = json.loads(line)
+        for n, line in enumerate(lines, 1):
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+            except (json.JSONDecodeError, RecursionError) as e:
+                why = e.msg if isinstance(e, json.JSONDecodeError) else "nested too deep"
+                raise InputError(f"scripted replies {path} line {n}: not JSON ({why})") from e
             if isinstance(obj, dict) and obj.get("raise") == "unavailable":
                 replies.append(LLMUnavailable("scripted: the LLM is unavailable"))
             else:

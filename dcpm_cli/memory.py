@@ -60,9 +60,11 @@ class Memory:
 
     def store(self, *, create: bool = True) -> Store:
         if self._store is None:
+            from dcpm_cli.config import dcpm_home
             from dcpm_cli.store import Store
 
-            self._store = Store(self.settings.store, self.embedder, create=create)
+            state = dcpm_home()  # a lease's owner file, staged logs of a store on object storage
+            self._store = Store(self.settings.store, self.embedder, state_dir=state, create=create)
         return self._store
 
     def store_or_none(self) -> Store | None:
@@ -94,6 +96,10 @@ class Memory:
         on_stored: Callable[[], None] | None = None,
     ) -> AddReport:
         """Store the inputs (raw first, always), then extract and reconcile them unless not `extract`."""
+        from dcpm_cli.ingest.text import refuse_binary
+
+        for raw in raws:  # every front end comes through here, whatever parsed its words
+            refuse_binary(raw.text, f"input from {raw.source or 'the caller'}")
         writer = self.writer(llm=extract)
         return writer.add(raws, extract=extract, progress=progress, on_stored=on_stored)
 
@@ -222,19 +228,32 @@ class Memory:
             return CheckReport(self.settings.store)
         return check(store, repair=repair)
 
-    def plan_forget(self, ids: Iterable[str] = (), *, query: str = "", k: int = 3) -> ForgetPlan | None:
-        """What forgetting these ids, and what recall finds for `query`, would remove and change;
-        None when the query finds nothing. Nothing changes."""
-        from dcpm_cli.ops.forget import plan_forget, select_by_query
+    def plan_forget(
+        self, ids: Iterable[str] = (), *, query: str = "", k: int | None = None
+    ) -> tuple[ForgetPlan | None, str]:
+        """What forgetting these ids, and what recall finds for `query`, would remove and change
+        (None when the query finds nothing), and a note of the hits left out. With `k`, the k
+        best hits; without, only hits a confident similarity away, so a query for one secret
+        does not take two unrelated lines with it. Nothing changes."""
+        from dcpm_cli.ops.forget import plan_forget, select_by_query, select_confident
 
         store = self.store(create=False)
-        wanted = list(ids)
+        wanted, note = list(ids), ""
         if query.strip():
             floor = self.settings.recall_min_similarity
-            wanted += select_by_query(store, self.embedder, query, k=k, min_similarity=floor)
+            if k is not None:
+                wanted += select_by_query(store, self.embedder, query, k=k, min_similarity=floor)
+            else:
+                chosen = select_confident(store, self.embedder, query, min_similarity=floor)
+                wanted += chosen.ids
+                if chosen.left_out:
+                    note = (
+                        f"{chosen.taken} hit(s) at similarity {chosen.threshold} or more taken; "
+                        f"{chosen.left_out} weaker hit(s) left out (-k N takes the N best)"
+                    )
             if not wanted:
-                return None
-        return plan_forget(store, wanted)
+                return None, note
+        return plan_forget(store, wanted), note
 
     def forget(self, plan: ForgetPlan) -> ForgetReport:
         """Carry out a plan: no file, old version or index keeps the text."""
@@ -248,7 +267,7 @@ class Memory:
         from dcpm_cli.ops.portability import export_lines
 
         store = self.store(create=False)
-        with store.lock():
+        with store.reading():
             yield export_lines(store, with_vectors=with_vectors, progress=progress)
 
     def import_(self, source: Any, *, progress: Progress | None = None) -> Any:
@@ -256,9 +275,9 @@ class Memory:
         stored, so a broken file imports nothing; importing twice changes nothing."""
         from dcpm_cli.ops.portability import check_lines, import_lines
 
-        check_lines(source)
+        survey = check_lines(source)
         source.seek(0)
-        return import_lines(self.store(), self.embedder, source, progress=progress)
+        return import_lines(self.store(), self.embedder, source, progress=progress, survey=survey)
 
     def backup(self, folder: Path) -> Any:
         from dcpm_cli.ops.backup import backup

@@ -36,7 +36,9 @@ class Mode(StrEnum):
 
 
 # The benchmark's ablation rows: the dream modes, and the one without revision chains.
-Ablation = StrEnum("Ablation", [(m.name, m.value) for m in Mode] + [("no_supersedes", "no-supersedes")])
+Ablation = StrEnum(  # type: ignore[misc]  # built from Mode: mypy cannot list its members
+    "Ablation", [(m.name, m.value) for m in Mode] + [("no_supersedes", "no-supersedes")]
+)
 
 ITEM_KINDS: tuple[str, ...] = tuple(ItemKind)
 NODE_KINDS: tuple[str, ...] = tuple(NodeKind)
@@ -46,6 +48,9 @@ RAW = "raw"  # recall's name for a raw input among its hits
 PENDING, DONE, FAILED, CONTEXT = "pending", "done", "failed", "context"
 # Extracted, but nothing memorable came out: the input itself stays searchable as memory.
 NO_ITEMS = "no_items"
+# A newer version of the same daily note was stored: kept (`dcpm show`, export), never
+# recalled, and neither are the facts that came from it alone.
+REPLACED = "replaced"
 
 
 def utcnow() -> datetime:

@@ -475,6 +475,8 @@ def summary(data: dict[str, Any], *, as_json: bool, title: str) -> None:
         return
     out.print(title, markup=False)
     for key, value in data.items():
+        if isinstance(value, dict):  # counts by kind: "raw 404, item 404", not a Python dict
+            value = ", ".join(f"{k} {v}" for k, v in value.items()) or "none"
         out.print(f"  {key}: {value}", markup=False)
 
 

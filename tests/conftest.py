@@ -3,28 +3,24 @@ LanceDB store in a temp dir and the real embedding model everywhere else."""
 
 from __future__ import annotations
 
-import os
-import shutil
-import socket
-import subprocess
-import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
-from fake_ollama import FakeOllama
+from support.fake_ollama import FakeOllama
+from support.fitness import fitness_raws, fitness_replies
+from support.procs import closed_port, run_dcpm
 from typer.testing import CliRunner
 
 from dcpm_cli.cli.main import app
 from dcpm_cli.config import Settings
 from dcpm_cli.embed import Embedder, get_embedder
 from dcpm_cli.llm import ScriptedLLM
+from dcpm_cli.models import Calibration, DreamRun, Edge, Node
 from dcpm_cli.store import Store
 from dcpm_cli.write.pipeline import Writer
-
-SAMPLE_DATA = Path(__file__).resolve().parent.parent / "sample_data"
 
 # Settings a user's shell might carry that would change what the tests see.
 _LEAKY_ENV = [
@@ -41,11 +37,19 @@ _LEAKY_ENV = [
 ]
 
 
-def closed_port() -> int:
-    """A local port nothing listens on (bound, then released)."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+TIERS = ("unit", "integration", "slow")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Each test is marked with its tier, the folder it sits in (tests/unit, tests/integration,
+    tests/slow). A test that runs the `dcpm` console script in a subprocess (the `dcpm` fixture)
+    is also `slow`, whatever its folder: its cost is a fresh interpreter per call."""
+    for item in items:
+        tier = Path(str(item.path)).parent.name
+        if tier in TIERS:
+            item.add_marker(getattr(pytest.mark, tier))
+        if "dcpm" in getattr(item, "fixturenames", ()) and tier != "slow":
+            item.add_marker(pytest.mark.slow)
 
 
 @pytest.fixture(autouse=True)
@@ -72,8 +76,8 @@ def settings(dcpm_home: Path) -> Settings:
 
 
 @pytest.fixture
-def store(settings: Settings, embedder: Embedder) -> Store:
-    return Store(settings.store, embedder)
+def store(settings: Settings, embedder: Embedder, dcpm_home: Path) -> Store:
+    return Store(settings.store, embedder, state_dir=dcpm_home)
 
 
 @pytest.fixture
@@ -123,27 +127,31 @@ def cli(llm: ScriptedLLM, embedder: Embedder) -> Cli:
     return Cli(llm)
 
 
-def dcpm_script() -> str:
-    """The installed `dcpm` console script next to this interpreter."""
-    path = Path(sys.executable).parent / "dcpm"
-    return str(path) if path.exists() else (shutil.which("dcpm") or "dcpm")
-
-
-def run_dcpm(
-    *args: str, input: str | bytes | None = None, env: dict[str, str] | None = None, timeout: float = 300
-) -> subprocess.CompletedProcess[str]:
-    """The real `dcpm` console script in a fresh process (inherits DCPM_HOME from the test)."""
-    full_env = {**os.environ, "COLUMNS": "100", **(env or {})}
-    return subprocess.run(
-        [dcpm_script(), *args],
-        input=input,
-        env=full_env,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-    )
-
-
 @pytest.fixture
 def dcpm() -> Any:
     return run_dcpm
+
+
+@pytest.fixture
+def rich_store(writer, llm, store, embedder):
+    """A chain of five beliefs with their raw inputs and events, graph nodes and edges, a dream
+    run and a calibration: every record type an export carries."""
+    raws = fitness_raws()
+    llm.enqueue(*fitness_replies(raws))
+    writer.add(raws)
+    items = store.all_items()
+    nodes = [
+        Node("n_fit", "schema", "Exercises for the company of others", "fitness"),
+        Node("n_core", "core_schema", "Seeks belonging through shared effort", ""),
+    ]
+    with store.write():
+        store.add_nodes(nodes, embedder.embed([n.text for n in nodes]))
+        store.set_behaviours(
+            {"n_fit": ("joins groups to stay motivated", embedder.embed(["joins groups"])[0])}
+        )
+        store.add_edges(
+            [Edge("evidence", "n_fit", i.id) for i in items[:3]] + [Edge("member", "n_core", "n_fit")]
+        )
+        store.save_dream_run(DreamRun(id="d_1", status="ok", clusters=1, rejections=["cluster 1: no text"]))
+        store.save_calibration(Calibration("all-MiniLM-L6-v2", 0.5, 0.4, 0.5, 0.45, method="builtin-set"))
+    return store

@@ -131,7 +131,7 @@ def root(
         typer.Option(
             "--embedder",
             envvar="DCPM_EMBEDDER",
-            help="minilm (default), minilm-int8, st:<path>, ollama:<model>.",
+            help="minilm (default), minilm-int8, mpnet, st:<path>, ollama:<model>.",
         ),
     ] = None,
     llm: Annotated[

@@ -55,27 +55,9 @@ class PairStats:
     pairs: int = 0
 
 
-def neighbour_pairs(
-    X: np.ndarray,
-    eps: float,
-    *,
-    small_n: int = SMALL_N,
-    stats: PairStats | None = None,
-    seed: int = 0,
-    workers: int | None = None,
-) -> tuple[np.ndarray, np.ndarray]:
-    """Every unordered pair {i, j}, i ≠ j, with cosine distance ≤ eps, once, as two int32
-    arrays (the rows of X must be unit-norm). `workers`: threads for the block products
-    (default: up to 4 CPUs for large inputs, 1 for small ones)."""
-    chunks = _neighbour_chunks(X, eps, small_n=small_n, stats=stats, seed=seed, workers=workers)
-    rows = np.concatenate([np.zeros(0, np.int32), *(r for r, _ in chunks)])
-    cols = np.concatenate([np.zeros(0, np.int32), *(c for _, c in chunks)])
-    return rows, cols
-
-
 def dbscan(X: np.ndarray, eps: float, min_samples: int = 3, **kwargs) -> np.ndarray:
     """Cluster labels (0..k-1, -1 for noise) of DBSCAN with cosine distance."""
-    return labels_from_pairs(len(X), _neighbour_chunks(X, eps, **kwargs), min_samples)
+    return labels_from_pairs(len(X), neighbour_chunks(X, eps, **kwargs), min_samples)
 
 
 def labels_from_pairs(n: int, chunks: list[tuple[np.ndarray, np.ndarray]], min_samples: int) -> np.ndarray:
@@ -327,7 +309,7 @@ class _Pairs:
         return chunks
 
 
-def _neighbour_chunks(
+def neighbour_chunks(
     X: np.ndarray,
     eps: float,
     *,
@@ -446,14 +428,14 @@ def _pruned_scan(
         return
     # Loose points against tight cells: a per-point cap and hyperplane test.
     sims = np.concatenate(loose_sims)
-    a = cell[loose]
+    own = cell[loose]  # each loose point's own cell
     theta = np.arccos(np.clip(sims, -1.0, 1.0))
     candidates = ~(theta - radius[None, :] > theta_eps + MARGIN)
     del theta
     sims -= top[loose][:, None]  # x·c_b - x·c_a
     with np.errstate(invalid="ignore", divide="ignore"):
-        plane = (-hi[:, a].T - sims) / dist[a]
-    plane[np.arange(len(loose)), a] = -np.inf  # own cell: no hyperplane
+        plane = (-hi[:, own].T - sims) / dist[own]
+    plane[np.arange(len(loose)), own] = -np.inf  # own cell: no hyperplane
     candidates &= ~(plane > r_eps + MARGIN)
     candidates &= filled[None, :]
     del plane, sims

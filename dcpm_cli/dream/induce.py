@@ -121,7 +121,7 @@ def plan(
 
 def commit(store: Store, graph: GraphIndex, outcome: Outcome) -> None:
     """Write one cluster's result: nodes, then edges, each one atomic Lance commit."""
-    with store.lock():
+    with store.write():
         known_nodes = set(store.get_nodes([n.id for n in outcome.nodes]))
         fresh = [i for i, n in enumerate(outcome.nodes) if n.id not in known_nodes]
         if fresh:
@@ -221,7 +221,9 @@ class _Planner:
         """(fact ids, labels that name no fact); none given = the whole cluster."""
         if not given:
             return list(self.cl.fact_ids), []
-        ids, bad, unknown = [], [], []
+        ids: list[str] = []
+        bad: list[str] = []
+        unknown: list[str] = []
         for raw in given:
             key = re.sub(r"\s+", "", str(raw)).casefold()
             if key in self.labels:

@@ -103,7 +103,7 @@ def repair_graph(store: Store) -> GraphCheck:
     misfit edges are deleted; nodes without evidence or members are deleted with their
     edges. Repeated until clean, since each fix can expose another (a schema deleted
     leaves its core schema with one member)."""
-    with store.lock():
+    with store.write():
         found = check_graph(store)
         current = found
         for _ in range(5):

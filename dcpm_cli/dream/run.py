@@ -121,20 +121,9 @@ def run_calibration(store: Store, embedder: Embedder) -> CalibrationReport:
     """`dcpm dream --calibrate`: thresholds for this store's embedder from the built-in set,
     stored in the store so every later dream uses them."""
     report = calibrate(embedder)
-    with store.lock():
+    with store.write():
         store.save_calibration(report.calibration)
     return report
-
-
-def last_runs(store: Store, n: int = 5) -> list[DreamRun]:
-    """The last n runs, newest first; a run still marked running while no dream holds the
-    lock is shown as interrupted."""
-    runs = store.dream_runs(n)
-    if any(r.status == "running" for r in runs) and not store.dream_running():
-        for r in runs:
-            if r.status == "running":
-                r.status = "interrupted"
-    return runs
 
 
 # -- the run ------------------------------------------------------------------------------
@@ -202,7 +191,7 @@ def _prepare(
     if repair is not None:
         _repair(store, repair, out, say)
     if opts.retry_declined:
-        with store.lock():
+        with store.write():
             forgotten = store.forget_declined()
         out.notes.append(f"--retry-declined: {_n(forgotten, 'declined cluster')} will be asked again")
         say(out.notes[-1])

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
 
@@ -34,6 +34,8 @@ if TYPE_CHECKING:
     from dcpm_cli.embed import Embedder
     from dcpm_cli.llm import LLM
     from dcpm_cli.store import Store
+
+Cos = TypeVar("Cos", float, np.ndarray)  # one cosine, or a matrix of them
 
 BEHAVIOUR_BATCH = 8  # descriptions stored together (progress survives an interruption)
 
@@ -58,14 +60,14 @@ class SweepResult:
     failures: list[str] = field(default_factory=list)  # calls with no valid reply (retried next run)
 
 
-def is_collision(cos_beh: float, cos_sem: float, theta_beh: float, theta_sem: float) -> bool:
-    """Alike in behaviour, unlike in meaning (the paper's Eq. 1)."""
-    return cos_beh >= theta_beh and cos_sem <= theta_sem
+def is_collision(cos_beh: Cos, cos_sem: Cos, theta_beh: float, theta_sem: float) -> Cos:
+    """Alike in behaviour, unlike in meaning (the paper's Eq. 1); elementwise on arrays."""
+    return (cos_beh >= theta_beh) & (cos_sem <= theta_sem)
 
 
-def is_redundant(cos_beh: float, cos_sem: float, theta_beh: float, theta_sem: float) -> bool:
-    """High in both spaces: the same regularity in other words."""
-    return cos_beh >= theta_beh and cos_sem > theta_sem
+def is_redundant(cos_beh: Cos, cos_sem: Cos, theta_beh: float, theta_sem: float) -> Cos:
+    """High in both spaces: the same regularity in other words; elementwise on arrays."""
+    return (cos_beh >= theta_beh) & (cos_sem > theta_sem)
 
 
 def describe_behaviours(
@@ -106,7 +108,7 @@ def _store_behaviours(store: Store, embedder: Embedder, batch: list[tuple[Node, 
     if not batch:
         return 0
     vectors = embedder.embed([text for _, text in batch])
-    with store.lock():
+    with store.write():
         store.set_behaviours({n.id: (text, v) for (n, text), v in zip(batch, vectors, strict=True)})
     n = len(batch)
     batch.clear()
@@ -126,9 +128,8 @@ def collision_scan(
     cos_sem, cos_beh = S @ S.T, B @ B.T
     domains = np.array([nodes[i].domain for i in idx])
     cross = np.triu(domains[:, None] != domains[None, :], 1)
-    alike = cross & (cos_beh >= theta_beh)
-    hits = np.argwhere(alike & (cos_sem <= theta_sem))
-    redundant = int((alike & (cos_sem > theta_sem)).sum())
+    hits = np.argwhere(cross & is_collision(cos_beh, cos_sem, theta_beh, theta_sem))
+    redundant = int((cross & is_redundant(cos_beh, cos_sem, theta_beh, theta_sem)).sum())
     found = [
         Collision(nodes[idx[i]].id, nodes[idx[j]].id, float(cos_beh[i, j]), float(cos_sem[i, j]))
         for i, j in hits
@@ -198,7 +199,7 @@ def induce_cores(
         text, domain = written
         node = Node(id=node_id("core_schema", domain, text), kind="core_schema", text=text, domain=domain)
         vector = embedder.embed([text])
-        with store.lock():
+        with store.write():
             store.add_nodes([node], vector)
             store.add_edges([Edge(MEMBER, node.id, s) for s in group])
         members[node.id] = set(group)
@@ -237,7 +238,7 @@ def _grow_core(
     its members: a pattern seen in a third domain is stated for all three, not the first two.
     The members are linked first, so a failed rewrite loses no edge (the text stays as it was)."""
     edges = [Edge(MEMBER, core, s) for s in sorted(group - have)]
-    with store.lock():
+    with store.write():
         store.add_edges(edges)
     have |= group
     result.members_added += len(edges)
@@ -246,7 +247,7 @@ def _grow_core(
     if written is None:
         return
     text, domain = written
-    with store.lock():
+    with store.write():
         store.rewrite_node(core, text, domain, embedder.embed([text])[0])
     result.cores_rewritten += 1
 

@@ -102,8 +102,9 @@ def _raw(
     text: str, role: str, session: str, source: str, when: Any, fallback: Any, msg: dict[str, Any]
 ) -> RawInput:
     """A message with its own time is identified by it; one without, by its place in the export."""
-    from dcpm_cli.ingest.text import parse_time
+    from dcpm_cli.ingest.text import parse_time, refuse_binary
 
+    refuse_binary(text, "a message")
     said = parse_time(when, "message time") if when else None
     base = parse_time(fallback, "conversation time") if fallback else None
     position = "" if said else f"{source}#{session}/{msg.get('id') or msg.get('uuid') or ''}"
@@ -138,11 +139,13 @@ def sniff(path: Path) -> str | None:
     """chatgpt, claude, or None: from the keys of the first conversation (read as a stream)."""
     import ijson
 
+    from dcpm_cli.ingest.text import DepthCheckedFile
+
     try:
-        with path.open("rb") as f:
-            prefix = _items_prefix(f)
-            f.seek(0)
-            for p, event, value in ijson.parse(f):
+        with path.open("rb") as raw:
+            prefix = _items_prefix(DepthCheckedFile(raw, path.name))
+            raw.seek(0)
+            for p, event, value in ijson.parse(DepthCheckedFile(raw, path.name)):
                 if event == "map_key" and p == prefix:
                     if value == "mapping":
                         return CHATGPT
@@ -160,18 +163,28 @@ def conversations(path: Path, fmt: str, progress: Progress | None = None) -> Ite
     first (a streaming pass that builds nothing), so a truncated export stores nothing."""
     import ijson
 
+    from dcpm_cli.ingest.text import DepthCheckedFile
+
     parse = _PARSERS[fmt]
-    with path.open("rb") as f:
-        prefix = _items_prefix(f)
-        f.seek(0)
+    with path.open("rb") as raw:
+        prefix = _items_prefix(DepthCheckedFile(raw, path.name))
+        raw.seek(0)
         total = 0
         try:  # every conversation parsed once, kept nowhere: a message time it cannot read, too
-            for total, conv in enumerate(ijson.items(f, prefix, use_float=True), 1):
+            checked = DepthCheckedFile(raw, path.name)
+            for total, conv in enumerate(ijson.items(checked, prefix, use_float=True), 1):
                 _parsed(parse, conv, total, path.name)
         except ijson.JSONError as e:
-            raise InputError(f"{path.name} is not a complete JSON export ({e}); nothing was stored") from e
-        f.seek(0)
-        for n, conv in enumerate(ijson.items(f, prefix, use_float=True), 1):
+            why = str(e.args[0] if e.args else e)
+            if isinstance(e.args[0] if e.args else None, bytes):  # yajl's message, bytes and all
+                why = e.args[0].decode("utf-8", "replace").splitlines()[0]
+            if "invalid bytes in UTF8" in why:
+                raise InputError(
+                    f"{path.name} is not UTF-8 text; nothing was stored", "is this an unedited export?"
+                ) from e
+            raise InputError(f"{path.name} is not a complete JSON export ({why}); nothing was stored") from e
+        raw.seek(0)  # the same bytes again: checked above
+        for n, conv in enumerate(ijson.items(raw, prefix, use_float=True), 1):
             yield _parsed(parse, conv, n, path.name)
             if progress:
                 progress(n, total)
@@ -196,6 +209,9 @@ def parse_export(text: str, fmt: str, *, source: str) -> list[RawInput]:
     """An export given as text (e.g. on stdin)."""
     import json
 
+    from dcpm_cli.ingest.text import check_json_depth
+
+    check_json_depth(text, source)
     try:
         data = json.loads(text)
     except json.JSONDecodeError as e:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from dcpm_cli.errors import InputError
 from dcpm_cli.ingest import exports as ingest_exports
-from dcpm_cli.ingest.text import parse_time
+from dcpm_cli.ingest.text import check_json_depth, parse_time, refuse_binary
 from dcpm_cli.models import RawInput, utcnow
 
 ROLES = ("user", "assistant", "system")
@@ -104,6 +104,7 @@ def parse_jsonl(text: str, *, session: str, source: str, at: datetime | None) ->
     for n, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
+        check_json_depth(line, f"{source} line {n}")
         try:
             obj = json.loads(line)
         except json.JSONDecodeError as e:
@@ -133,8 +134,10 @@ def parse_jsonl(text: str, *, session: str, source: str, at: datetime | None) ->
     return out
 
 
-def looks_like_jsonl(text: str) -> bool:
+def looks_like_jsonl(text: str, source: str = "the input") -> bool:
     first = next((ln for ln in text.splitlines() if ln.strip()), "")
+    if first.lstrip()[:1] in ("{", "["):
+        check_json_depth(first, source)
     try:
         obj = json.loads(first)
     except json.JSONDecodeError:
@@ -158,9 +161,7 @@ def parse(
     """Inputs from one text in the given (or detected) format."""
     if not text.strip():
         raise InputError("nothing to add: the input is empty")
-    if "\x00" in text:
-        line = text.count("\n", 0, text.index("\x00")) + 1
-        raise InputError(f"{source} holds a NUL byte (line {line}): it looks binary, not text")
+    refuse_binary(text, source)
     if fmt is Format.auto and (export := ingest_exports.detect_text(text)):
         fmt = Format(export)
     if fmt in (Format.chatgpt, Format.claude):
@@ -170,7 +171,7 @@ def parse(
     if fmt is Format.auto:
         fmt = (
             Format.jsonl
-            if looks_like_jsonl(text)
+            if looks_like_jsonl(text, source)
             else Format.markdown
             if looks_like_journal(text)
             else Format.text

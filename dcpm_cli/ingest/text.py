@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from datetime import UTC, date, datetime
 from pathlib import Path
+from typing import BinaryIO
 
 from dcpm_cli.errors import InputError
 
@@ -12,6 +13,14 @@ from dcpm_cli.errors import InputError
 # (a day's window back, a time zone) can overflow.
 EARLIEST = datetime(1000, 1, 1, tzinfo=UTC)
 LATEST = datetime(9000, 1, 1, tzinfo=UTC)
+
+
+def refuse_binary(text: str, source: str = "the input") -> None:
+    """The one NUL check every way in shares (CLI text and files, chat exports, MCP, Memory.add):
+    a NUL byte means binary, not words, and no store holds one."""
+    if "\x00" in text:
+        line = text.count("\n", 0, text.index("\x00")) + 1
+        raise InputError(f"{source} holds a NUL byte (line {line}): it looks binary, not text")
 
 
 def parse_time(value: str | float | int, what: str = "time") -> datetime:
@@ -59,3 +68,73 @@ def read_file(path: Path) -> str:
         raise InputError(f"{path} is not UTF-8 text") from e
     except OSError as e:
         raise InputError(f"cannot read {path}: {e.strerror}") from e
+
+
+# -- JSON nesting ----------------------------------------------------------------------------
+
+# Deeper than any chat export or dcpm record (a ChatGPT export nests about 12 levels): a file
+# past it is hostile, and parsers pay for depth (Python's json recurses; ijson's prefixes grow
+# with the square of the depth: 100,000 levels took 22 GB).
+MAX_JSON_DEPTH = 200
+
+_STRUCTURE = re.compile(rb'["\[\]{}]')
+_STRING_REST = re.compile(rb'[^"\\]*(?:\\.[^"\\]*)*', re.S)
+
+
+class DepthGuard:
+    """Counts JSON nesting over text given in pieces (strings skipped, even across pieces)
+    and refuses past MAX_JSON_DEPTH, before any parser sees the piece."""
+
+    def __init__(self, source: str, limit: int = MAX_JSON_DEPTH) -> None:
+        self.source, self.limit = source, limit
+        self.depth = 0
+        self.in_string = self.escaped = False
+
+    def feed(self, chunk: bytes) -> None:
+        i, n = 0, len(chunk)
+        if self.escaped and n:
+            i, self.escaped = 1, False
+        while i < n:
+            if self.in_string:
+                i = _STRING_REST.match(chunk, i).end()  # type: ignore[union-attr]
+                if i >= n:
+                    break
+                if chunk[i] == 0x5C:  # a backslash ending the piece escapes the next one's first byte
+                    self.escaped = True
+                    break
+                self.in_string = False  # the closing quote
+                i += 1
+                continue
+            m = _STRUCTURE.search(chunk, i)
+            if m is None:
+                break
+            c, i = chunk[m.start()], m.end()
+            if c == 0x22:
+                self.in_string = True
+            elif c in (0x5B, 0x7B):
+                self.depth += 1
+                if self.depth > self.limit:
+                    raise InputError(
+                        f"{self.source} nests JSON deeper than {self.limit} levels; nothing was stored",
+                        "is this an unedited export?",
+                    )
+            else:
+                self.depth -= 1
+
+
+def check_json_depth(text: str | bytes, source: str) -> None:
+    """Refuse JSON nested past MAX_JSON_DEPTH before a parser recurses into it."""
+    DepthGuard(source).feed(text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text)
+
+
+class DepthCheckedFile:
+    """A binary file whose every read is depth-checked first, so a streaming parser never
+    holds more than MAX_JSON_DEPTH levels."""
+
+    def __init__(self, f: BinaryIO, source: str) -> None:
+        self._f, self._guard = f, DepthGuard(source)
+
+    def read(self, size: int = -1) -> bytes:
+        chunk = self._f.read(size)
+        self._guard.feed(chunk)
+        return chunk

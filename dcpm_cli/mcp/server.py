@@ -123,7 +123,8 @@ class AgentMemory:
         from dcpm_cli.store import Store
         from dcpm_cli.write.pipeline import Writer
 
-        writer = Writer(Store(self.settings.store, self.embedder), self.embedder, self.llm, self.settings)
+        store = Store(self.settings.store, self.embedder, state_dir=self.store.state_dir)
+        writer = Writer(store, self.embedder, self.llm, self.settings)
         job = self._jobs.get()
         while job is not None:
             # A burst of inputs is one group: their derived writes are committed together
@@ -207,7 +208,7 @@ class AgentMemory:
             return views.plain(self.memory.show(ident.strip()))
 
     def forget(
-        self, ids: list[str] | None = None, *, query: str = "", k: int = 3, confirm: str = ""
+        self, ids: list[str] | None = None, *, query: str = "", k: int | None = None, confirm: str = ""
     ) -> dict[str, Any]:
         """Two steps, so an agent cannot forget by accident: without `confirm`, the plan (as
         `dcpm forget --dry-run --json`), the texts that would go, and a token; with the token of
@@ -219,7 +220,7 @@ class AgentMemory:
         if not ids and not query.strip():
             raise InputError("say what to forget", "give ids (r_…, m_…, n_…) or a query")
         with self._reads:
-            plan = self.memory.plan_forget(ids or [], query=query, k=k)
+            plan, left_out = self.memory.plan_forget(ids or [], query=query, k=k)
             if plan is None:
                 return {"forgotten": False, "plan": None, "note": f"nothing found for {query!r}"}
             changes = [*sorted(plan.removed), *sorted(plan.trimmed), *sorted(plan.reverts)]
@@ -227,8 +228,15 @@ class AgentMemory:
             shown = views.plain(views.forget_plan_dict(plan))
             if confirm != token:
                 why = "the plan changed since that token: check it again" if confirm else ""
-                return {"forgotten": False, "plan": shown, "texts": plan.texts, "confirm": token, "note": why
-                        or "nothing is forgotten yet: call forget again with this confirm token"}  # fmt: skip
+                note = why or "nothing is forgotten yet: call forget again with this confirm token"
+                note += f" ({left_out})" if left_out else ""
+                return {
+                    "forgotten": False,
+                    "plan": shown,
+                    "texts": plan.texts,
+                    "confirm": token,
+                    "note": note,
+                }
             report = self.memory.forget(plan)
         return {"forgotten": True, "plan": shown, "event": report.event_id,
                 "events_scrubbed": report.events_scrubbed}  # fmt: skip
@@ -350,7 +358,14 @@ def build_server(memory: AgentMemory) -> Any:
         query: Annotated[
             str, Field(description="Or: forget what recall finds for this, and the words it came from.")
         ] = "",
-        k: Annotated[int, Field(description="With query: how many hits.", ge=1, le=20)] = 3,
+        k: Annotated[
+            int | None,
+            Field(
+                description="With query: the k best hits (default: only hits a confident similarity away).",
+                ge=1,
+                le=20,
+            ),
+        ] = None,
         confirm: Annotated[
             str, Field(description="The token a first call returned: only then is anything forgotten.")
         ] = "",
@@ -413,12 +428,14 @@ class BearerAuth:
     """ASGI middleware: every HTTP request needs `Authorization: Bearer <token>` (401 if not)."""
 
     def __init__(self, app: Any, token: str) -> None:
-        self.app, self._expected = app, f"Bearer {token}".encode()
+        self.app, self._expected = app, token.encode()
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] == "http":
             given = dict(scope.get("headers") or []).get(b"authorization", b"")
-            if not hmac.compare_digest(given, self._expected):
+            scheme, _, credentials = given.partition(b" ")
+            token_ok = hmac.compare_digest(credentials, self._expected)
+            if scheme.lower() != b"bearer" or not token_ok:  # the scheme is case-insensitive (RFC 9110)
                 body = b'{"error": "missing or wrong bearer token"}'
                 await send({"type": "http.response.start", "status": 401, "headers": [
                     (b"content-type", b"application/json"), (b"www-authenticate", b"Bearer")]})  # fmt: skip

@@ -26,6 +26,7 @@ from dcpm_cli.store.graph import EVIDENCE, MEMBER
 
 if TYPE_CHECKING:
     from dcpm_cli.embed import Embedder
+    from dcpm_cli.models import Hit
     from dcpm_cli.store import Store
 
 
@@ -77,6 +78,58 @@ def select_by_query(
     for hit in recall(store, embedder, query, k=k, min_similarity=min_similarity).hits:
         ids += [hit.id] if hit.kind == "raw" else [*(hit.matched or [hit.id]), *hit.raw_ids]
     return list(dict.fromkeys(ids))
+
+
+QUERY_POOL = 20  # hits `forget --query` without -k weighs against the confident similarity
+
+
+@dataclass
+class QuerySelection:
+    """What `forget --query` without -k takes: only hits a confident similarity away."""
+
+    ids: list[str]
+    taken: int  # hits kept
+    left_out: int  # hits recall found but below the threshold
+    threshold: float
+
+
+def confident_similarity(store: Store, embedder: Embedder, floor: float) -> float:
+    """The cosine above which a hit is about the query, not just near it: 1 − eps₁ of the
+    embedder's calibration, the similarity only 1 in 20 pairs of facts on *sibling* themes
+    (same life domain, different subject) reach (0.46 for MiniLM); never below `floor`."""
+    from dcpm_cli.dream.calibrate import PROFILES, calibrate
+
+    cal = store.calibration_for(embedder.model_id) or PROFILES.get(embedder.model_id)
+    if cal is None:  # computed, not stored: forget changes nothing but what it forgets
+        cal = calibrate(embedder).calibration
+    return max(round(1.0 - cal.eps1, 2), floor)
+
+
+def select_confident(
+    store: Store, embedder: Embedder, query: str, *, min_similarity: float = 0.2
+) -> QuerySelection:
+    """`select_by_query` without a count: recall's hits whose matched text is at least
+    `confident_similarity` from the query (its own cosine, not recall's fused rank score, so
+    a hit found only because nothing better was there stays out)."""
+    from dcpm_cli.read.recall import recall
+
+    threshold = confident_similarity(store, embedder, min_similarity)
+    hits = recall(store, embedder, query, k=QUERY_POOL, min_similarity=min_similarity).hits
+    if not hits:
+        return QuerySelection([], 0, 0, threshold)
+    texts = [_matched_texts(hit) for hit in hits]
+    vectors = embedder.embed([query, *(t for ts in texts for t in ts)])
+    q, rest, ids, taken = vectors[0], iter(vectors[1:]), [], 0
+    for hit, ts in zip(hits, texts, strict=True):
+        if max(float(q @ next(rest)) for _ in ts) >= threshold:
+            taken += 1
+            ids += [hit.id] if hit.kind == "raw" else [*(hit.matched or [hit.id]), *hit.raw_ids]
+    return QuerySelection(list(dict.fromkeys(ids)), taken, len(hits) - taken, threshold)
+
+
+def _matched_texts(hit: Hit) -> list[str]:
+    matched = [i.text for i in hit.chain if i.id in hit.matched]
+    return matched or [hit.text]
 
 
 def plan_forget(store: Store, ids: list[str]) -> ForgetPlan:
@@ -184,30 +237,17 @@ def _plan_graph(store: Store, plan: ForgetPlan, node_ids: list[str]) -> None:
 
 def apply_forget(store: Store, plan: ForgetPlan, embedder: Embedder | None = None) -> ForgetReport:
     """Carry out a plan. Order: what refers to the removed rows changes first, then the rows go,
-    then the purge, so an interruption leaves extra rows (forget again), never a broken chain.
-    The embedder re-embeds items whose text is reverted (`plan.reverts`; needed only then)."""
+    then the purge. The marker of the write records every step (ids only), so a kill at any
+    point is finished, purge included, by the next write or `dcpm check --repair`. The embedder
+    re-embeds items whose text is reverted (`plan.reverts`; needed only then)."""
+    from dcpm_cli.store.erase import forget_work
+
     if plan.reverts and embedder is None:
         raise ValueError("this plan reverts item texts: pass the store's embedder")
-    with store.lock(), store.unfinished("forget", sessions=plan.sessions, ids=plan.removed):
+    with store.write():
+        if store.unfinished_writes():  # a forget cut short before: finished (and purged) first
+            store.recover()
         scope = store.erasure_scope(plan.raw_ids, [*plan.item_ids, *plan.reverts], plan.node_ids)
-        if plan.reverts and embedder is not None:
-            items = store.get_items(list(plan.reverts))
-            for item_id, text in plan.reverts.items():
-                items[item_id].text = text
-            changed = list(items.values())
-            store.replace_items(changed, embedder.embed([i.text for i in changed]))
-        for item_id, (before, after) in plan.relinks.items():
-            store.set_chain_links(item_id, before, after)
-        for item_id, keep in plan.trimmed.items():
-            store.set_item_raw_ids(item_id, keep)
-        store.delete_edges(plan.edge_ids)
-        store.delete_nodes(plan.node_ids)
-        store.delete_items(plan.item_ids)
-        store.delete_raw(plan.raw_ids)
-        store.drop_claims(plan.raw_ids)  # an extraction in flight sees its input is gone
-        if plan.sessions:
-            store.index_passages(plan.sessions)
-        scrubbed = store.scrub_events(plan.removed)
         when = utcnow()
         event = Event(
             op="FORGET",
@@ -216,9 +256,26 @@ def apply_forget(store: Store, plan: ForgetPlan, embedder: Embedder | None = Non
             detail=_detail(plan),
             at=when,
         )
-        store.log_forget(event)
-        rewritten = store.purge(scope)
-        store.__dict__.pop("_vectors", None)  # in-memory copies of the tables held the text
+        items = store.get_items(list(plan.reverts))
+        work = forget_work(
+            raw=plan.raw_ids,
+            items=plan.item_ids,
+            nodes=plan.node_ids,
+            edges=plan.edge_ids,
+            relinks=plan.relinks,
+            trimmed=plan.trimmed,
+            sessions=plan.sessions,
+            scope=scope,
+            event=event,
+            reverts={i.id: i.content_hash for i in items.values()},
+        )
+        with store.write(unfinished="forget", sessions=plan.sessions, forget=work):
+            if items and embedder is not None:  # the first change: one commit (see forget_started)
+                for item_id, text in plan.reverts.items():
+                    items[item_id].text = text
+                changed = list(items.values())
+                store.replace_items(changed, embedder.embed([i.text for i in changed]))
+            scrubbed, rewritten = store.finish_forget(work)
     return ForgetReport(plan, event.id, scrubbed, rewritten)
 
 

@@ -17,6 +17,7 @@ import json
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from dcpm_cli.errors import InputError
@@ -99,9 +100,16 @@ class ImportReport:
 
 
 def import_lines(
-    store: Store, embedder: Embedder, lines: Iterable[str], *, progress: Progress | None = None
+    store: Store,
+    embedder: Embedder,
+    lines: Iterable[str],
+    *,
+    progress: Progress | None = None,
+    survey: Survey | None = None,
 ) -> ImportReport:
-    """Add an export's records to `store` (whose embedder is `embedder`); see the module doc."""
+    """Add an export's records to `store` (whose embedder is `embedder`); see the module doc.
+    With the `survey` of the whole file (`check_lines`), the import is first checked against
+    the store: refused, writing nothing, if it would leave a chain or a citation broken."""
     numbered = ((n, line) for n, line in enumerate(lines, 1) if line.strip())
     head = _header(next(numbered, (1, "")))
     reuse = bool(head.get("with_vectors")) and (head.get("embedder"), head.get("dim")) == (
@@ -117,8 +125,10 @@ def import_lines(
     done = 0
     sessions: set[str] = set()
     present: dict[str, list[dict[str, Any]]] = {}
-    kind, batch = "", []
-    with store.lock():
+    kind, batch = "", list[dict[str, Any]]()
+    with store.write():
+        if survey is not None:
+            _check_against(store, survey)
         for n, line in numbered:
             record = _record(n, line)
             if record["type"] != kind or len(batch) >= BATCH:
@@ -146,26 +156,62 @@ def import_lines(
 _IS_EXPORT = "is this a dcpm export?"
 
 
-def check_lines(lines: Iterable[str]) -> int:
+@dataclass
+class Survey:
+    """What a whole-file read learnt: records by type, and what the items point at (with the
+    line of each), for the checks against the store before anything is written."""
+
+    counts: dict[str, int] = field(default_factory=dict)
+    items: dict[str, tuple[int, str | None, str | None]] = field(default_factory=dict)  # id → line, pointers
+    raw_ids: set[str] = field(default_factory=set)
+    cited_raws: dict[str, int] = field(default_factory=dict)  # raw id an item cites → its line
+
+    @property
+    def total(self) -> int:
+        return sum(self.counts.values())
+
+
+def check_lines(lines: Iterable[str]) -> Survey:
     """Read an export whole before anything is imported: the header, then every line a record
-    of a known type. How many records; InputError naming the first bad line (a file cut short,
-    a line that is not JSON or not UTF-8), so a broken file imports nothing."""
-    n, count, seen_header = 0, 0, False
+    of a known type and shape, as many of each type as the header says. InputError naming the
+    first bad line (a file cut short, a line that is not JSON or not UTF-8, a field missing or
+    of the wrong type), so a broken file imports nothing."""
+    n, seen_header, survey = 0, False, Survey()
+    head: dict[str, Any] = {}
     try:
         for n, line in enumerate(lines, 1):
             if not line.strip():
                 continue
             if not seen_header:
-                _header((n, line))
+                head = _header((n, line))
                 seen_header = True
                 continue
-            _record(n, line)
-            count += 1
+            record = _record(n, line)
+            kind = record["type"]
+            survey.counts[kind] = survey.counts.get(kind, 0) + 1
+            if kind == "raw":
+                survey.raw_ids.add(record["id"])
+            elif kind == "item":
+                if record["id"] in survey.items:
+                    raise InputError(f"line {n}: item {record['id']} appears twice", _IS_EXPORT)
+                survey.items[record["id"]] = (n, record["supersedes"], record["superseded_by"])
+                for raw_id in record["raw_ids"] or []:
+                    survey.cited_raws.setdefault(raw_id, n)
     except UnicodeDecodeError as e:
         raise InputError("the file is not UTF-8 text", _IS_EXPORT) from e  # read ahead: no line number
     if not seen_header:
         _header((1, ""))
-    return count
+    if "counts" in head:
+        from dcpm_cli.store.dump import RECORD_TABLES
+
+        for kind in dict.fromkeys([*RECORD_TABLES, *head["counts"]]):
+            said, found = int(head["counts"].get(kind, 0)), survey.counts.get(kind, 0)
+            if said != found:
+                raise InputError(
+                    f"the file holds {found} {kind} records, its header says {said}; nothing was imported",
+                    "is it cut short or edited? export it again with `dcpm export`",
+                )
+    return survey
 
 
 def _header(numbered: tuple[int, str]) -> dict[str, Any]:
@@ -184,18 +230,35 @@ def _header(numbered: tuple[int, str]) -> dict[str, Any]:
             "upgrade dcpm on this machine, or export again with the dcpm that reads it",
         )
     counts = head.get("counts") or {}
-    if not isinstance(counts, dict) or not all(isinstance(v, int) and v >= 0 for v in counts.values()):
+    if not isinstance(counts, dict) or not all(
+        isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in counts.values()
+    ):
         raise InputError(
             f"line {n}: the header's counts are not numbers of records", "is this a dcpm export?"
         )
+    for name, typ, what in _HEADER_FIELDS:
+        value = head.get(name)
+        if name in head and not (isinstance(value, typ) and (typ is bool or not isinstance(value, bool))):
+            raise InputError(f"line {n}: the header's {name} {head[name]!r} is not {what}", _IS_EXPORT)
     return head
+
+
+_HEADER_FIELDS: list[tuple[str, Any, str]] = [
+    ("embedder", str, "a model name"),
+    ("dim", int, "a number of dimensions"),
+    ("with_vectors", bool, "true or false"),
+    ("dcpm", str, "a version"),
+    ("exported_at", str, "a time"),
+]
 
 
 def _record(n: int, line: str, *, header: bool = False) -> dict[str, Any]:
     """One line as a record: JSON, an object, of a type this dcpm knows (the header's
     type is checked by `_header`)."""
+    from dcpm_cli.ingest.text import check_json_depth
     from dcpm_cli.store.dump import RECORD_TABLES
 
+    check_json_depth(line, f"line {n}")
     try:
         record = json.loads(line)
     except json.JSONDecodeError as e:
@@ -204,7 +267,123 @@ def _record(n: int, line: str, *, header: bool = False) -> dict[str, Any]:
         raise InputError(f"line {n} is not a dcpm record", _IS_EXPORT)
     if not header and record["type"] not in RECORD_TABLES:
         raise InputError(f"line {n}: unknown record type {record['type']!r}", _IS_EXPORT)
+    if not header:
+        _validate(n, record)
     return record
+
+
+@cache
+def _shapes() -> dict[str, dict[str, Any]]:
+    """record type → {field: arrow type}: the fields an export record must carry, read off
+    the tables' own schemas (vectors and derived hashes are optional)."""
+    from dcpm_cli.store import schemas as S
+    from dcpm_cli.store.dump import RECORD_TABLES
+
+    tables = {**S.initial(1), **S.dream_tables()}
+    return {kind: {f.name: f.type for f in tables[table]} for kind, table in RECORD_TABLES.items()}
+
+
+_OPTIONAL = {"vector", "behaviour_vector", "content_hash"}
+_REQUIRED_TEXT = {"id", "text"}  # never null: what a record is, and what it says
+
+
+def _validate(n: int, record: dict[str, Any]) -> None:
+    """Every field of the record's table present, of its type; times in 1000–9000."""
+    import math
+
+    import pyarrow as pa
+
+    from dcpm_cli.ingest.text import EARLIEST, LATEST, read_time
+
+    kind = record["type"]
+    for name, typ in _shapes()[kind].items():
+        where = f"line {n}: {kind} field {name}"
+        if name not in record:
+            if name in _OPTIONAL:
+                continue
+            raise InputError(f"line {n}: the {kind} record lacks the field {name}", _IS_EXPORT)
+        value = record[name]
+        if value is None:
+            if name in _REQUIRED_TEXT:
+                raise InputError(f"{where} must be a string, not null", _IS_EXPORT)
+            continue
+        if name in _OPTIONAL and pa.types.is_list(typ) and not pa.types.is_string(typ.value_type):
+            ok, want = isinstance(value, str), "base64 text"
+        elif pa.types.is_string(typ):
+            ok, want = isinstance(value, str), "a string"
+        elif pa.types.is_timestamp(typ):
+            ok, want = isinstance(value, str), "an ISO time"
+            if ok:
+                when = read_time(value)
+                if when is None or not EARLIEST <= when < LATEST:
+                    raise InputError(
+                        f"{where} {value!r} is out of range", "times lie between the years 1000 and 9000"
+                    )
+        elif pa.types.is_boolean(typ):
+            ok, want = isinstance(value, bool), "true or false"
+        elif pa.types.is_integer(typ):
+            ok, want = (
+                isinstance(value, int) and not isinstance(value, bool) and abs(value) < 2**31,
+                "an integer",
+            )
+        elif pa.types.is_floating(typ):
+            ok = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+            want = "a number"
+        elif pa.types.is_list(typ):
+            ok, want = isinstance(value, list) and all(isinstance(v, str) for v in value), "a list of strings"
+        else:
+            ok, want = True, ""
+        if not ok:
+            raise InputError(f"{where} must be {want}, not {type(value).__name__}", _IS_EXPORT)
+
+
+def _check_against(store: Store, survey: Survey) -> None:
+    """The store as the import would leave it keeps `check`'s invariants: every pointer and
+    cited raw input resolves in the file or the store, and the revision chains stay
+    symmetric and acyclic (a present item takes a successor only if it has none, as
+    `advance` does). InputError naming the record's line."""
+    from dcpm_cli.ops.check import chain_problems
+
+    def missing(kind: str, ids: Iterable[str]) -> set[str]:
+        rows = [{"id": i} for i in ids]
+        return {rows[p]["id"] for p in store.new_record_keys(kind, rows)} if rows else set()
+
+    if gone := sorted(missing("raw", set(survey.cited_raws) - survey.raw_ids)):
+        raw_id = gone[0]
+        raise InputError(
+            f"line {survey.cited_raws[raw_id]}: an item cites raw input {raw_id}, "
+            "which is neither in the file nor in this store; nothing was imported",
+            _IS_EXPORT,
+        )
+    pointers = store.chain_pointers()
+    before = {i for ids in chain_problems(pointers).values() for i in ids}
+    new = missing("item", survey.items)
+    for item_id, (_, supersedes, superseded_by) in survey.items.items():
+        mine = pointers.get(item_id, (None, None))
+        pointers[item_id] = (
+            (supersedes, superseded_by) if item_id in new else (mine[0], mine[1] or superseded_by)
+        )
+    named = {p for _, a, b in survey.items.values() for p in (a, b) if p and p not in pointers}
+    absent = missing("item", named)
+    for item_id, (n, supersedes, superseded_by) in survey.items.items():
+        for what, target in (("supersedes", supersedes), ("superseded_by", superseded_by)):
+            if target in absent:
+                raise InputError(
+                    f"line {n}: item {item_id}'s {what} names {target}, which is neither in the file "
+                    "nor in this store; nothing was imported",
+                    _IS_EXPORT,
+                )
+    pointers.update({i: (None, None) for i in named - absent})
+    for kind, ids in chain_problems(pointers).items():
+        for bad in ids:
+            if bad in before:
+                continue
+            n = next(
+                (line for i, (line, a, b) in survey.items.items() if bad in (i, a, b)),
+                min(line for line, _, _ in survey.items.values()),
+            )
+            why = "would make a cycle" if kind == "cycles" else f"would leave {kind}"
+            raise InputError(f"line {n}: item {bad}'s revision chain {why}; nothing was imported", _IS_EXPORT)
 
 
 def _flush(

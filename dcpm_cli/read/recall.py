@@ -19,10 +19,17 @@ evidence, equally weighted, is Callan's passage + document combination ("Passage
 in document retrieval", SIGIR 1994). The maxima normalise, not the list lengths, so asking for
 more hits (a larger k) does not rescale the first ones.
 
+One exception to "extracted inputs are not searched": a query holding a rare token (a word of
+5+ characters with a digit and a letter in it, or a number of 5+ digits: an order number, a
+code) that an input holds word for word, and none of the facts found from it does, finds that
+input, ranked above every other hit (score = the best other score + (1 − α) + its own). Extraction paraphrases
+and drops such tokens; an exact match is the strongest evidence a query can give.
+
 The question is read first (read/question.py, rules only): the things it names are searched
 each on their own and a cue its best hits miss is brought into them; what was said in the time
 window it names is lifted; and hits saying nearly the same are shown newest first, each naming
-the others, so a change of mind never stored as a chain still reads as one.
+the others, so a change of mind never stored as a chain still reads as one (an exact-token hit
+keeps its first place).
 """
 
 from __future__ import annotations
@@ -34,13 +41,16 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from dcpm_cli.errors import InputError, TextSearchFailed
 from dcpm_cli.models import (
+    DONE,
     FAILED,
     ITEM_KINDS,
     NO_ITEMS,
     PENDING,
+    REPLACED,
     Event,
     Hit,
     MemoryItem,
+    Passage,
     RawInput,
     Recall,
     utcnow,
@@ -51,7 +61,7 @@ if TYPE_CHECKING:
     import numpy as np
 
     from dcpm_cli.embed import Embedder
-    from dcpm_cli.store import Store
+    from dcpm_cli.store import Found, Store
 
 # all-MiniLM-L6-v2 puts unrelated sentences below ~0.2 and a question and its answer above ~0.35;
 # another embedder needs its own floor (setting `recall_min_similarity`).
@@ -59,6 +69,9 @@ MIN_SIMILARITY = 0.2
 SEMANTIC_WEIGHT = 0.75  # α: the share of meaning (cosine) against shared words (BM25)
 # Inputs not extracted yet, or from which no item came: their words are the memory.
 RAW_SEARCHED = {"statuses": [PENDING, FAILED, NO_ITEMS], "roles": ["user"]}
+# Inputs a rare token of the query finds word for word, extracted or not.
+RAW_EXACT = {"statuses": [PENDING, FAILED, NO_ITEMS, DONE], "roles": ["user"]}
+_RARE = re.compile(r"(?<!\w)(?=\w{5})(?=\w*\d)(?:\w*[^\W\d]\w*|\d{5,})(?!\w)")  # "UNIQ00005Z", "48213"
 # A question about a time ("last Friday", "in June") lifts what was said then, or soon after
 # (people tell what happened a little later): by this share of its score, never a filter, since
 # people misremember dates.
@@ -78,6 +91,7 @@ K = TypeVar("K")
 _ID = re.compile(r"[mr]_[0-9a-f]{6,}")  # an item's or a raw input's id
 _IDS_HINT = "ids are in `dcpm recall --json`; `dcpm show ID` tells what one is"
 Key = tuple[str, str]  # ("items" | "raw", id)
+Candidate = MemoryItem | RawInput
 
 
 def recall(
@@ -105,8 +119,7 @@ def recall(
             query=query, hits=[], as_of=as_of, warnings=["the query has no words: nothing to match"]
         )
     asked = read_question(query, now or as_of or utcnow())
-    texts = [query, *asked.cues]
-    vectors = embedder.embed(texts)
+    vectors = embedder.embed([query, *asked.cues])
     depth = max(4 * k, 20)
     item_kinds = [x for x in (kinds or ITEM_KINDS) if x in ITEM_KINDS]
     want_raw = not kinds or "raw" in kinds
@@ -119,7 +132,7 @@ def recall(
         # With `as_of`, the states said after it are dropped only once ranked: in a store with
         # many later matches the ones valid then lie deeper. Search deeper until k are found
         # or every row has been a candidate.
-        if as_of is None or len(out) >= k or depth >= _rows_in(store):
+        if as_of is None or len(out) >= k or depth >= store.searchable_rows():
             break
         depth *= 4
         warnings.clear()
@@ -144,12 +157,15 @@ def _ranked(
     warnings: list[str],
 ) -> list[Hit]:
     """The k best hits among the `depth` best candidates of each search: of the question, and
-    of each cue it names, fused; lifted in the question's time window; near-duplicates ordered."""
-    rows: dict[Key, dict[str, Any]] = {}
+    of each cue it names, fused; lifted in the question's time window; an input holding a rare
+    token of the question word for word first; near-duplicates ordered."""
+    rows: dict[Key, Candidate] = {}
     found: dict[Key, MemoryItem | RawInput] = {}
     said: dict[Key, datetime] = {}
+    exact: dict[Key, Candidate] = {}
     lists = []
-    for vector, text in zip(vectors, [asked.text, *asked.cues], strict=True):
+    for n, (vector, text) in enumerate(zip(vectors, [asked.text, *asked.cues], strict=True)):
+        # A rare token is looked for in the whole question only: a cue is a part of it.
         got = _scored(
             store,
             vector,
@@ -163,6 +179,7 @@ def _ranked(
             rows,
             found,
             said,
+            exact if n == 0 and want_raw else None,
         )
         lists.append(got)
     scores = _fuse_cues(lists[0], lists[1:], k)
@@ -170,8 +187,12 @@ def _ranked(
         for key in scores:
             if key in said and asked.window.holds(said[key], TOLD_LATER):
                 scores[key] *= 1 + TIME_BOOST
+    top = max((v for key, v in scores.items() if key not in exact), default=0.0)
+    for key in exact:
+        scores[key] = top + (1 - SEMANTIC_WEIGHT) + scores.get(key, 0.0)
     hits = _best_hits(store, scores, rows, found, k, as_of, chains)
-    return _near_duplicates_ordered(store, hits, found, newest_first=asked.order != EARLIEST)
+    pinned = {key[1] for key in exact}
+    return _near_duplicates_ordered(store, hits, found, newest_first=asked.order != EARLIEST, pinned=pinned)
 
 
 def _scored(
@@ -184,26 +205,31 @@ def _scored(
     as_of: datetime | None,
     min_similarity: float,
     warnings: list[str],
-    rows: dict[Key, dict[str, Any]],
+    rows: dict[Key, Candidate],
     found: dict[Key, MemoryItem | RawInput],
     said: dict[Key, datetime],
+    exact: dict[Key, Candidate] | None,
 ) -> dict[Key, float]:
     """Every candidate of one search text with its score (own + context); the rows, objects and
-    times it met are added to `rows`, `found` and `said`."""
+    times it met are added to `rows`, `found` and `said`. With `exact`, the inputs holding a rare
+    token of `query` word for word are candidates too, and added to `exact`."""
     mine_rows, own = _search(store, vector, query, depth, item_kinds, want_raw, min_similarity, warnings)
+    if exact is not None:
+        exact.update(_exact_inputs(store, query, depth, mine_rows, warnings))
+        mine_rows.update(exact)
+    _drop_replaced(store, mine_rows)
     context, passage_at = _passage_context(store, vector, query, depth, as_of, min_similarity, warnings)
     scores: dict[Key, float] = {}
     sources_of: dict[Key, list[str]] = {}
     for key, row in mine_rows.items():
         rows.setdefault(key, row)
-        if key[0] == "items":
-            item = found.get(key) or store.item_from_row(row)
-            found[key] = item
-            sources_of[key] = item.raw_ids
-            said.setdefault(key, item.event_at)
+        if isinstance(row, MemoryItem):
+            found[key] = row
+            sources_of[key] = row.raw_ids
+            said.setdefault(key, row.event_at)
         else:
             sources_of[key] = [key[1]]
-            said.setdefault(key, store.raw_from_row(row).said_at)
+            said.setdefault(key, row.said_at)
     lone = _without_passage(store, mine_rows, sources_of)
     for key, sources in sources_of.items():
         mine = own.get(key, 0.0)
@@ -242,18 +268,25 @@ def _fuse_cues(question: dict[Key, float], cues: list[dict[Key, float]], k: int)
 
 
 def _near_duplicates_ordered(
-    store: Store, hits: list[Hit], found: dict[Key, MemoryItem | RawInput], *, newest_first: bool
+    store: Store,
+    hits: list[Hit],
+    found: dict[Key, MemoryItem | RawInput],
+    *,
+    newest_first: bool,
+    pinned: set[str],
 ) -> list[Hit]:
     """Hits that say nearly the same (cosine ≥ NEAR_DUPLICATE, same speaker) keep the places
     they won, filled newest first (oldest first when the question asks for the first time);
-    each names the others in `same_as`, so a reader sees that it changed and when."""
+    each names the others in `same_as`, so a reader sees that it changed and when. A `pinned`
+    hit (an input holding a rare token of the question) neither moves nor is grouped."""
     if len(hits) < 2:
         return hits
     import numpy as np
 
-    vectors = {**store.vectors_of("raw", [h.id for h in hits if h.kind == "raw"])}
-    vectors.update(store.vectors_of("items", [h.id for h in hits if h.kind != "raw"]))
-    present = [i for i, h in enumerate(hits) if h.id in vectors]
+    free = [h for h in hits if h.id not in pinned]
+    vectors = {**store.vectors_of("raw", [h.id for h in free if h.kind == "raw"])}
+    vectors.update(store.vectors_of("items", [h.id for h in free if h.kind != "raw"]))
+    present = [i for i, h in enumerate(hits) if h.id in vectors and h.id not in pinned]
     if len(present) < 2:
         return hits
     matrix = np.stack([vectors[hits[i].id] for i in present])
@@ -291,18 +324,47 @@ def _near_duplicates_ordered(
     return out
 
 
-def _rows_in(store: Store) -> int:
-    """How many rows recall could search: items, raw inputs and passages."""
-    from dcpm_cli.store import schemas as S
+def _drop_replaced(store: Store, rows: dict[Key, Candidate]) -> None:
+    """Facts that came only from replaced inputs (an edited note's old version) are not memory."""
+    sources = {r for row in rows.values() if isinstance(row, MemoryItem) for r in row.raw_ids}
+    replaced = {r.id for r in store.get_raw(sorted(sources)).values() if r.status == REPLACED}
+    if not replaced:
+        return
+    for key in [k for k, row in rows.items() if isinstance(row, MemoryItem)]:
+        item = rows[key]
+        assert isinstance(item, MemoryItem)
+        if item.raw_ids and set(item.raw_ids) <= replaced:
+            del rows[key]
 
-    return sum(store.count(t) for t in (S.ITEMS, S.RAW, S.PASSAGES) if store.has_table(t))
+
+def _exact_inputs(
+    store: Store, query: str, depth: int, rows: dict[Key, Candidate], warnings: list[str]
+) -> dict[Key, Candidate]:
+    """Inputs that hold a rare token of the query word for word, where no fact found from them
+    does (see the module docstring): the words extraction left out are still the memory."""
+    tokens = {t.lower() for t in _RARE.findall(query)}
+    if not tokens:
+        return {}
+
+    def holds(text: str) -> set[str]:
+        return {t for t in tokens if re.search(rf"(?<!\w){re.escape(t)}(?!\w)", text, re.IGNORECASE)}
+
+    covered: dict[str, set[str]] = {}  # raw id → the tokens a fact found from it already holds
+    for row in rows.values():
+        if isinstance(row, MemoryItem):
+            for raw_id in row.raw_ids:
+                covered.setdefault(raw_id, set()).update(holds(row.text))
+    out: dict[Key, Candidate] = {}
+    for row, _ in _text_search(store, warnings, "raw", " ".join(sorted(tokens)), depth, **RAW_EXACT):
+        assert isinstance(row, RawInput)
+        if holds(row.text) - covered.get(row.id, set()):
+            out[("raw", row.id)] = row
+    return out
 
 
-def _without_passage(
-    store: Store, rows: dict[Key, dict[str, Any]], sources_of: dict[Key, list[str]]
-) -> set[str]:
+def _without_passage(store: Store, rows: dict[Key, Candidate], sources_of: dict[Key, list[str]]) -> set[str]:
     """The source inputs that belong to no session, so to no passage."""
-    sessions = {key[1]: row.get("session") or "" for key, row in rows.items() if key[0] == "raw"}
+    sessions = {key[1]: row.session or "" for key, row in rows.items() if isinstance(row, RawInput)}
     unknown = sorted({r for rs in sources_of.values() for r in rs} - set(sessions))
     sessions.update({r.id: r.session for r in store.get_raw(unknown).values()} if unknown else {})
     return {r for r, session in sessions.items() if not session}
@@ -310,7 +372,7 @@ def _without_passage(
 
 def _text_search(
     store: Store, warnings: list[str], collection: str, query: str, k: int, **filters: Any
-) -> list[tuple[dict[str, Any], float]]:
+) -> list[tuple[Found, float]]:
     """BM25 hits, or none with a warning: a failure must not pass for "no word matched"."""
     try:
         return store.text_search(collection, query, k, **filters)
@@ -328,17 +390,18 @@ def _search(
     want_raw: bool,
     min_similarity: float,
     warnings: list[str],
-) -> tuple[dict[Key, dict[str, Any]], dict[Key, float]]:
-    """Rows found by vector or BM25 search over items and raw inputs, and their fused scores."""
-    rows: dict[Key, dict[str, Any]] = {}
+) -> tuple[dict[Key, Candidate], dict[Key, float]]:
+    """Items and raw inputs found by vector or BM25 search, and their fused scores."""
+    rows: dict[Key, Candidate] = {}
     dense: dict[Key, float] = {}
     lexical: dict[Key, float] = {}
 
-    def take(source: str, hits: list[tuple[dict[str, Any], float]], into: dict[Key, float]) -> None:
+    def take(source: str, hits: list[tuple[Found, float]], into: dict[Key, float]) -> None:
         for row, score in hits:
             if into is dense and score < min_similarity:
                 continue  # the nearest of unrelated texts is still unrelated
-            key = (source, row["id"])
+            assert isinstance(row, MemoryItem | RawInput)
+            key = (source, row.id)
             into[key] = score
             rows.setdefault(key, row)
 
@@ -355,7 +418,7 @@ def _search(
 def _best_hits(
     store: Store,
     scores: dict[Key, float],
-    rows: dict[Key, dict[str, Any]],
+    rows: dict[Key, Candidate],
     found: dict[Key, MemoryItem | RawInput],
     k: int,
     as_of: datetime | None,
@@ -415,7 +478,8 @@ def _passage_context(
         for row, score in hits:
             if into is dense and score < min_similarity:
                 continue
-            p = store.passage_from_row(row)
+            p = row
+            assert isinstance(p, Passage)
             if as_of is not None and p.last_at > as_of:
                 continue  # it holds inputs said after `as_of`: not a passage yet then
             passages[p.id] = p
@@ -430,13 +494,13 @@ def _passage_context(
 
 
 def _read_inputs(
-    store: Store, keys: list[Key], rows: dict[Key, dict[str, Any]], found: dict[Key, MemoryItem | RawInput]
+    store: Store, keys: list[Key], rows: dict[Key, Candidate], found: dict[Key, MemoryItem | RawInput]
 ) -> None:
     """Raw inputs as objects: from the rows a search returned, or read from the store when only
     their passage found them (and kept only if recall searches inputs like them)."""
     for key in keys:
         if key in rows:
-            found[key] = store.raw_from_row(rows[key])
+            found[key] = rows[key]
     missing = [key[1] for key in keys if key not in rows]
     for raw in store.get_raw(missing).values():
         if raw.role in RAW_SEARCHED["roles"] and raw.status in RAW_SEARCHED["statuses"]:

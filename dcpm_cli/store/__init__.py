@@ -1,8 +1,9 @@
 """The store: the only code that knows LanceDB tables and columns.
 
 Offers verbs over raw inputs, memory items (with their supersedes chains), the event log and
-the graph. Writers hold `store.lock()`: Lance commits are atomic per table but there is no
-multi-table transaction, so writes are ordered to leave a repairable state if interrupted.
+the graph. Every write happens inside `store.write(...)`, one write section: Lance commits are
+atomic per table but there is no multi-table transaction, so writes are ordered to leave a
+repairable state if interrupted.
 """
 
 from __future__ import annotations
@@ -17,15 +18,26 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from dcpm_cli.errors import EmbedderMismatch, LockBusy, StoreError, StoreMissing, TextSearchFailed
-from dcpm_cli.models import PENDING, Event, MemoryItem, Passage, RawInput
+from dcpm_cli.errors import (
+    DiskFull,
+    EmbedderMismatch,
+    LockBusy,
+    StoreError,
+    StoreMissing,
+    TextSearchFailed,
+    disk_full,
+)
+from dcpm_cli.models import PENDING, Calibration, DreamRun, Event, MemoryItem, Passage, RawInput
 from dcpm_cli.store import schemas as S
+from dcpm_cli.store.base import Lance, Write
+from dcpm_cli.store.base import utc as _utc
 from dcpm_cli.store.claims import ClaimVerbs
 from dcpm_cli.store.dump import DumpVerbs
 from dcpm_cli.store.erase import EraseVerbs
-from dcpm_cli.store.graph import GraphVerbs
+from dcpm_cli.store.graph import Graph, GraphVerbs
 from dcpm_cli.store.journal import JournalVerbs
 from dcpm_cli.store.passages import PassageVerbs
+from dcpm_cli.store.runs import DreamLog
 from dcpm_cli.store.sql import in_list as _in
 from dcpm_cli.store.sql import quote as _q
 from dcpm_cli.store.staging import Staged, StagingVerbs, fields
@@ -38,28 +50,33 @@ if TYPE_CHECKING:
     from dcpm_cli.embed import Embedder
 
 T = TypeVar("T")
+Found = MemoryItem | RawInput | Passage  # what a search finds
 
 # Rust-side deprecation chatter from lance would otherwise reach the user's terminal.
 os.environ.setdefault("LANCE_LOG", "error")
 os.environ.setdefault("RUST_LOG", "error")
 
 
-def _utc(value: datetime | None) -> datetime | None:
-    if value is None:
-        return None
-    return value if value.tzinfo else value.replace(tzinfo=UTC)
-
-
 class Store(GraphVerbs, PassageVerbs, JournalVerbs, ClaimVerbs, EraseVerbs, DumpVerbs, StagingVerbs):
     """A dcpm store at a LanceDB URI (a local directory, or object storage)."""
 
-    def __init__(self, uri: str, embedder: Embedder, *, create: bool = True) -> None:
+    def __init__(
+        self, uri: str, embedder: Embedder, *, state_dir: Path | None = None, create: bool = True
+    ) -> None:
+        """`state_dir`: where this machine keeps the small state of a store on object storage
+        (lock files, markers of unfinished writes, claims), the dcpm home; a local store keeps
+        its own in its directory and needs none."""
         import lancedb
 
         self.uri = uri
         self.embedder_id = embedder.model_id
         self.dim = embedder.dim
         self.local_path: Path | None = None if "://" in uri else Path(uri).expanduser()
+        self.state_dir = None if state_dir is None else Path(state_dir).expanduser()
+        if self.local_path is None and self.state_dir is None:
+            raise StoreError(
+                f"the store {uri} is on object storage: it needs a local state directory", _WHERE
+            )
         if self.local_path is not None:
             if not create and not self.local_path.exists():
                 raise StoreMissing(f"nothing stored yet at {uri}", 'add something: dcpm add "..."')
@@ -69,9 +86,11 @@ class Store(GraphVerbs, PassageVerbs, JournalVerbs, ClaimVerbs, EraseVerbs, Dump
             self.db = lancedb.connect(str(self.local_path or uri), read_consistency_interval=timedelta(0))
         except (OSError, ValueError) as e:
             raise StoreError(f"cannot open store {uri}: {e}", "check --store / DCPM_HOME") from e
-        self._tables: dict[str, Any] = {}
+        self._lance = Lance(self.db, self.dim)
+        self.dream_log = DreamLog(self._lance)
+        self.graph = Graph(self._lance)
         if not self._up_to_date():  # so a reader never waits for a writer's lock
-            with self.lock():
+            with self.write():
                 self._check_embedder()
                 from dcpm_cli.store.migrations import apply_migrations
 
@@ -80,13 +99,59 @@ class Store(GraphVerbs, PassageVerbs, JournalVerbs, ClaimVerbs, EraseVerbs, Dump
     # -- infrastructure -------------------------------------------------------------------
 
     @contextlib.contextmanager
-    def lock(self, timeout: float = 600.0, *, flush: bool = True, fold: bool = True) -> Iterator[None]:
-        """Serialise writers across processes; re-entrant within one thread (a repair run by a
-        command that already holds it). On taking it, staged writes are settled (see
-        store/staging.py): other writers' logs replayed (`fold`) and this writer's own group
-        committed (`flush`). The writer keeps its own group (`flush=False`) while it stages an
-        input, and leaves every log alone (`fold=False`) while it only stores raw inputs or
-        claims, which no staged write depends on."""
+    def write(
+        self,
+        kind: Write = Write.SETTLED,
+        *,
+        timeout: float = 600.0,
+        unfinished: str | None = None,
+        sessions: Sequence[str] = (),
+        **detail: Any,
+    ) -> Iterator[None]:
+        """One write section: writers serialised across processes (and, on object storage,
+        across machines by a lease); re-entrant within one thread (a repair run by a command
+        already inside one). On entry the staged writes are settled as `kind` says (see
+        Write). With `unfinished`, the section is marked as a multi-step write of that name
+        (with the `sessions` whose passages it touches): the marker stays if the block raises
+        or the process dies, so the next writer repairs what it left."""
+        try:
+            with self._locked(timeout, flush=kind.flush, fold=kind.fold):
+                if unfinished is None:
+                    yield
+                else:
+                    with self.unfinished(unfinished, sessions=sessions, **detail):
+                        yield
+        except (OSError, RuntimeError, ValueError) as e:
+            # A full disk is expected, not a crash; the marker stays for the next command.
+            if not (why := disk_full(e)):
+                raise
+            raise DiskFull(
+                f"the disk is full ({why}): the store at {self.uri} could not be written",
+                "free some space, then run the command again (it finishes what was cut short)",
+            ) from e
+
+    @contextlib.contextmanager
+    def reading(self) -> Iterator[None]:
+        """A consistent read (check, export, backup): under the write lock, so no writer is
+        half-way; on a store this process cannot write to (a read-only snapshot) the lock
+        cannot be taken, and the store is read as it is."""
+        if self.local_path is not None and not self._can_lock():
+            yield
+            return
+        with self.write():
+            yield
+
+    def _can_lock(self) -> bool:
+        """Whether the lock file can be opened for writing (tried, not guessed from the mode
+        bits: root, a read-only mount and ACLs all answer differently)."""
+        try:
+            with open(self._lock_path(), "a"):
+                return True
+        except OSError:
+            return False
+
+    @contextlib.contextmanager
+    def _locked(self, timeout: float, *, flush: bool, fold: bool) -> Iterator[None]:
         held = self.__dict__.setdefault("_lock_depth", threading.local())
         if getattr(held, "depth", 0):
             held.depth += 1
@@ -134,23 +199,19 @@ class Store(GraphVerbs, PassageVerbs, JournalVerbs, ClaimVerbs, EraseVerbs, Dump
             return self.local_path / ".write.lock"
         from dcpm_cli.store.remote import local_lock_path
 
-        return local_lock_path(self.uri)
+        return local_lock_path(self._machine_dir(), self.uri)
 
     def table(self, name: str) -> Any:
-        if name not in self._tables:
-            self._tables[name] = self.db.open_table(name)
-        return self._tables[name]
+        return self._lance.table(name)
 
     def has_table(self, name: str) -> bool:
-        try:
-            self.table(name)
-            return True
-        except (ValueError, FileNotFoundError):
-            return False
+        return self._lance.has_table(name)
+
+    def drop_table(self, name: str) -> None:
+        self._lance.drop_table(name)
 
     def create_table_if_missing(self, name: str, schema: pa.Schema) -> None:
-        self._tables[name] = self.db.create_table(name, schema=schema, exist_ok=True)
-        self.__dict__.get("_schemas", {}).pop(name, None)
+        self._lance.create_table_if_missing(name, schema)
 
     def applied_migrations(self) -> set[str]:
         if not self.has_table(S.MIGRATIONS):
@@ -232,47 +293,40 @@ class Store(GraphVerbs, PassageVerbs, JournalVerbs, ClaimVerbs, EraseVerbs, Dump
         columns: Sequence[str] | None = None,
         limit: int | None = None,
     ) -> list[dict[str, Any]]:
-        q = self.table(table).search()
-        if where:
-            q = q.where(where)
-        if columns:
-            q = q.select(list(columns))
-        return q.limit(limit).to_arrow().to_pylist()
+        return self._lance.rows(table, where, columns, limit)
 
     def count(self, table: str, where: str | None = None) -> int:
-        return int(self.table(table).count_rows(where))
+        return self._lance.count(table, where)
 
     def _table_of(
         self, objs: Sequence[Any], table: str, vectors: np.ndarray | None = None, **extra: list
     ) -> pa.Table:
-        """Arrow table from dataclasses whose field names are the columns."""
-        import pyarrow as pa
-
-        schema = self._schema(table)
-        cols: dict[str, list] = {}
-        for name in schema.names:
-            if name == "vector" and vectors is not None:
-                flat = pa.array(vectors.astype("float32").ravel(), type=pa.float32())
-                cols[name] = pa.FixedSizeListArray.from_arrays(flat, self.dim)
-            elif name in extra:
-                cols[name] = extra[name]
-            else:
-                cols[name] = [_value(getattr(o, name, None)) for o in objs]
-        return pa.table(cols, schema=schema)
+        return self._lance.arrow_of(objs, table, vectors, **extra)
 
     def _schema(self, table: str) -> pa.Schema:
-        """A table's schema, asked once per Store (each ask is a round trip through LanceDB's
-        thread: ~1.5 ms, a dozen times per `dcpm add`). Only a migration changes a schema,
-        and migrations run when a Store opens."""
-        schemas = self.__dict__.setdefault("_schemas", {})
-        if table not in schemas:
-            schemas[table] = self.table(table).schema
-        return schemas[table]
+        return self._lance.schema(table)
 
-    @staticmethod
-    def _from_row(cls: type[T], row: dict[str, Any]) -> T:
-        names = {f.name for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
-        return cls(**{k: v for k, v in row.items() if k in names})
+    _from_row = staticmethod(Lance.model_of)
+
+    # -- the dream run log and calibrations (store/runs.py) -------------------------------
+
+    def save_dream_run(self, run: DreamRun) -> None:
+        self.dream_log.save_run(run)
+
+    def dream_runs(self, n: int | None = 10) -> list[DreamRun]:
+        return self.dream_log.runs(n)
+
+    def declined_clusters(self) -> set[str]:
+        return self.dream_log.declined_clusters()
+
+    def forget_declined(self) -> int:
+        return self.dream_log.forget_declined()
+
+    def save_calibration(self, cal: Calibration) -> None:
+        self.dream_log.save_calibration(cal)
+
+    def calibration_for(self, embedder_id: str) -> Calibration | None:
+        return self.dream_log.calibration_for(embedder_id)
 
     # -- raw inputs -----------------------------------------------------------------------
 
@@ -319,6 +373,11 @@ class Store(GraphVerbs, PassageVerbs, JournalVerbs, ClaimVerbs, EraseVerbs, Dump
             return []
         return [self._from_row(RawInput, r) for r in self._rows(S.RAW, _NO_VECTOR_YET, _RAW_COLUMNS)]
 
+    def reflag_inputs_without_vectors(self) -> None:
+        """Raise the flag when inputs stored without a vector exist (stores from before it)."""
+        if self._rows(S.RAW, _NO_VECTOR_YET, ["id"], limit=1):
+            self._flag_inputs_without_vectors(True)
+
     def _no_vector_flag(self) -> Path:
         return self._state_dir("flags") / "inputs-without-vectors"
 
@@ -354,6 +413,15 @@ class Store(GraphVerbs, PassageVerbs, JournalVerbs, ClaimVerbs, EraseVerbs, Dump
         if staged is None or not staged.status:
             return rows
         return [staged.patch_raw(r) for r in rows]
+
+    def note_versions(self, session: str, sources: Sequence[str]) -> list[RawInput]:
+        """The inputs of these notes (one file each) of a notes folder (`session`), any status."""
+        if not sources:
+            return []
+        rows = self._raw_seen(
+            self._rows(S.RAW, f"session = {_q(session)} AND {_in('source', sources)}", _RAW_COLUMNS)
+        )
+        return [self._from_row(RawInput, r) for r in rows]
 
     def raw_by_status(self, statuses: Sequence[str], limit: int | None = None) -> list[RawInput]:
         """Raw inputs in these statuses, oldest first (by when said, then when stored)."""
@@ -657,13 +725,22 @@ class Store(GraphVerbs, PassageVerbs, JournalVerbs, ClaimVerbs, EraseVerbs, Dump
 
     def vector_search(
         self, collection: str, vector: np.ndarray, k: int, **filters: Sequence[str] | None
-    ) -> list[tuple[dict[str, Any], float]]:
-        """Rows of "items" or "raw" most similar to `vector`, with cosine similarity.
-        Filters: kinds= (items), statuses= and roles= (raw). Exact, not approximate: see
-        store/vectors.py for how it stays fast."""
+    ) -> list[tuple[Found, float]]:
+        """Items, raw inputs or passages ("items", "raw", "passages") most similar to `vector`,
+        with cosine similarity. Filters: kinds= (items), statuses= and roles= (raw). Exact, not
+        approximate: see store/vectors.py for how it stays fast."""
         table = _COLLECTIONS[collection]
         terms: list[Term] = [(_FILTER_COLUMNS[name], tuple(v)) for name, v in filters.items() if v]
-        return self._vectors.search(table, self.table(table), vector, k, _COLUMNS[table], terms)
+        rows = self._vectors.search(table, self.table(table), vector, k, _COLUMNS[table], terms)
+        return self._found(table, rows)
+
+    def _found(self, table: str, rows: list[tuple[dict[str, Any], float]]) -> list[tuple[Found, float]]:
+        model = _MODELS[table]
+        return [(self._from_row(model, r), score) for r, score in rows]
+
+    def searchable_rows(self) -> int:
+        """How many rows the read path could search: items, raw inputs and passages."""
+        return sum(self.count(t) for t in (S.ITEMS, S.RAW, S.PASSAGES) if self.has_table(t))
 
     @functools.cached_property
     def _vectors(self) -> VectorSearch:
@@ -694,8 +771,8 @@ class Store(GraphVerbs, PassageVerbs, JournalVerbs, ClaimVerbs, EraseVerbs, Dump
 
     def text_search(
         self, collection: str, query: str, k: int, **filters: Sequence[str] | None
-    ) -> list[tuple[dict[str, Any], float]]:
-        """Rows of "items" or "raw" ranked by BM25 over their text (unindexed rows scanned too).
+    ) -> list[tuple[Found, float]]:
+        """Items, raw inputs or passages ranked by BM25 over their text (unindexed rows too).
         A query of only stop words or operators finds nothing; a failure (a damaged index)
         raises TextSearchFailed, so the caller can say that results came from vectors only."""
         table, where = _COLLECTIONS[collection], _filters(filters)
@@ -710,7 +787,7 @@ class Store(GraphVerbs, PassageVerbs, JournalVerbs, ClaimVerbs, EraseVerbs, Dump
             raise TextSearchFailed(
                 f"full-text search of {collection} failed ({why})", "dcpm check --repair rebuilds the index"
             ) from e
-        return [(r, float(r.pop("_score"))) for r in rows]
+        return self._found(table, [(r, float(r.pop("_score"))) for r in rows])
 
     def text_index_problems(self) -> dict[str, str]:
         """collection → why its full-text search fails (a query that must run, on each)."""
@@ -725,7 +802,7 @@ class Store(GraphVerbs, PassageVerbs, JournalVerbs, ClaimVerbs, EraseVerbs, Dump
     def rebuild_text_index(self, collection: str) -> None:
         from lancedb.index import FTS
 
-        with self.lock():
+        with self.write():
             self.table(_COLLECTIONS[collection]).create_index(
                 "text", config=FTS(with_position=False), replace=True
             )
@@ -735,14 +812,8 @@ class Store(GraphVerbs, PassageVerbs, JournalVerbs, ClaimVerbs, EraseVerbs, Dump
         if not any(i.index_type == "FTS" for i in t.list_indices()):
             from lancedb.index import FTS
 
-            with self.lock():
+            with self.write():
                 t.create_index("text", config=FTS(with_position=False), replace=True)
-
-    def raw_from_row(self, row: dict[str, Any]) -> RawInput:
-        return self._from_row(RawInput, row)
-
-    def item_from_row(self, row: dict[str, Any]) -> MemoryItem:
-        return self._from_row(MemoryItem, row)
 
     def items_from_raw(self, raw_id: str) -> list[MemoryItem]:
         """Items whose provenance includes this raw input."""
@@ -889,16 +960,11 @@ def _filters(filters: dict[str, Sequence[str] | None]) -> str | None:
     return " AND ".join(clauses) or None
 
 
-def _value(v: Any) -> Any:
-    if isinstance(v, datetime):
-        return _utc(v)
-    return v
-
-
 _RAW_COLUMNS = [f.name for f in dataclasses.fields(RawInput) if f.name != "position"]
 _ITEM_COLUMNS = [f.name for f in dataclasses.fields(MemoryItem)]
 _PASSAGE_COLUMNS = [f.name for f in dataclasses.fields(Passage)]
 _COLUMNS = {S.RAW: _RAW_COLUMNS, S.ITEMS: _ITEM_COLUMNS, S.PASSAGES: _PASSAGE_COLUMNS}
+_MODELS: dict[str, type[Found]] = {S.RAW: RawInput, S.ITEMS: MemoryItem, S.PASSAGES: Passage}
 _COLLECTIONS = {"raw": S.RAW, "items": S.ITEMS, "nodes": S.NODES, "passages": S.PASSAGES}
 
-__all__ = ["PENDING", "Store"]
+__all__ = ["PENDING", "Store", "Write"]

@@ -21,6 +21,7 @@ import socket
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from dcpm_cli.models import utcnow
 
@@ -46,8 +47,9 @@ def owner_gone(owner: str) -> bool:
 
 
 class ClaimVerbs:
-    # provided by Store (journal.py)
-    def _state_dir(self, kind: str) -> Path: ...
+    if TYPE_CHECKING:  # provided by Store (journal.py)
+
+        def _state_dir(self, kind: str) -> Path: ...
 
     def _claims_dir(self) -> Path:
         return self._state_dir("claims")

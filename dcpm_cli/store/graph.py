@@ -1,19 +1,20 @@
-"""Store verbs over the graph G: schema, intention and core-schema nodes, evidence and
-structural edges, and System 2's own records (the dream run log, per-embedder calibrations,
-the dream lock). Mixed into `Store`; like it, the only code that knows these tables."""
+"""The graph G (`Graph`, composed into `Store` as `store.graph`): schema, intention and
+core-schema nodes, evidence and structural edges; and the Store verbs System 2 reads items
+and takes the dream lock with. Like the Store, the only code that knows these tables."""
 
 from __future__ import annotations
 
 import contextlib
 import dataclasses
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from dcpm_cli.errors import LockBusy
-from dcpm_cli.models import Calibration, DreamRun, Edge, MemoryItem, Node, short_hash
+from dcpm_cli.models import DreamRun, Edge, MemoryItem, Node, short_hash
 from dcpm_cli.store import schemas as S
+from dcpm_cli.store.base import Lance
 from dcpm_cli.store.sql import in_list as _in
 from dcpm_cli.store.sql import quote as _q
 
@@ -26,17 +27,11 @@ MEMBER = "member"  # edge kind: core_schema → one of its member schemas
 _CHUNK = 500  # ids per IN (...) filter
 
 
-class GraphVerbs:
-    dim: int
-    uri: str
-    local_path: Path | None
+class Graph:
+    """The graph G: schema, intention and core-schema nodes, evidence and member edges."""
 
-    # provided by Store
-    def _rows(self, table: str, where: str | None, columns: Any = None, limit: int | None = None) -> list: ...
-    def table(self, name: str) -> Any: ...
-    def _table_of(self, objs: Any, table: str, vectors: Any = None, **extra: Any) -> Any: ...
-    @staticmethod
-    def _from_row(cls: Any, row: dict[str, Any]) -> Any: ...
+    def __init__(self, lance: Lance) -> None:
+        self._t = lance
 
     # -- nodes ----------------------------------------------------------------------------
 
@@ -45,23 +40,23 @@ class GraphVerbs:
         if nodes:
             import pyarrow as pa
 
-            empty = pa.nulls(len(nodes), S.initial(self.dim)[S.NODES].field("behaviour_vector").type)
-            data = self._table_of(nodes, S.NODES, vectors, behaviour_vector=empty)
+            empty = pa.nulls(len(nodes), S.initial(self._t.dim)[S.NODES].field("behaviour_vector").type)
+            data = self._t.arrow_of(nodes, S.NODES, vectors, behaviour_vector=empty)
             # Lance treats an all-null vector column as "bad vectors"; null is what we mean.
-            self.table(S.NODES).merge_insert("id").when_not_matched_insert_all().execute(
+            self._t.table(S.NODES).merge_insert("id").when_not_matched_insert_all().execute(
                 data, on_bad_vectors="null"
             )
 
     def get_nodes(self, ids: Sequence[str]) -> dict[str, Node]:
         out: dict[str, Node] = {}
         for chunk in _chunks(ids):
-            for r in self._rows(S.NODES, _in("id", chunk), _NODE_COLUMNS):
-                out[r["id"]] = self._from_row(Node, r)
+            for r in self._t.rows(S.NODES, _in("id", chunk), _NODE_COLUMNS):
+                out[r["id"]] = Lance.model_of(Node, r)
         return out
 
     def all_nodes(self, kinds: Sequence[str] | None = None) -> list[Node]:
-        rows = self._rows(S.NODES, _in("kind", kinds) if kinds else None, _NODE_COLUMNS)
-        return [self._from_row(Node, r) for r in rows]
+        rows = self._t.rows(S.NODES, _in("kind", kinds) if kinds else None, _NODE_COLUMNS)
+        return [Lance.model_of(Node, r) for r in rows]
 
     def node_vectors(self, kinds: Sequence[str] | None = None) -> tuple[list[Node], np.ndarray, np.ndarray]:
         """Nodes with their text vectors (E_sem) and behaviour vectors (E_beh; rows of NaN
@@ -71,13 +66,13 @@ class GraphVerbs:
         data = self._arrow(
             S.NODES, _in("kind", kinds) if kinds else None, [*_NODE_COLUMNS, "vector", "behaviour_vector"]
         )
-        nodes = [self._from_row(Node, r) for r in data.select(_NODE_COLUMNS).to_pylist()]
-        sem = _matrix(data.column("vector"), self.dim)
-        beh = np.full((len(nodes), self.dim), np.nan, dtype=np.float32)
+        nodes = [Lance.model_of(Node, r) for r in data.select(_NODE_COLUMNS).to_pylist()]
+        sem = _matrix(data.column("vector"), self._t.dim)
+        beh = np.full((len(nodes), self._t.dim), np.nan, dtype=np.float32)
         col = data.column("behaviour_vector").combine_chunks() if len(nodes) else None
         if col is not None and col.null_count < len(col):
             valid = np.asarray(col.is_valid().to_numpy(zero_copy_only=False))
-            beh[valid] = _matrix(col.filter(col.is_valid()), self.dim)
+            beh[valid] = _matrix(col.filter(col.is_valid()), self._t.dim)
         return nodes, sem, beh
 
     def set_behaviours(self, behaviours: dict[str, tuple[str, np.ndarray]]) -> None:
@@ -100,7 +95,7 @@ class GraphVerbs:
         data = data.set_column(
             schema.get_field_index("behaviour_vector"), field, pa.array(vectors, field.type)
         )
-        self.table(S.NODES).merge_insert("id").when_matched_update_all().execute(data)
+        self._t.table(S.NODES).merge_insert("id").when_matched_update_all().execute(data)
 
     def rewrite_node(self, node_id: str, text: str, domain: str, vector: np.ndarray) -> None:
         """A node's text (and its vector, E_sem) and domain rewritten in place, id kept: a
@@ -121,16 +116,18 @@ class GraphVerbs:
         data = data.set_column(
             schema.get_field_index("vector"), field, pa.array([[float(x) for x in vector]], field.type)
         )
-        self.table(S.NODES).merge_insert("id").when_matched_update_all().execute(data, on_bad_vectors="null")
+        self._t.table(S.NODES).merge_insert("id").when_matched_update_all().execute(
+            data, on_bad_vectors="null"
+        )
 
     def delete_nodes(self, ids: Sequence[str]) -> None:
         for chunk in _chunks(ids):
-            self.table(S.NODES).delete(_in("id", chunk))
+            self._t.table(S.NODES).delete(_in("id", chunk))
 
     def node_counts(self) -> dict[tuple[str, str], int]:
         """(kind, domain) → nodes."""
         counts: dict[tuple[str, str], int] = {}
-        for r in self._rows(S.NODES, None, ["kind", "domain"]):
+        for r in self._t.rows(S.NODES, None, ["kind", "domain"]):
             key = (r["kind"], r["domain"] or "")
             counts[key] = counts.get(key, 0) + 1
         return counts
@@ -140,47 +137,47 @@ class GraphVerbs:
     def add_edges(self, edges: Sequence[Edge]) -> None:
         """Insert edges; an edge already present (same kind, src, dst) is left as it is."""
         if edges:
-            data = self._table_of(edges, S.EDGES)
-            self.table(S.EDGES).merge_insert("id").when_not_matched_insert_all().execute(data)
+            data = self._t.arrow_of(edges, S.EDGES)
+            self._t.table(S.EDGES).merge_insert("id").when_not_matched_insert_all().execute(data)
 
     def edges(self, kinds: Sequence[str] | None = None) -> list[Edge]:
-        rows = self._rows(S.EDGES, _in("kind", kinds) if kinds else None, _EDGE_COLUMNS)
-        return [self._from_row(Edge, r) for r in rows]
+        rows = self._t.rows(S.EDGES, _in("kind", kinds) if kinds else None, _EDGE_COLUMNS)
+        return [Lance.model_of(Edge, r) for r in rows]
 
     def known_edge_ids(self, ids: Sequence[str]) -> set[str]:
         known: set[str] = set()
         for chunk in _chunks(ids):
-            known.update(r["id"] for r in self._rows(S.EDGES, _in("id", chunk), ["id"]))
+            known.update(r["id"] for r in self._t.rows(S.EDGES, _in("id", chunk), ["id"]))
         return known
 
     def delete_edges(self, ids: Sequence[str]) -> None:
         for chunk in _chunks(ids):
-            self.table(S.EDGES).delete(_in("id", chunk))
+            self._t.table(S.EDGES).delete(_in("id", chunk))
 
     def nodes_with_evidence(self, fact_ids: Sequence[str]) -> dict[str, list[str]]:
         """node id → the given fact ids its evidence edges point to."""
         out: dict[str, list[str]] = {}
         for chunk in _chunks(fact_ids):
             where = f"kind = '{EVIDENCE}' AND {_in('dst', chunk)}"
-            for r in self._rows(S.EDGES, where, ["src", "dst"]):
+            for r in self._t.rows(S.EDGES, where, ["src", "dst"]):
                 out.setdefault(r["src"], []).append(r["dst"])
         return out
 
     def evidence_of(self, node_id: str) -> list[str]:
         """The fact ids a node's evidence edges point to."""
-        rows = self._rows(S.EDGES, f"kind = '{EVIDENCE}' AND src = {_q(node_id)}", ["dst"])
+        rows = self._t.rows(S.EDGES, f"kind = '{EVIDENCE}' AND src = {_q(node_id)}", ["dst"])
         return sorted(r["dst"] for r in rows)
 
     def members_of(self, core_id: str) -> list[str]:
         """The member schema ids of a core schema."""
-        rows = self._rows(S.EDGES, f"kind = '{MEMBER}' AND src = {_q(core_id)}", ["dst"])
+        rows = self._t.rows(S.EDGES, f"kind = '{MEMBER}' AND src = {_q(core_id)}", ["dst"])
         return sorted(r["dst"] for r in rows)
 
     def evidence_for(self, node_ids: Sequence[str]) -> dict[str, list[str]]:
         """node id → every fact id its evidence edges point to."""
         out: dict[str, list[str]] = {}
         for chunk in _chunks(node_ids):
-            for r in self._rows(S.EDGES, f"kind = '{EVIDENCE}' AND {_in('src', chunk)}", ["src", "dst"]):
+            for r in self._t.rows(S.EDGES, f"kind = '{EVIDENCE}' AND {_in('src', chunk)}", ["src", "dst"]):
                 out.setdefault(r["src"], []).append(r["dst"])
         return out
 
@@ -190,12 +187,110 @@ class GraphVerbs:
         found = set(cores)
         for chunk in _chunks(schemas):
             where = f"kind = '{MEMBER}' AND {_in('dst', chunk)}"
-            found.update(r["src"] for r in self._rows(S.EDGES, where, ["src"]))
+            found.update(r["src"] for r in self._t.rows(S.EDGES, where, ["src"]))
         out: dict[str, list[str]] = {}
         for chunk in _chunks(sorted(found)):
-            for r in self._rows(S.EDGES, f"kind = '{MEMBER}' AND {_in('src', chunk)}", ["src", "dst"]):
+            for r in self._t.rows(S.EDGES, f"kind = '{MEMBER}' AND {_in('src', chunk)}", ["src", "dst"]):
                 out.setdefault(r["src"], []).append(r["dst"])
         return {core: sorted(m) for core, m in out.items()}
+
+    def evidence_counts(self) -> dict[str, int]:
+        """node id → number of evidence edges."""
+        counts: dict[str, int] = {}
+        for r in self._t.rows(S.EDGES, f"kind = '{EVIDENCE}'", ["src"]):
+            counts[r["src"]] = counts.get(r["src"], 0) + 1
+        return counts
+
+    def evidenced_fact_ids(self) -> set[str]:
+        """Items already used as evidence by some node (dangling edges included: the
+        integrity check removes those before a dream triages)."""
+        return {r["dst"] for r in self._t.rows(S.EDGES, f"kind = '{EVIDENCE}'", ["dst"])}
+
+    def _arrow(self, table: str, where: str | None, columns: Sequence[str] | None) -> pa.Table:
+        q = self._t.table(table).search()
+        if where:
+            q = q.where(where)
+        if columns:
+            q = q.select(list(columns))
+        return q.limit(None).to_arrow()
+
+
+class GraphVerbs:
+    dim: int
+    uri: str
+    local_path: Path | None
+    _machine_dir: Callable[[], Path]  # provided by JournalVerbs (annotated only: a stub would shadow it)
+
+    graph: Graph  # composed by Store
+
+    if TYPE_CHECKING:  # provided by Store
+
+        def dream_runs(self, n: int | None = 10) -> list[DreamRun]: ...
+        def _rows(
+            self, table: str, where: str | None, columns: Any = None, limit: int | None = None
+        ) -> list: ...
+        def table(self, name: str) -> Any: ...
+
+    # -- nodes and edges (Graph) ---------------------------------------------------------
+
+    def add_nodes(self, nodes: Sequence[Node], vectors: np.ndarray) -> None:
+        self.graph.add_nodes(nodes, vectors)
+
+    def get_nodes(self, ids: Sequence[str]) -> dict[str, Node]:
+        return self.graph.get_nodes(ids)
+
+    def all_nodes(self, kinds: Sequence[str] | None = None) -> list[Node]:
+        return self.graph.all_nodes(kinds)
+
+    def node_vectors(self, kinds: Sequence[str] | None = None) -> tuple[list[Node], np.ndarray, np.ndarray]:
+        return self.graph.node_vectors(kinds)
+
+    def set_behaviours(self, behaviours: dict[str, tuple[str, np.ndarray]]) -> None:
+        self.graph.set_behaviours(behaviours)
+
+    def rewrite_node(self, node_id: str, text: str, domain: str, vector: np.ndarray) -> None:
+        self.graph.rewrite_node(node_id, text, domain, vector)
+
+    def delete_nodes(self, ids: Sequence[str]) -> None:
+        self.graph.delete_nodes(ids)
+
+    def node_counts(self) -> dict[tuple[str, str], int]:
+        return self.graph.node_counts()
+
+    def add_edges(self, edges: Sequence[Edge]) -> None:
+        self.graph.add_edges(edges)
+
+    def edges(self, kinds: Sequence[str] | None = None) -> list[Edge]:
+        return self.graph.edges(kinds)
+
+    def known_edge_ids(self, ids: Sequence[str]) -> set[str]:
+        return self.graph.known_edge_ids(ids)
+
+    def delete_edges(self, ids: Sequence[str]) -> None:
+        self.graph.delete_edges(ids)
+
+    def nodes_with_evidence(self, fact_ids: Sequence[str]) -> dict[str, list[str]]:
+        return self.graph.nodes_with_evidence(fact_ids)
+
+    def evidence_of(self, node_id: str) -> list[str]:
+        return self.graph.evidence_of(node_id)
+
+    def members_of(self, core_id: str) -> list[str]:
+        return self.graph.members_of(core_id)
+
+    def evidence_for(self, node_ids: Sequence[str]) -> dict[str, list[str]]:
+        return self.graph.evidence_for(node_ids)
+
+    def members_for(self, *, cores: Sequence[str] = (), schemas: Sequence[str] = ()) -> dict[str, list[str]]:
+        return self.graph.members_for(cores=cores, schemas=schemas)
+
+    def evidence_counts(self) -> dict[str, int]:
+        return self.graph.evidence_counts()
+
+    def evidenced_fact_ids(self) -> set[str]:
+        return self.graph.evidenced_fact_ids()
+
+    # -- items, as System 2 reads them ----------------------------------------------------
 
     def superseded_ids(self, ids: Sequence[str]) -> set[str]:
         """The given item ids that a later state has superseded."""
@@ -204,20 +299,6 @@ class GraphVerbs:
             where = f"{_in('id', chunk)} AND superseded_by IS NOT NULL"
             out.update(r["id"] for r in self._rows(S.ITEMS, where, ["id"]))
         return out
-
-    def evidence_counts(self) -> dict[str, int]:
-        """node id → number of evidence edges."""
-        counts: dict[str, int] = {}
-        for r in self._rows(S.EDGES, f"kind = '{EVIDENCE}'", ["src"]):
-            counts[r["src"]] = counts.get(r["src"], 0) + 1
-        return counts
-
-    def evidenced_fact_ids(self) -> set[str]:
-        """Items already used as evidence by some node (dangling edges included: the
-        integrity check removes those before a dream triages)."""
-        return {r["dst"] for r in self._rows(S.EDGES, f"kind = '{EVIDENCE}'", ["dst"])}
-
-    # -- items, as System 2 reads them ----------------------------------------------------
 
     def items_with_vectors(
         self, kinds: Sequence[str], *, current_only: bool = True
@@ -257,19 +338,7 @@ class GraphVerbs:
             out.update((r["id"], r["kind"]) for r in self._rows(S.ITEMS, _in("id", chunk), ["id", "kind"]))
         return out
 
-    # -- the dream run log ----------------------------------------------------------------
-
-    def save_dream_run(self, run: DreamRun) -> None:
-        """Insert or replace the log row of one run (written at start, updated as it goes)."""
-        data = self._table_of([run], S.DREAM_RUNS)
-        merge = self.table(S.DREAM_RUNS).merge_insert("id")
-        merge.when_matched_update_all().when_not_matched_insert_all().execute(data)
-
-    def dream_runs(self, n: int | None = 10) -> list[DreamRun]:
-        """The last n runs, newest first."""
-        rows = self._rows(S.DREAM_RUNS, None)
-        rows.sort(key=lambda r: r["started_at"], reverse=True)
-        return [self._from_row(DreamRun, r) for r in rows[:n]]
+    # -- the dream run log (kept by store/runs.py) ----------------------------------------
 
     def last_dream_runs(self, n: int = 3) -> list[dict[str, Any]]:
         """A short summary of the last n runs (for `dcpm stats`); a run still marked running
@@ -293,45 +362,12 @@ class GraphVerbs:
             for r in runs
         ]
 
-    def declined_clusters(self) -> set[str]:
-        """Signatures of fact clusters an induction call already declined (no valid action)."""
-        out: set[str] = set()
-        for r in self._rows(S.DREAM_RUNS, None, ["declined"]):
-            out.update(r["declined"] or [])
-        return out
-
-    def forget_declined(self) -> int:
-        """Clear the declines of every logged run (`dcpm dream --retry-declined`); returns how
-        many signatures were forgotten. The caller holds the write lock."""
-        runs = [r for r in self.dream_runs(None) if r.declined]
-        forgotten = len({s for r in runs for s in r.declined})
-        for r in runs:
-            r.declined = []
-        if runs:
-            merge = self.table(S.DREAM_RUNS).merge_insert("id")
-            merge.when_matched_update_all().when_not_matched_insert_all().execute(
-                self._table_of(runs, S.DREAM_RUNS)
-            )
-        return forgotten
-
-    # -- calibrations ---------------------------------------------------------------------
-
-    def save_calibration(self, cal: Calibration) -> None:
-        self.table(S.CALIBRATIONS).add(self._table_of([cal], S.CALIBRATIONS))
-
-    def calibration_for(self, embedder_id: str) -> Calibration | None:
-        """The newest calibration stored for this embedder, if any."""
-        rows = self._rows(S.CALIBRATIONS, f"embedder = {_q(embedder_id)}")
-        if not rows:
-            return None
-        return self._from_row(Calibration, max(rows, key=lambda r: r["created_at"]))
-
     # -- the dream lock -------------------------------------------------------------------
 
     @contextlib.contextmanager
     def dream_lock(self) -> Iterator[None]:
         """Held for a whole dream, never waited for: a second dream fails at once (LockBusy).
-        Separate from `lock()`, which writers hold only for short sections, so `dcpm add`
+        Separate from `write()`, which writers hold only for short sections, so `dcpm add`
         keeps working during a dream."""
         from filelock import FileLock, Timeout
 
@@ -371,21 +407,10 @@ class GraphVerbs:
     def _dream_lock_path(self) -> Path:
         if self.local_path is not None:
             return self.local_path / ".dream.lock"
-        from dcpm_cli.config import dcpm_home  # an object store: one dream at a time per machine
-
-        path = dcpm_home() / "locks" / f"dream-{short_hash(self.uri)}.lock"
+        # an object store: one dream at a time per machine
+        path = self._machine_dir() / "locks" / f"dream-{short_hash(self.uri)}.lock"
         path.parent.mkdir(parents=True, exist_ok=True)
         return path
-
-    # -- helpers --------------------------------------------------------------------------
-
-    def _arrow(self, table: str, where: str | None, columns: Sequence[str] | None) -> pa.Table:
-        q = self.table(table).search()
-        if where:
-            q = q.where(where)
-        if columns:
-            q = q.select(list(columns))
-        return q.limit(None).to_arrow()
 
 
 def _chunks(ids: Sequence[str]) -> Iterator[list[str]]:

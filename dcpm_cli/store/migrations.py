@@ -10,9 +10,9 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from dcpm_cli.store import Store
+    from dcpm_cli.store.base import Tables
 
-MIGRATIONS: list[tuple[str, Callable[[Store], None]]] = []
+MIGRATIONS: list[tuple[str, Callable[[Tables], None]]] = []
 
 # The store's format, recorded in its `_meta` table ("format"): a dcpm refuses a store whose
 # format is newer than the one it knows. A new migration that older dcpms must not write past
@@ -20,13 +20,13 @@ MIGRATIONS: list[tuple[str, Callable[[Store], None]]] = []
 FORMAT_VERSION = 4
 
 
-def migration(fn: Callable[[Store], None]) -> Callable[[Store], None]:
+def migration(fn: Callable[[Tables], None]) -> Callable[[Tables], None]:
     MIGRATIONS.append((fn.__name__, fn))
     return fn
 
 
 @migration
-def m001_initial_tables(store: Store) -> None:
+def m001_initial_tables(store: Tables) -> None:
     """Raw inputs, memory items, event log, graph nodes and edges."""
     from dcpm_cli.store import schemas
 
@@ -35,7 +35,7 @@ def m001_initial_tables(store: Store) -> None:
 
 
 @migration
-def m002_dream_runs(store: Store) -> None:
+def m002_dream_runs(store: Tables) -> None:
     """The dream run log and per-embedder System 2 calibrations."""
     from dcpm_cli.store import schemas
 
@@ -44,7 +44,7 @@ def m002_dream_runs(store: Store) -> None:
 
 
 @migration
-def m003_passages(store: Store) -> None:
+def m003_passages(store: Tables) -> None:
     """Passages (neighbouring user inputs of a session, searched together), built for the
     inputs already stored. Idempotent: the index is recomputed from the raw inputs."""
     from dcpm_cli.store import schemas
@@ -54,13 +54,13 @@ def m003_passages(store: Store) -> None:
 
 
 @migration
-def m004_format_version(store: Store) -> None:
+def m004_format_version(store: Tables) -> None:
     """Record the store's format version, so an older dcpm refuses a newer store."""
     store.set_meta("format", str(FORMAT_VERSION))
 
 
 @migration
-def m005_claims(store: Store) -> None:
+def m005_claims(store: Tables) -> None:
     """Claims on raw inputs being extracted, so concurrent `dcpm process` runs do not repeat
     each other's LLM calls."""
     from dcpm_cli.store import schemas
@@ -69,36 +69,32 @@ def m005_claims(store: Store) -> None:
 
 
 @migration
-def m006_claims_as_files(store: Store) -> None:
+def m006_claims_as_files(store: Tables) -> None:
     """Claims moved from a table to small files (store/claims.py): a Lance commit per claim
     cost every input two commits. The table goes; a claim it held is at most a few LLM calls
     repeated. Format 3: a dcpm that still claims through the table must not write here."""
     from dcpm_cli.store import schemas
 
     if store.has_table(schemas.CLAIMS):
-        store.db.drop_table(schemas.CLAIMS)
-        store._tables.pop(schemas.CLAIMS, None)
+        store.drop_table(schemas.CLAIMS)
     store.set_meta("format", str(FORMAT_VERSION))
 
 
 @migration
-def m007_flag_inputs_without_vectors(store: Store) -> None:
+def m007_flag_inputs_without_vectors(store: Tables) -> None:
     """Raise the flag that inputs stored without a vector exist, for the stores that have
     some from before the flag (the writer looks for them only while it is up)."""
-    from dcpm_cli.store import NO_VECTOR, schemas
-
-    if store._rows(schemas.RAW, f"error LIKE '{NO_VECTOR}%'", ["id"], limit=1):
-        store._flag_inputs_without_vectors(True)
+    store.reflag_inputs_without_vectors()
 
 
 @migration
-def m008_group_commit(store: Store) -> None:
+def m008_group_commit(store: Tables) -> None:
     """Format 4: writers may leave logs of staged writes (store/staging.py) that every writer
     must replay before it writes; a dcpm that does not know them must not write here."""
     store.set_meta("format", str(FORMAT_VERSION))
 
 
-def apply_migrations(store: Store) -> list[str]:
+def apply_migrations(store: Tables) -> list[str]:
     """Run every step not yet recorded; return the names applied now."""
     done = store.applied_migrations()
     applied = []

@@ -46,12 +46,15 @@ class PassageVerbs:
 
     _vectors: Any  # provided by Store: VectorSearch
 
-    # provided by Store
-    def _rows(self, table: str, where: str | None, columns: Any = None, limit: int | None = None) -> list: ...
-    def table(self, name: str) -> Any: ...
-    def _table_of(self, objs: Any, table: str, vectors: Any = None, **extra: Any) -> Any: ...
-    @staticmethod
-    def _from_row(cls: Any, row: dict[str, Any]) -> Any: ...
+    if TYPE_CHECKING:  # provided by Store
+
+        def _rows(
+            self, table: str, where: str | None, columns: Any = None, limit: int | None = None
+        ) -> list: ...
+        def table(self, name: str) -> Any: ...
+        def _table_of(self, objs: Any, table: str, vectors: Any = None, **extra: Any) -> Any: ...
+        @staticmethod
+        def _from_row(cls: Any, row: dict[str, Any]) -> Any: ...
 
     def index_passages(self, sessions: Iterable[str] | None = None) -> int:
         """Bring the passages of these sessions (None: all) in line with their user inputs;
@@ -117,8 +120,8 @@ class PassageVerbs:
         if copy is not None:
             at = copy.positions("id", ids)
             found = copy.values(at, "id").to_pylist()
-            texts = dict(zip(found, copy.values(at, "text").to_pylist(), strict=True))
-            return texts, {rid: n for n, rid in enumerate(found)}, copy.vectors(at)
+            said = dict(zip(found, copy.values(at, "text").to_pylist(), strict=True))
+            return said, {rid: n for n, rid in enumerate(found)}, copy.vectors(at)
 
         texts: dict[str, str] = {}
         blocks = []
@@ -129,6 +132,9 @@ class PassageVerbs:
             blocks.append(_unit_rows(data.column("vector"), self.dim)[0])  # zeros: no vector yet
         matrix = np.concatenate(blocks) if blocks else np.zeros((0, self.dim), dtype=np.float32)
         return texts, {rid: n for n, rid in enumerate(texts)}, matrix
+
+    def all_passages(self) -> list[Passage]:
+        return [Passage(**r) for r in self._rows(S.PASSAGES, None, _FIELDS)]
 
     def inputs_without_passage(self) -> dict[str, list[str]]:
         """session → ids of its user inputs that no passage holds (what a write cut short
@@ -141,9 +147,6 @@ class PassageVerbs:
             if r["id"] not in covered:
                 out.setdefault(r["session"], []).append(r["id"])
         return out
-
-    def passage_from_row(self, row: dict[str, Any]) -> Passage:
-        return Passage(**{name: row[name] for name in _FIELDS})
 
 
 _FIELDS = [f.name for f in dataclasses.fields(Passage)]

@@ -5,7 +5,8 @@ predate conditional writes), but nothing there spans tables, and dcpm's writes s
 (an input and its passages; items, chain pointers and the event log). On a local disk a lock
 file serialises writers; an object store has no lock file. So:
 
-- writers on one machine serialise on a lock file under the dcpm home, keyed by the URI;
+- writers on one machine serialise on a lock file under the state directory the store was
+  handed (the dcpm home), keyed by the URI;
 - a writer on another machine is refused: each writer records a lease in the store's `_meta`
   table ("writer" = owner and lease end) for as long as it writes, and a writer that finds a
   live lease of another owner stops with a clear message (exit 5) instead of interleaving.
@@ -25,16 +26,14 @@ from dcpm_cli.models import short_hash, utcnow
 from dcpm_cli.store.claims import new_owner, owner_gone
 
 if TYPE_CHECKING:
-    from dcpm_cli.store import Store
+    from dcpm_cli.store.base import Tables
 
 LEASE = timedelta(minutes=15)  # renewed by every write section; a dead machine's ends
 WRITER_KEY = "writer"
 
 
-def local_lock_path(uri: str) -> Path:
-    from dcpm_cli.config import dcpm_home
-
-    path = dcpm_home() / "locks" / f"write-{short_hash(uri)}.lock"
+def local_lock_path(state_dir: Path, uri: str) -> Path:
+    path = state_dir / "locks" / f"write-{short_hash(uri)}.lock"
     path.parent.mkdir(parents=True, exist_ok=True)
     return path
 
@@ -47,7 +46,7 @@ def parse_lease(value: str) -> tuple[str, datetime] | None:
         return None
 
 
-def take_lease(store: Store, owner: str) -> None:
+def take_lease(store: Tables, owner: str) -> None:
     """Record `owner` as the store's writer, unless another live writer holds the lease."""
     lease = parse_lease(store.meta().get(WRITER_KEY, ""))
     if lease is not None and lease[0] != owner and lease[1] > utcnow() and not owner_gone(lease[0]):
@@ -60,7 +59,7 @@ def take_lease(store: Store, owner: str) -> None:
     store.set_meta(WRITER_KEY, f"{owner}|{(utcnow() + LEASE).isoformat()}")
 
 
-def drop_lease(store: Store, owner: str) -> None:
+def drop_lease(store: Tables, owner: str) -> None:
     lease = parse_lease(store.meta().get(WRITER_KEY, ""))
     if lease is not None and lease[0] == owner:
         store.set_meta(WRITER_KEY, "")

@@ -195,11 +195,12 @@ class StagingVerbs:
     local_path: Path | None
     dim: int
 
-    # provided by Store / its other mixins
-    def _state_dir(self, kind: str) -> Path: ...
-    def lock(self, timeout: float = 600.0, *, flush: bool = True, fold: bool = True) -> Any: ...
-    def _commit_staged(self, staged: Staged) -> None: ...
-    def maintain(self) -> dict[str, list[str]]: ...
+    if TYPE_CHECKING:  # provided by Store / its other mixins
+
+        def _state_dir(self, kind: str) -> Path: ...
+        def write(self, kind: Any = ..., *, timeout: float = 600.0) -> Any: ...
+        def _commit_staged(self, staged: Staged) -> None: ...
+        def maintain(self) -> dict[str, list[str]]: ...
 
     @property
     def _staged(self) -> Staged | None:
@@ -228,14 +229,14 @@ class StagingVerbs:
             if depth == 0 and self._staged is not None:
                 try:
                     if self._staged:
-                        with self.lock():  # also when the caller holds it already
+                        with self.write():  # also when the caller holds it already
                             self.flush_staged()
                 finally:
                     self.__dict__.pop("_group_staged", None)
 
     @contextlib.contextmanager
     def staging(self) -> Iterator[None]:
-        """One input's writes (the caller holds the lock, taken with `flush=False`): staged
+        """One input's writes (the caller is in a write section, `Write.GROUP`): staged
         when a group is open, its log line written at the end, and the group committed if it
         is due; else committed as they come. A block that raises stages nothing (its input
         stays pending)."""

@@ -35,7 +35,7 @@ from dcpm_cli.store import schemas as S
 from dcpm_cli.store.vectors import commit_stamp
 
 if TYPE_CHECKING:
-    from dcpm_cli.store import Store
+    from dcpm_cli.store.base import Tables
 
 MIN_FRAGMENTS = 16  # a table may always have this many fragments before compaction is due
 UNINDEXED_ROWS, UNINDEXED_SHARE = 1_000, 0.1  # also due once an index misses this many rows and share
@@ -66,12 +66,12 @@ def fragment_limit(rows: int) -> int:
     return max(MIN_FRAGMENTS, isqrt(rows) // 6)
 
 
-def due(store: Store, name: str) -> list[str]:
+def due(store: Tables, name: str) -> list[str]:
     """What `name` needs now: "index <column>" and/or "optimize"."""
     return _check(store, name)[0]
 
 
-def _check(store: Store, name: str, since: int = 0) -> tuple[list[str], int]:
+def _check(store: Tables, name: str, since: int = 0) -> tuple[list[str], int]:
     """What `name` needs now, and how many commits may pass before it could need anything;
     `since`: commits since it was last optimized."""
     if not store.has_table(name):
@@ -97,7 +97,7 @@ def _check(store: Store, name: str, since: int = 0) -> tuple[list[str], int]:
     return todo, slack
 
 
-def maintain(store: Store) -> dict[str, list[str]]:
+def maintain(store: Tables) -> dict[str, list[str]]:
     """Do what is due on the tables whose next check has come; skipped (returns {}) while
     another process writes."""
     schedule = _load_schedule(store)
@@ -139,11 +139,11 @@ def maintain(store: Store) -> dict[str, list[str]]:
     return plan
 
 
-def _run(store: Store, plan: dict[str, list[str]]) -> dict[str, list[str]]:
+def _run(store: Tables, plan: dict[str, list[str]]) -> dict[str, list[str]]:
     from lancedb.index import BTree
 
     try:
-        with store.lock(timeout=1.0):
+        with store.write(timeout=1.0):
             for name, todo in plan.items():
                 t = store.table(name)
                 for step in todo:
@@ -160,7 +160,7 @@ def _run(store: Store, plan: dict[str, list[str]]) -> dict[str, list[str]]:
     return plan
 
 
-def _load_schedule(store: Store) -> dict[str, int]:
+def _load_schedule(store: Tables) -> dict[str, int]:
     """Each table's next check (a table version): shared through the store's directory, or
     this process's own for object storage."""
     mine: dict[str, int] = store.__dict__.setdefault("_upkeep_schedule", {})
@@ -175,7 +175,7 @@ def _load_schedule(store: Store) -> dict[str, int]:
     return {**mine, **{k: v for k, v in shared.items() if isinstance(v, int)}}
 
 
-def _save_schedule(store: Store, schedule: dict[str, int]) -> None:
+def _save_schedule(store: Tables, schedule: dict[str, int]) -> None:
     store.__dict__["_upkeep_schedule"] = schedule
     if store.local_path is None:
         return

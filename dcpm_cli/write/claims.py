@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from dcpm_cli import chunking
 from dcpm_cli.models import FAILED, PENDING, RawInput
+from dcpm_cli.store.base import Write
 
 if TYPE_CHECKING:
     from dcpm_cli.config import Settings
@@ -44,7 +45,7 @@ class Claims:
     def claim(self, raw: RawInput) -> RawInput | None:
         """Claim `raw` for extraction, under the write lock: its fresh row when it still waits
         and no live process holds it, else None. `release` drops the claims."""
-        with self.store.lock(flush=False):  # another writer's staged statuses folded in first
+        with self.store.write(Write.GROUP):  # another writer's staged statuses folded in first
             fresh = self.store.get_raw([raw.id]).get(raw.id)
             if fresh is None or fresh.status not in (PENDING, FAILED):
                 return None
@@ -61,7 +62,7 @@ class Claims:
         """Drop every claim held (a claim on a finished input is harmless until then: the
         status is read first)."""
         if self.held:
-            with self.store.lock(flush=False, fold=False):
+            with self.store.write(Write.INPUTS):
                 self.store.release(sorted(self.held), self.owner)
             self.held.clear()
 

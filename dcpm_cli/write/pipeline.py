@@ -37,6 +37,7 @@ from dcpm_cli.models import (
     short_hash,
     utcnow,
 )
+from dcpm_cli.store.base import Write
 from dcpm_cli.write import extract, reconcile
 from dcpm_cli.write.claims import Claims, new_owner
 from dcpm_cli.write.reconcile import Plan
@@ -102,7 +103,7 @@ class Writer:
         start of every write command; one directory listing when nothing was cut short."""
         if not self.store.unfinished_writes():
             return ""
-        with self.store.lock():
+        with self.store.write():
             done = self.store.recover()
         return done.summary() if done else ""
 
@@ -128,7 +129,7 @@ class Writer:
                 vectors = self._embed([r.text for r in fresh])
             except EMBEDDER_FAILURES as e:
                 self.embed_problem = _embedder_failed(e)
-        with self.store.lock(flush=False, fold=False):  # raw inputs: no staged write depends on them
+        with self.store.write(Write.INPUTS):  # raw inputs: no staged write depends on them
             # Re-check under the lock: a concurrent `dcpm add` may have stored the same input.
             known = self.store.known_raw_hashes([r.content_hash for r in fresh])
             keep = [i for i, r in enumerate(fresh) if r.content_hash not in known]
@@ -146,7 +147,7 @@ class Writer:
         missing = self.store.raw_without_vectors()
         if missing:
             vectors = self._embed([r.text for r in missing])
-            with self.store.lock():
+            with self.store.write():
                 self.store.set_raw_vectors(missing, vectors)
         return len(missing)
 
@@ -280,7 +281,7 @@ class Writer:
 
     def _set_status(self, raw_id: str, status: str, error: str, attempts: int) -> None:
         """A failure's status, unless another process has finished the input meanwhile."""
-        with self.store.lock(flush=False):
+        with self.store.write(Write.GROUP):
             self.store.set_raw_status(raw_id, status, error, attempts, unless=FINISHED)
 
     # -- steps 2–4 for one input ----------------------------------------------------------
@@ -313,7 +314,7 @@ class Writer:
             # Nothing new: covered by existing items (DONE), or nothing extracted at all, in
             # which case the words themselves remain what recall finds (NO_ITEMS).
             status = DONE if items else NO_ITEMS
-            with self.store.lock(flush=False), self.store.staging():
+            with self.store.write(Write.GROUP), self.store.staging():
                 self.store.set_raw_status(raw.id, status, "", raw.attempts + 1)
             outcome.status = status
             return outcome
@@ -325,7 +326,7 @@ class Writer:
         self.checkpoint("reconciled")
         if self.settings.no_supersedes:  # the paper's ablation: no chains, a change of mind is new
             plan = [Plan("ADD") if p.op == "SUPERSEDE" else p for p in plan]
-        with self.store.lock(flush=False):
+        with self.store.write(Write.GROUP):
             # Still our claim: no other process has taken the input over, so none finished it.
             if not self.claims.still_ours(raw.id):
                 current = self.store.get_raw([raw.id]).get(raw.id)

@@ -27,7 +27,16 @@ def forget(
         str | None,
         typer.Option("--query", "-q", help="Forget what `recall` finds for this, and its sources."),
     ] = None,
-    k: Annotated[int, typer.Option("-k", "--top", min=1, max=100, help="With --query: how many hits.")] = 3,
+    k: Annotated[
+        int | None,
+        typer.Option(
+            "-k",
+            "--top",
+            min=1,
+            max=100,
+            help="With --query: the k best hits. Without: only hits a confident similarity away.",
+        ),
+    ] = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Show what would go; change nothing.")] = False,
     yes: Annotated[
         bool, typer.Option("--yes", "-y", help="Do not ask (needed when not on a terminal).")
@@ -39,7 +48,9 @@ def forget(
     from dcpm_cli.errors import InputError
 
     m = _memory(ctx)
-    plan = m.plan_forget(ids or [], query=query or "", k=k)
+    plan, note = m.plan_forget(ids or [], query=query or "", k=k)
+    if note:
+        render.note(note)
     if plan is None:
         render.note(f"nothing found for {query!r}; nothing forgotten")
         return
@@ -177,5 +188,9 @@ def config_show(
     from dcpm_cli import render
     from dcpm_cli.config import explain
 
-    rows = [asdict(r) | {"name": r.key} for r in explain(**_session(ctx).flags)]
+    resolved = explain(**_session(ctx).flags)
+    rows = [{k: v for k, v in asdict(r).items() if k != "note" or v} | {"name": r.key} for r in resolved]
     render.settings_table(rows, as_json=as_json)
+    for r in resolved:
+        if r.note and not as_json:
+            render.note(f"{r.key}: {r.note}")

@@ -1,0 +1,296 @@
+"""`dcpm add` and `dcpm process` as a user runs them (in-process, scripted LLM injected)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from support.fitness import FITNESS, assert_one_chain_of_five, fitness_replies
+from support.replies import decide, decisions, extraction, item, item_id
+
+from dcpm_cli.ingest import formats as ingest
+from dcpm_cli.models import DONE, PENDING
+
+FITNESS_JOURNAL = "# Fitness\n\n" + "\n".join(f"## {day}\n{text}\n" for day, text, _ in FITNESS)
+
+
+def test_llm_failure_at_the_third_input_loses_nothing_and_process_completes_the_chain(
+    cli, llm, tmp_path: Path
+) -> None:
+    journal = tmp_path / "fitness.md"
+    journal.write_text(FITNESS_JOURNAL, encoding="utf-8")
+    raws = ingest.parse(FITNESS_JOURNAL, session="fitness")
+    assert len(raws) == 5
+    llm.enqueue(*fitness_replies(raws)[:3])  # input 1; input 2 and its reconcile; then it is down
+
+    added = cli("add", "--file", str(journal))
+
+    assert added.exit_code == 3
+    assert added.stdout.strip() == (
+        "stored 5 inputs, extracted 2, +2 new, 1 superseded, 0 updated, 0 duplicates, 3 pending extraction"
+    )
+    assert " ".join(added.stderr.split()) == (  # one message, however the terminal wraps it
+        "extraction pending for 3 input(s): the scripted LLM has no reply left (enqueue more replies). "
+        "Your inputs are stored; run `dcpm process` when the LLM is back."
+    )
+    store = cli.open_store()
+    got = store.get_raw([r.id for r in raws])
+    assert [got[r.id].text.splitlines()[-1] for r in raws] == [text for _, text, _ in FITNESS]
+    assert [got[r.id].status for r in raws] == [DONE, DONE, PENDING, PENDING, PENDING]
+    assert [got[r.id].error for r in raws[2:]] == [
+        "the scripted LLM has no reply left",
+        "not tried yet: the scripted LLM has no reply left",
+        "not tried yet: the scripted LLM has no reply left",
+    ]
+    assert [got[r.id].attempts for r in raws] == [1, 1, 1, 0, 0]
+    assert [got[r.id].said_at.date().isoformat() for r in raws] == [day for day, _, _ in FITNESS]
+
+    llm.enqueue(*fitness_replies(raws, start=2))
+    processed = cli("process")
+
+    assert processed.exit_code == 0, processed.stderr
+    assert processed.stdout.strip() == "extracted 3, +3 new, 3 superseded, 0 updated, 0 duplicates"
+    # oldest first: each call's prompt carries the next input in date order
+    extraction_prompts = [
+        c["messages"][-1]["content"] for c in llm.calls if c["schema"]["title"] == "Extraction"
+    ]
+    assert [p.endswith(r.text) for p, r in zip(extraction_prompts[-3:], raws[2:], strict=True)] == [True] * 3
+    assert_one_chain_of_five(cli.open_store(), raws)
+
+
+def test_the_same_input_added_twice_changes_nothing(cli, llm) -> None:
+    llm.enqueue(extraction(item("Lives in Bristol", kind="identity", topic="home", attribute="city")))
+    args = ("add", "I live in Bristol.", "--session", "intro", "--at", "2026-03-01T10:00", "--json")
+
+    first = json.loads(cli(*args).stdout)
+    calls = len(llm.calls)
+    second = cli(*args)
+
+    assert (first["stored"], first["added"]) == (1, 1)
+    assert second.exit_code == 0
+    again = json.loads(second.stdout)
+    assert (again["stored"], again["already_stored"], again["llm_calls"], again["added"]) == (0, 1, 0, 0)
+    assert len(llm.calls) == calls
+    assert len(cli.open_store().all_items()) == 1
+
+
+def test_a_chat_log_piped_twice_changes_nothing(cli, llm) -> None:
+    log = (
+        '{"role": "user", "content": "I have a cat called Miso."}\n'
+        '{"role": "assistant", "content": "What a lovely name."}\n'
+        '{"role": "user", "content": "My sister Hanna feeds her when I travel."}\n'
+    )
+    llm.enqueue(
+        extraction(item("Has a cat called Miso", topic="home", attribute="pets")),
+        extraction(item("User's sister Hanna feeds the cat when the user travels", topic="family")),
+        decisions(decide("ADD")),
+    )
+
+    first = cli("add", "-", input=log)
+    second = cli("add", "-", "--json", input=log)
+
+    assert first.exit_code == 0, first.stderr
+    assert (
+        first.stdout.strip() == "stored 3 inputs, extracted 2, +2 new, 0 superseded, 0 updated, 0 duplicates"
+    )
+    assert second.exit_code == 0
+    again = json.loads(second.stdout)
+    assert (again["stored"], again["already_stored"], again["llm_calls"]) == (0, 3, 0)
+    store = cli.open_store()
+    assert len(store.all_items()) == 2
+    assert len(store.raw_by_status(["done", "context", "pending"])) == 3
+
+
+def test_no_extract_stores_raw_only_and_process_extracts_later(cli, llm) -> None:
+    added = cli("add", "I switched to green tea.", "--no-extract", "--at", "2026-07-02")
+
+    assert added.exit_code == 0
+    assert added.stdout.strip() == "stored 1 input, 1 pending extraction"
+    assert llm.calls == []
+
+    llm.enqueue(
+        extraction(item("Drinks green tea instead of coffee", topic="food", attribute="coffee habit"))
+    )
+    processed = cli("process", "--json")
+
+    summary = json.loads(processed.stdout)
+    assert (summary["extracted"], summary["added"], summary["pending"], summary["llm_calls"]) == (1, 1, 0, 1)
+    (it,) = cli.open_store().all_items()
+    assert it.text == "Drinks green tea instead of coffee"
+    assert it.event_at.date().isoformat() == "2026-07-02"
+
+
+def test_process_limit_takes_the_oldest_first(cli, llm) -> None:
+    for day in ("2026-03-03", "2026-01-01", "2026-02-02"):
+        cli("add", f"Note from {day}.", "--no-extract", "--at", day)
+    llm.enqueue(extraction(), extraction())
+
+    processed = cli("process", "--limit", "2", "--json")
+
+    assert json.loads(processed.stdout)["extracted"] == 2
+    (left,) = cli.open_store().raw_by_status([PENDING])
+    assert left.text == "Note from 2026-03-03."
+    assert [c["messages"][-1]["content"].rsplit("\n", 1)[-1] for c in llm.calls] == [
+        "Note from 2026-01-01.",
+        "Note from 2026-02-02.",
+    ]
+
+
+def test_process_with_nothing_pending_says_so(cli) -> None:
+    done = cli("process")
+
+    assert done.exit_code == 0
+    assert done.stdout.strip() == "nothing to do"
+
+
+def test_failed_extraction_exits_3_and_process_retries_it(cli, llm) -> None:
+    llm.enqueue("not json", "still not json", "nope")
+
+    added = cli("add", "I started bouldering.")
+
+    assert added.exit_code == 3
+    message = " ".join(added.stderr.split())
+    assert "1 input(s) failed extraction (" in message
+    assert "not JSON" in message, "the user sees why it failed"
+    assert "`dcpm process` retries them." in message
+    llm.enqueue(extraction(item("Has started bouldering", attribute="exercise routine")))
+    processed = cli("process")
+    assert processed.exit_code == 0
+    assert [i.text for i in cli.open_store().all_items()] == ["Has started bouldering"]
+
+
+def test_refused_decisions_are_reported(cli, llm) -> None:
+    llm.enqueue(extraction(item("Drinks three flat whites a day", topic="food", attribute="coffee habit")))
+    cli("add", "Three flat whites a day.", "--at", "2026-02-01")
+    llm.enqueue(
+        extraction(item("Drinks only green tea", topic="food", attribute="coffee habit")),
+        decisions(decide("SUPERSEDE", "m_nowhere")),
+    )
+
+    done = cli("add", "I only drink green tea now.", "--at", "2026-03-01")
+
+    assert done.exit_code == 0
+    assert "note: SUPERSEDE target 'm_nowhere' is not a candidate" in " ".join(done.stderr.split())
+
+
+def test_supersede_reported_for_a_file_of_inputs(cli, llm, tmp_path: Path) -> None:
+    raws = ingest.parse(FITNESS_JOURNAL, session="fitness")
+    journal = tmp_path / "fitness.md"
+    journal.write_text(FITNESS_JOURNAL, encoding="utf-8")
+    llm.enqueue(*fitness_replies(raws))
+
+    done = cli("add", "--file", str(journal), "--json")
+
+    summary = json.loads(done.stdout)
+    assert (summary["stored"], summary["added"], summary["superseded"]) == (5, 5, 4)
+    assert summary["raw_ids"] == [r.id for r in raws]
+    assert cli.open_store().chain(item_id(raws[0]))[-1].text == FITNESS[-1][2]
+
+
+def test_add_reports_its_own_pending_inputs_not_the_whole_backlog(cli, llm) -> None:
+    cli("add", "Backlog one.", "--no-extract", "--at", "2026-01-01")
+    cli("add", "Backlog two.", "--no-extract", "--at", "2026-01-02")
+    llm.enqueue(extraction(item("Has a new bike", topic="hobbies", attribute="bike")))
+
+    done = cli("add", "I bought a new bike.", "--at", "2026-01-03")
+
+    assert done.exit_code == 0
+    assert done.stdout.strip() == "stored 1 input, extracted 1, +1 new, 0 superseded, 0 updated, 0 duplicates"
+    assert len(cli.open_store().raw_by_status([PENDING])) == 2  # the backlog waits for `dcpm process`
+
+
+def test_no_extract_works_without_a_usable_llm(cli, monkeypatch) -> None:
+    monkeypatch.setenv("DCPM_LLM", "gpt-nine")
+    cli.llm = None
+
+    stored = cli("add", "Raw only, whatever the LLM setting.", "--no-extract")
+    refused = cli("add", "This one wants extraction.")
+
+    assert stored.exit_code == 0
+    assert stored.stdout.strip() == "stored 1 input, 1 pending extraction"
+    assert refused.exit_code == 2
+    assert "unknown LLM 'gpt-nine'" in refused.stderr
+
+
+def test_process_while_the_llm_is_down_keeps_everything_pending(cli, llm) -> None:
+    cli("add", "First.", "--no-extract", "--at", "2026-01-01")
+    cli("add", "Second.", "--no-extract", "--at", "2026-01-02")
+
+    done = cli("process")
+
+    assert done.exit_code == 3
+    assert "extraction pending for 2 input(s)" in " ".join(done.stderr.split())
+    first, second = cli.open_store().raw_by_status([PENDING])
+    assert (first.text, first.attempts) == ("First.", 1)
+    assert "no reply left" in first.error
+    assert (second.text, second.attempts) == ("Second.", 0)  # not tried: the server was down
+    assert second.error == "not tried yet: the scripted LLM has no reply left"
+    assert len(llm.calls) == 1
+
+
+def test_scripted_replies_from_a_file(cli, tmp_path: Path) -> None:
+    replies = tmp_path / "replies.jsonl"
+    replies.write_text(
+        json.dumps(extraction(item("Lives in Bristol", kind="identity", topic="home", attribute="city")))
+        + '\n{"raise": "unavailable"}\n',
+        encoding="utf-8",
+    )
+    log = (
+        '{"role": "user", "content": "I live in Bristol.", "timestamp": "2026-01-01"}\n'
+        '{"role": "user", "content": "I work at Brightloop.", "timestamp": "2026-01-02"}\n'
+    )
+    cli.llm = None
+
+    done = cli("--llm", f"scripted:{replies}", "add", "-", input=log)
+
+    assert done.exit_code == 3
+    assert "scripted: the LLM is unavailable" in done.stderr
+    store = cli.open_store()
+    assert [i.text for i in store.all_items()] == ["Lives in Bristol"]
+    assert [r.text for r in store.raw_by_status([PENDING])] == ["I work at Brightloop."]
+
+
+def test_a_text_file_added_again_by_cron_changes_nothing(cli, tmp_path: Path) -> None:
+    notes = tmp_path / "notes.txt"
+    notes.write_text("Booked the dentist for March; hate early appointments.\n")
+    for _ in range(2):
+        assert cli("add", "--no-extract", "--file", str(notes)).exit_code == 0
+    assert cli("add", "--no-extract", "-", input=notes.read_text()).exit_code == 0
+    assert cli("add", "--no-extract", "-", input=notes.read_text()).exit_code == 0
+    data = json.loads(cli("stats", "--json").stdout)
+    assert data["raw_inputs"] == 2, "one from the file, one from the pipe; repeats change nothing"
+    notes.write_text("Moved the dentist to April.\n")
+    cli("add", "--no-extract", "--file", str(notes))
+    assert json.loads(cli("stats", "--json").stdout)["raw_inputs"] == 3, "a changed file is new input"
+
+
+def test_turns_at_one_time_are_each_stored_and_see_the_turns_before(cli, llm) -> None:
+    """A log given --at (or stamped to the day) has every turn at one time: a repeated "yes"
+    was merged into the first, and no turn had the ones before it as its conversation."""
+    log = (
+        '{"role": "user", "content": "yes"}\n'
+        '{"role": "assistant", "content": "Shall I sign you up for the Tuesday cinema club?"}\n'
+        '{"role": "user", "content": "yes"}\n'
+    )
+    llm.enqueue(extraction(), extraction(item("Joined the Tuesday cinema club", topic="hobbies")))
+
+    added = json.loads(cli("add", "-", "--at", "2026-03-01T10:00", "--json", input=log).stdout)
+
+    assert added["stored"] == 3
+    second_yes = llm.calls[1]["messages"][-1]["content"]
+    assert "Tuesday cinema club?" in second_yes.split("The user's input")[0], "the assistant is context"
+    again = json.loads(cli("add", "-", "--at", "2026-03-01T10:00", "--json", input=log).stdout)
+    assert (again["stored"], again["already_stored"]) == (0, 3), "still idempotent"
+    said = sorted(r.said_at for r in cli.open_store().raw_by_status(["done", "no_items", "context"]))
+    assert said[0].isoformat().startswith("2026-03-01T10:00:00") and said[0] < said[1] < said[2]
+
+
+def test_a_note_in_a_cron_log_is_one_line(dcpm, dcpm_home) -> None:
+    """stderr piped to a log file is never hard-wrapped at 80 columns: one note, one line."""
+    env = {"DCPM_LLM": "ollama:nothing", "OLLAMA_HOST": "127.0.0.1:9", "COLUMNS": "80"}
+
+    done = dcpm("add", "a long day of notes for the cron log", env=env)
+
+    assert done.returncode == 3, done.stderr
+    (note,) = [line for line in done.stderr.splitlines() if line.startswith("extraction pending")]
+    assert len(note) > 80 and note.endswith("run `dcpm process` when the LLM is back.")

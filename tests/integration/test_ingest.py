@@ -1,0 +1,316 @@
+"""Input formats: plain text, JSONL chat logs, Markdown journals; and what a user sees when the
+input is unusable (exit 2, a clear message, nothing stored)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+from support.paths import SAMPLE_DATA
+
+from dcpm_cli.errors import InputError
+from dcpm_cli.ingest import formats as ingest
+from dcpm_cli.ingest.formats import Format
+from dcpm_cli.ingest.text import parse_time
+from dcpm_cli.models import CONTEXT, PENDING
+
+
+def one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+# -- Markdown journals --------------------------------------------------------------------
+
+
+def test_sample_journal_is_one_input_per_dated_heading() -> None:
+    text = (SAMPLE_DATA / "journal.md").read_text(encoding="utf-8")
+
+    raws = ingest.parse(text, session="journal", source="journal.md")
+
+    assert len(raws) == 38
+    days = [r.said_at for r in raws]
+    assert days == sorted(days) and len(set(days)) == 38
+    assert days[0] == datetime(2026, 2, 1, 12, tzinfo=UTC)
+    assert raws[0].text.startswith("# Journal\n\n## 2026-02-01\nSunday, and my partner Tomás made")
+    assert all(r.text.startswith("## 20") for r in raws[1:])  # each entry keeps its heading
+    assert {r.session for r in raws} == {"journal"} and {r.role for r in raws} == {"user"}
+
+
+def test_other_date_heading_formats() -> None:
+    text = """# My notes
+
+## Monday, 3 March 2026
+Ran in the rain.
+
+### March 5, 2026
+Pasta again.
+
+#### Not a date, just a heading
+still the 5th of March.
+
+### Ticket 2026-44-1234 closed
+digits in a heading, not a day: still the 5th.
+
+# 2026/03/07
+Bought seeds.
+
+## 2026-03-09 21:30
+Late night coding.
+
+## 9 Mar 2026 ##
+Same day, another entry.
+"""
+    raws = ingest.parse(text)
+
+    assert [(r.said_at, r.text.splitlines()[-1]) for r in raws] == [
+        (datetime(2026, 3, 3, 12, tzinfo=UTC), "Ran in the rain."),
+        (datetime(2026, 3, 5, 12, tzinfo=UTC), "digits in a heading, not a day: still the 5th."),
+        (datetime(2026, 3, 7, 12, tzinfo=UTC), "Bought seeds."),
+        (datetime(2026, 3, 9, 21, 30, tzinfo=UTC), "Late night coding."),
+        (datetime(2026, 3, 9, 12, tzinfo=UTC), "Same day, another entry."),
+    ]
+    assert raws[0].text.startswith("# My notes\n\n## Monday, 3 March 2026\n")
+    assert "Not a date, just a heading" in raws[1].text and "still the 5th" in raws[1].text
+    assert "Ticket 2026-44-1234 closed" in raws[1].text
+
+
+def test_text_before_the_first_dated_heading_is_kept() -> None:
+    raws = ingest.parse("Some preface I wrote.\n\n## 2026-01-02\nFirst entry.\n", session="j")
+
+    assert [r.text for r in raws] == ["Some preface I wrote.", "## 2026-01-02\nFirst entry."]
+    assert raws[0].said_at == raws[1].said_at == datetime(2026, 1, 2, 12, tzinfo=UTC)
+
+
+JOURNAL_WITH_EVERY_PART = """A preface, before any date, that says I keep this journal for my therapist.
+
+### Undated heading inside the preface
+More preface.
+
+## 2026-03-01 I quit smoking
+
+## 2026-03-02 Quit my job
+I handed in my notice at Brightloop today.
+
+#### An undated sub-heading
+with words under it
+
+## March 4, 2026 Moved to Leeds
+"""
+
+
+def test_every_character_of_a_journal_lands_in_some_input(cli, tmp_path: Path) -> None:
+    journal = tmp_path / "life.md"
+    journal.write_text(JOURNAL_WITH_EVERY_PART, encoding="utf-8")
+
+    done = cli("add", "--no-extract", "--file", str(journal))
+
+    assert done.exit_code == 0, done.stderr
+    stored = cli.open_store().raw_by_status([PENDING])
+    stored.sort(key=lambda r: JOURNAL_WITH_EVERY_PART.index(r.text))
+    assert "".join("".join(r.text.split()) for r in stored) == "".join(JOURNAL_WITH_EVERY_PART.split())
+    assert [r.text.splitlines()[0] for r in stored] == [
+        "A preface, before any date, that says I keep this journal for my therapist.",
+        "## 2026-03-01 I quit smoking",  # a heading-only entry is an input, title and all
+        "## 2026-03-02 Quit my job",
+        "## March 4, 2026 Moved to Leeds",
+    ]
+    days = [r.said_at.date().isoformat() for r in stored]
+    assert days == ["2026-03-01", "2026-03-01", "2026-03-02", "2026-03-04"]
+
+
+def test_a_piped_heading_only_entry_is_stored(cli) -> None:
+    done = cli("add", "--no-extract", "-", input="## 2026-03-01 I quit smoking\n")
+
+    assert done.exit_code == 0, done.stderr
+    assert done.stdout.startswith("stored 1 input")
+    (raw,) = cli.open_store().raw_by_status([PENDING])
+    assert raw.text == "## 2026-03-01 I quit smoking"
+
+
+def test_undated_text_gets_a_stable_identity_from_its_place() -> None:
+    text = "A note with no date.\n\n## 2026-01-02\nDated.\n"
+
+    first, again = ingest.parse(text, source="notes.md"), ingest.parse(text, source="notes.md")
+
+    assert first[0].content_hash == again[0].content_hash  # re-adding the file changes nothing
+
+
+# -- JSONL chat logs ----------------------------------------------------------------------
+
+
+def test_sample_chat_log() -> None:
+    raws = ingest.parse((SAMPLE_DATA / "chat.jsonl").read_text(encoding="utf-8"), session="x")
+
+    assert len(raws) == 32
+    assert {r.session for r in raws} == {"s1", "s2", "s3", "s4"}  # a line's own session wins
+    assert [r.role for r in raws[:2]] == ["user", "assistant"]
+    assert raws[0].said_at == datetime(2026, 3, 10, 19, 2, tzinfo=UTC)
+
+
+def test_jsonl_timestamps_in_every_form() -> None:
+    log = "\n".join(
+        [
+            '{"role": "user", "content": "a", "timestamp": "2026-03-10T19:02:00Z"}',
+            '{"role": "user", "content": "b", "timestamp": "2026-03-10T21:02:00+02:00"}',
+            '{"role": "user", "content": "c", "timestamp": 1773169320}',
+            '{"role": "user", "content": "d", "timestamp": "2026-03-10"}',
+            "",
+        ]
+    )
+
+    raws = ingest.parse(log)
+
+    # One instant in three forms; turns at one time keep their order a microsecond apart.
+    assert [r.said_at for r in raws] == [
+        datetime(2026, 3, 10, 19, 2, tzinfo=UTC),
+        datetime(2026, 3, 10, 19, 2, 0, 1, tzinfo=UTC),
+        datetime(2026, 3, 10, 19, 2, 0, 2, tzinfo=UTC),
+        datetime(2026, 3, 10, 12, tzinfo=UTC),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("log", "message"),
+    [
+        ('{"role": "user", "content": "ok"}\n{"role": "user", "content": "ok\n', "line 2: not JSON"),
+        (
+            '{"role": "user", "content": "ok"}\n\n{"content": "who said this?"}\n',
+            "line 3: role must be one of user, assistant, system, got None",
+        ),
+        ('{"role": "user", "content": "ok"}\n{"role": "bot", "content": "x"}', "line 2: role must be one of"),
+        ('{"role": "user", "content": "  "}', "line 1: content must be a non-empty string"),
+        ('{"role": "user", "content": "ok"}\n["user", "hi"]', "line 2: expected an object"),
+        (
+            '{"role": "user", "content": "ok", "timestamp": "last tuesday"}',
+            "cannot read timestamp on line 1 'last tuesday'",
+        ),
+    ],
+)
+def test_jsonl_errors_name_the_line(log: str, message: str) -> None:
+    with pytest.raises(InputError) as e:
+        ingest.parse(log, Format.jsonl, source="chat.jsonl")
+
+    assert message in e.value.message
+
+
+def test_jsonl_is_detected_and_text_can_be_forced() -> None:
+    line = '{"role": "user", "content": "hi"}'
+
+    assert [r.text for r in ingest.parse(line)] == ["hi"]
+    assert [r.text for r in ingest.parse(line, Format.text)] == [line]
+
+
+# -- times --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("2026-03-01", datetime(2026, 3, 1, 12, tzinfo=UTC)),
+        ("2026-03-01T18:30", datetime(2026, 3, 1, 18, 30, tzinfo=UTC)),
+        ("2026-03-01 18:30:15", datetime(2026, 3, 1, 18, 30, 15, tzinfo=UTC)),
+        ("2026-03-01T18:30+02:00", datetime(2026, 3, 1, 18, 30, tzinfo=timezone(timedelta(hours=2)))),
+        ("2026-03-01T18:30:00Z", datetime(2026, 3, 1, 18, 30, tzinfo=UTC)),
+    ],
+)
+def test_at_parsing(value: str, expected: datetime) -> None:
+    assert parse_time(value, "--at") == expected
+
+
+@pytest.mark.parametrize("value", ["yesterday", "2026-13-01", "", "01/03/2026"])
+def test_unreadable_times_are_refused(value: str) -> None:
+    with pytest.raises(InputError, match="cannot read --at"):
+        parse_time(value, "--at")
+
+
+# -- through the CLI: what a user sees ------------------------------------------------------
+
+
+def test_sample_journal_file_is_stored_per_entry(cli, llm) -> None:
+    done = cli("add", "--file", str(SAMPLE_DATA / "journal.md"), "--no-extract")
+
+    assert done.exit_code == 0
+    assert done.stdout.strip() == "stored 38 inputs, 38 pending extraction"
+    raws = cli.open_store().raw_by_status([PENDING])
+    assert len(raws) == 38 and {r.session for r in raws} == {"journal"}
+    assert {r.source for r in raws} == {"journal.md"}
+
+
+def test_at_sets_when_it_was_said(cli) -> None:
+    cli("add", "Booked the Porto flights.", "--no-extract", "--at", "2026-07-20T09:15+01:00")
+
+    (raw,) = cli.open_store().raw_by_status([PENDING])
+    assert raw.said_at == datetime(2026, 7, 20, 8, 15, tzinfo=UTC)
+
+
+def test_plain_text_with_an_assistant_role_is_context(cli, llm) -> None:
+    done = cli("add", "Try sencha at 70 degrees.", "--role", "assistant")
+
+    assert done.exit_code == 0 and llm.calls == []
+    (raw,) = cli.open_store().raw_by_status([CONTEXT])
+    assert raw.role == "assistant"
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("add", "x", "--at", "soon"), "cannot read --at 'soon'"),
+        (("add",), "nothing to add"),
+        (("add", "   "), "nothing to add: the input is empty"),
+        (("add", "x", "--file", "notes.txt"), "give either TEXT or --file, not both"),
+        (("add", "--file", "does-not-exist.md"), "no such file: does-not-exist.md"),
+        (("add", "x", "--role", "narrator"), "role must be one of user, assistant, system"),
+    ],
+)
+def test_unusable_arguments_exit_2_with_a_message(cli, dcpm_home: Path, args: tuple, message: str) -> None:
+    done = cli(*args)
+
+    assert done.exit_code == 2
+    assert done.stdout == ""
+    assert message in one_line(done.stderr)
+    assert not (dcpm_home / "store").exists()
+
+
+def test_a_bad_chat_log_file_stores_nothing(cli, llm, tmp_path: Path, dcpm_home: Path) -> None:
+    log = tmp_path / "chat.jsonl"
+    log.write_text('{"role": "user", "content": "fine"}\n{"role": "user", "content": "fine too"}\n{oops\n')
+
+    done = cli("add", "--file", str(log))
+
+    assert done.exit_code == 2
+    assert "error: chat.jsonl line 3: not JSON" in one_line(done.stderr)
+    assert not (dcpm_home / "store").exists()  # line 3 was bad, so lines 1 and 2 were not stored
+    assert llm.calls == []
+
+
+def test_a_bad_chat_log_on_stdin_is_kept_under_rejected(cli, dcpm_home: Path) -> None:
+    log = '{"role": "user", "content": "keep me"}\n{"role": "user"}\n'
+
+    done = cli("add", "-", input=log)
+
+    assert done.exit_code == 2
+    assert "stdin line 2: content must be a non-empty string" in one_line(done.stderr)
+    (kept,) = (dcpm_home / "rejected").iterdir()
+    assert kept.read_text(encoding="utf-8") == log
+    assert "what was piped in is kept at" in one_line(done.stderr)
+    assert not (dcpm_home / "store").exists()
+
+
+def test_stdin_that_is_not_utf8_is_kept_and_refused(cli, dcpm_home: Path) -> None:
+    done = cli("add", "-", input=b"caf\xe9 au lait\n")
+
+    assert done.exit_code == 2
+    assert "stdin is not UTF-8 text" in one_line(done.stderr)
+    (kept,) = (dcpm_home / "rejected").iterdir()
+    assert kept.read_bytes() == b"caf\xe9 au lait\n"  # byte for byte, not after lossy decoding
+
+
+def test_a_file_that_is_not_utf8_is_refused(cli, tmp_path: Path) -> None:
+    notes = tmp_path / "notes.txt"
+    notes.write_bytes(b"\xff\xfe binary")
+
+    done = cli("add", "--file", str(notes))
+
+    assert done.exit_code == 2
+    assert "notes.txt is not UTF-8 text" in one_line(done.stderr)
