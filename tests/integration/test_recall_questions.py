@@ -158,3 +158,18 @@ def test_vectors_of_reads_the_same_from_lancedb_and_from_the_copy(store, embedde
     assert set(before) == set(after) == set(ids[:3])
     for i in ids[:3]:
         assert float(before[i] @ after[i]) == pytest.approx(1.0, abs=1e-5)
+
+
+def test_an_input_holding_a_rare_token_of_the_question_stays_first_among_near_duplicates(
+    store, embedder, writer
+):
+    ids = _said(
+        writer,
+        ("2026-01-10", "a", "I have 1200 followers on Instagram, account ref ZX90817."),
+        ("2026-03-10", "b", "I have 1500 followers on Instagram now, account ref ZX90818."),
+    )
+    old = ids["I have 1200 followers on Instagram, account ref ZX90817."]
+    new = ids["I have 1500 followers on Instagram now, account ref ZX90818."]
+    assert [h.id for h in recall(store, embedder, "Instagram followers", k=2).hits] == [new, old]
+    hits = recall(store, embedder, "Instagram followers ZX90817", k=2).hits
+    assert [h.id for h in hits] == [old, new], "the exact token outranks the newer near-duplicate"
