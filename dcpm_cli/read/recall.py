@@ -355,10 +355,10 @@ def _exact_inputs(
             for raw_id in row.raw_ids:
                 covered.setdefault(raw_id, set()).update(holds(row.text))
     out: dict[Key, Candidate] = {}
-    for row, _ in _text_search(store, warnings, "raw", " ".join(sorted(tokens)), depth, **RAW_EXACT):
-        assert isinstance(row, RawInput)
-        if holds(row.text) - covered.get(row.id, set()):
-            out[("raw", row.id)] = row
+    for raw, _ in _text_search(store, warnings, "raw", " ".join(sorted(tokens)), depth, **RAW_EXACT):
+        assert isinstance(raw, RawInput)
+        if holds(raw.text) - covered.get(raw.id, set()):
+            out[("raw", raw.id)] = raw
     return out
 
 
