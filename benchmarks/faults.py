@@ -1,8 +1,9 @@
 """Fault injection: does dcpm keep every input it acknowledged, and is the store sound (or made
 sound by one `dcpm check --repair`) after kill -9, LLM faults and concurrent writers?
 
-    python -m benchmarks.faults [--kills 12] [--dream-kills 8] [--llm-rounds 12]
-                                    [--writers 3] [--inputs 100] [--seed 7]
+    python -m benchmarks.faults [--kills 12] [--dream-kills 8] [--forget-kills 8]
+                                [--import-kills 6] [--llm-rounds 12] [--writers 3]
+                                [--inputs 100] [--seed 7] [--no-hostile]
 
 Scenarios (the fake Ollama server of tests/support/fake_ollama.py answers every LLM call, in a thread of
 this process; the real `dcpm` runs as subprocesses, the real embedder, the real LanceDB):
@@ -14,6 +15,11 @@ this process; the real `dcpm` runs as subprocesses, the real embedder, the real 
   at the end one more run (and `dcpm process`) must complete all the work.
 - kill -9 of `dcpm dream`: fresh inputs each trial (pending extraction, so the dream catches up
   first), the dream killed at random; the same checks; a last dream must end `ok`.
+- kill -9 of `dcpm forget`, before each of its Lance commits and at random: afterwards no byte
+  of the store holds the forgotten words.
+- kill -9 of `dcpm import EXPORT` into a store holding data and into an empty one, before each
+  Lance commit and at random: `check` holds (one `--repair`), nothing held before is lost, and
+  importing again completes the import.
 - LLM faults at extraction and at reconcile: server down (no server at extraction; a
   connection dropped mid-request at reconcile), a timeout, HTTP 500, invalid JSON, JSON that
   violates the reply schema, a reply cut off at the token limit (`done_reason: "length"`).
@@ -24,6 +30,8 @@ this process; the real `dcpm` runs as subprocesses, the real embedder, the real 
 
 The table: per fault kind, trials, inputs acknowledged (stored and reported so), inputs lost,
 trials after which `check` failed, and after which it still failed after one `--repair`.
+Then a table of hostile exports (cut short, malformed records, broken chains, bad bytes, …):
+each must be refused with exit 2 in one line, no traceback, the store byte-identical.
 Needs a source checkout (tests/support/fake_ollama.py); `tests/slow/test_faults.py` runs the same scenarios
 with small counts.
 """
@@ -645,6 +653,301 @@ def kill_forget(lab: Lab, tally: Tally, trials: int, rng: Any, *, size: int) -> 
     tally.acknowledged = len(acknowledged)
 
 
+# -- kill -9 of `dcpm import` ------------------------------------------------------------------
+
+
+def exported(lab: Lab, tag: str, size: int, start: datetime, *, with_vectors: bool = False) -> Path:
+    """An export of another store (inputs extracted: items, events, revision chains, and a
+    dream's nodes and edges), written next to the lab's store; the source store stays."""
+    from dcpm_cli.ops.portability import export_lines
+
+    source = Lab(lab.home / f"source-{tag}", lab.server, lab.responder, lab.embedder)
+    if not source.store_path.exists():
+        source.home.mkdir(parents=True, exist_ok=True)
+        source.writer(source.llm()).add(raw_inputs(batch(tag, size, start)))
+        code, out = source.run("dream")
+        if code != 0:
+            raise RuntimeError(f"dcpm dream failed on the export's source (exit {code}):\n{out}")
+    path = lab.home / f"{tag}{'-vectors' if with_vectors else ''}.jsonl"
+    path.write_text(
+        "\n".join(export_lines(source.store(), with_vectors=with_vectors)) + "\n", encoding="utf-8"
+    )
+    return path
+
+
+def held(lab: Lab, with_data: bool, size: int) -> tuple[set[str], set[str]]:
+    """The lab's store before an import: holding extracted inputs of its own, or empty (no
+    store at all); returns the raw input and item ids it holds."""
+    if not with_data:
+        return set(), set()
+    lines = batch("held", size, datetime(2025, 5, 1, tzinfo=UTC))
+    lab.writer(lab.llm()).add(raw_inputs(lines))
+    return raw_ids(lines), {i.id for i in lab.store().all_items()}
+
+
+def export_records(path: Path) -> dict[str, list[dict[str, Any]]]:
+    out: dict[str, list[dict[str, Any]]] = {}
+    for line in path.read_text(encoding="utf-8").splitlines()[1:]:
+        record = json.loads(line)
+        out.setdefault(record["type"], []).append(record)
+    return out
+
+
+def after_import(lab: Lab, tally: Tally, kept: tuple[set[str], set[str]], export: Path, what: str) -> None:
+    """After a (killed) import: what the store held is all there, `check` holds (one
+    `--repair`); importing again exits 0 and leaves every record of the file in the store,
+    and `check` clean without a repair."""
+    raws, items = kept
+    assess(lab, tally, raws, what)
+    if items and (gone := items - set(lab.store().get_items(sorted(items)))):
+        tally.lost += len(gone)
+        tally.note(f"{what}: {len(gone)} items held before the import are gone")
+    code, out = lab.run("import", str(export))
+    if code != 0:
+        tally.incomplete += 1
+        tally.note(f"{what}: the import run again exited {code}: {out.strip()[-300:]}")
+        return
+    store = lab.store()
+    for kind, records in export_records(export).items():
+        if left := store.new_record_keys(kind, [store.from_json(kind, r) for r in records]):
+            tally.incomplete += 1
+            tally.note(f"{what}: {len(left)} {kind} records still missing after importing again")
+    ok, problems = check_store(store)
+    if not ok:
+        tally.broken_after += 1
+        tally.note(f"{what}: check failed after importing again: {'; '.join(problems)}")
+
+
+def import_stages(lab: Lab, tally: Tally, *, with_data: bool, size: int) -> None:
+    """`dcpm import` killed before each of its Lance commits in turn, into a copy of one
+    store (holding data, or none at all); after each: check (one repair), nothing held lost,
+    and importing again completes the import."""
+    import shutil
+
+    export = exported(lab, "import-stages", size, datetime(2027, 5, 1, tzinfo=UTC))
+    kept = held(lab, with_data, size)
+    template = lab.home / "template"
+    if with_data:
+        shutil.copytree(lab.store_path, template)
+    code, out, commits = run_at_commit(lab, 0, "import", str(export))
+    if code != 0 or not commits:
+        raise RuntimeError(f"dcpm import failed before any fault (exit {code}):\n{out}")
+    for at in range(1, commits + 1):
+        shutil.rmtree(lab.store_path, ignore_errors=True)
+        if with_data:
+            shutil.copytree(template, lab.store_path)
+        code, out, _ = run_at_commit(lab, at, "import", str(export))
+        tally.trials += 1
+        tally.killed += code == -signal.SIGKILL
+        if code not in (0, -signal.SIGKILL):
+            tally.note(f"commit {at}: import exited {code}: {out.strip()[-300:]}")
+        after_import(lab, tally, kept, export, f"killed before commit {at} of {commits}")
+    tally.acknowledged = len(kept[0]) + len(export_records(export).get("raw", []))
+
+
+def kill_import(lab: Lab, tally: Tally, trials: int, rng: Any, *, with_data: bool, size: int) -> None:
+    """`dcpm import` SIGKILLed at random moments, into a copy of one store each trial."""
+    import shutil
+
+    export = exported(lab, "import-random", size, datetime(2027, 6, 1, tzinfo=UTC))
+    kept = held(lab, with_data, size)
+    template = lab.home / "template"
+    if with_data:
+        shutil.copytree(lab.store_path, template)
+    t0 = time.perf_counter()
+    code, out = lab.run("import", str(export))  # learns how long an import takes here
+    typical = time.perf_counter() - t0
+    if code != 0:
+        raise RuntimeError(f"dcpm import failed before any fault (exit {code}):\n{out}")
+    for trial in range(trials):
+        shutil.rmtree(lab.store_path, ignore_errors=True)
+        if with_data:
+            shutil.copytree(template, lab.store_path)
+        was_killed, code, out, typical = kill_trial(lab, tally, rng, typical, "import", str(export))
+        if not was_killed and code != 0:
+            tally.note(f"trial {trial}: import exited {code}: {out.strip()[-300:]}")
+        after_import(lab, tally, kept, export, f"trial {trial} ({'killed' if was_killed else 'not killed'})")
+    tally.acknowledged = len(kept[0]) + len(export_records(export).get("raw", []))
+
+
+# -- hostile imports --------------------------------------------------------------------------
+
+
+def _records(lines: list[str]) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in lines]
+
+
+def _dump(records: list[dict[str, Any]], *, recount: bool = True) -> bytes:
+    """Records as an export's bytes, the header's counts made to match (so that a case is
+    refused for what it is, not for its counts)."""
+    if recount:
+        counts: dict[str, int] = dict.fromkeys(records[0]["counts"], 0)
+        for r in records[1:]:
+            counts[r["type"]] = counts.get(r["type"], 0) + 1
+        records[0]["counts"] = counts
+    return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records).encode("utf-8")
+
+
+def _edit(lines: list[str], kind: str, change: Callable[[dict[str, Any]], None], nth: int = 0) -> bytes:
+    records = _records(lines)
+    change([r for r in records if r["type"] == kind][nth])
+    return _dump(records)
+
+
+def _cycle(lines: list[str]) -> bytes:
+    records = _records(lines)
+    a, b = [r for r in records if r["type"] == "item" and not (r["supersedes"] or r["superseded_by"])][:2]
+    a["supersedes"] = a["superseded_by"] = b["id"]
+    b["supersedes"] = b["superseded_by"] = a["id"]
+    return _dump(records)
+
+
+def _twice(lines: list[str]) -> bytes:
+    records = _records(lines)
+    raw = next(r for r in records if r["type"] == "raw")
+    records.insert(records.index(raw) + 1, {**raw, "text": raw["text"] + " (edited)"})
+    return _dump(records)
+
+
+def _not_utf8(lines: list[str]) -> bytes:
+    data = _edit(lines, "raw", lambda r: r.update(text=r["text"] + " caf\u00e9"))
+    return data.replace("caf\u00e9".encode(), b"caf\xe9", 1)
+
+
+# A hostile export: (what it is, how it is made from a good export's lines, a word its error
+# must say). Each must be refused (exit 2) in one line naming what is wrong, with no
+# traceback, leaving the store byte-identical.
+HOSTILE: list[tuple[str, Callable[[list[str]], bytes], str]] = [
+    ("cut at a line boundary", lambda ls: ("\n".join(ls[:-3]) + "\n").encode(), "header says"),
+    ("cut mid-line", lambda ls: ("\n".join(ls) + "\n").encode()[:-40], "is not JSON"),
+    ("empty", lambda ls: b"", "not a dcpm export"),
+    ("no header", lambda ls: ("\n".join(ls[1:]) + "\n").encode(), "not a dcpm export"),
+    ("a header of the wrong types", lambda ls: _edit(ls, "header", lambda h: h.update(dim="384")), "dim"),
+    ("a newer format", lambda ls: _edit(ls, "header", lambda h: h.update(format=99)), "newer than"),
+    ("a record missing a field", lambda ls: _edit(ls, "item", lambda r: r.pop("text")), "lacks the field"),
+    ("a wrong type", lambda ls: _edit(ls, "raw", lambda r: r.update(text=12345)), "must be a string"),
+    ("a null id", lambda ls: _edit(ls, "event", lambda r: r.update(id=None)), "not null"),
+    ("NaN for a number", lambda ls: _edit(ls, "item", lambda r: r.update(salience=float("nan"))), "a number"),
+    ("a year out of range", lambda ls: _edit(ls, "raw", lambda r: r.update(said_at="0001-01-01")), "range"),
+    (
+        "an unknown record type",
+        lambda ls: (("\n".join(ls) + "\n") + '{"type": "secret", "id": "x"}\n').encode(),
+        "unknown record type",
+    ),
+    (
+        "a line that is not an object",
+        lambda ls: (ls[0] + "\n[1, 2]\n" + "\n".join(ls[1:]) + "\n").encode(),
+        "record",
+    ),
+    ("not UTF-8", _not_utf8, "UTF-8"),
+    (
+        "JSON nested 1,000 levels deep",
+        lambda ls: _edit(ls, "item", lambda r: r.update(topic="DEEP")).replace(
+            b'"DEEP"', b"[" * 1000 + b"]" * 1000, 1
+        ),
+        "deeper than",
+    ),
+    ("duplicate ids, different content", _twice, "twice"),
+    (
+        "a superseded_by to nowhere",
+        lambda ls: _edit(ls, "item", lambda r: r.update(superseded_by="m_nowhere00000"), nth=-1),
+        "m_nowhere00000",
+    ),
+    ("two items superseding each other", _cycle, "revision chain"),
+    (
+        "an item citing a raw input found nowhere",
+        lambda ls: _edit(ls, "item", lambda r: r.update(raw_ids=["r_nowhere00000"])),
+        "r_nowhere00000",
+    ),
+    (
+        "an edge to a node found nowhere",
+        lambda ls: _edit(ls, "edge", lambda r: r.update(src="n_nowhere00000")),
+        "n_nowhere00000",
+    ),
+    (
+        "a vector that is not base64",
+        lambda ls: _edit(ls, "item", lambda r: r.update(vector="not base64!"), nth=-1),
+        "vector",
+    ),
+]
+
+
+@dataclass
+class Hostile:
+    """One row of the hostile-import table."""
+
+    case: str
+    code: int
+    error: str  # the error line(s) the import printed
+    traceback: bool
+    store_changed: bool
+    expected: str
+
+    @property
+    def clean(self) -> bool:
+        lines = [ln for ln in self.error.splitlines() if ln.startswith("error:")]
+        return (
+            self.code == 2
+            and not self.traceback
+            and not self.store_changed
+            and len(lines) == 1
+            and self.expected in " ".join(self.error.split())
+        )
+
+
+def digest(folder: Path) -> dict[str, str]:
+    """Every file under `folder` with the sha256 of its bytes."""
+    import hashlib
+
+    return {
+        str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
+
+
+def hostile_lines(lab: Lab, size: int) -> tuple[list[str], list[str]]:
+    """A good export's lines, without and with vectors, and the lab's store holding data of
+    its own (the store the hostile files are imported into)."""
+    start = datetime(2027, 7, 1, tzinfo=UTC)
+    plain = exported(lab, "hostile", size, start)
+    vectors = exported(lab, "hostile", size, start, with_vectors=True)
+    import shutil
+
+    template = lab.home / "hostile-template"
+    if not template.exists():
+        shutil.rmtree(lab.store_path, ignore_errors=True)
+        held(lab, True, size)
+        shutil.copytree(lab.store_path, template)
+    return plain.read_text(encoding="utf-8").splitlines(), vectors.read_text(encoding="utf-8").splitlines()
+
+
+def hostile_import(lab: Lab, case: str, lines: tuple[list[str], list[str]]) -> Hostile:
+    """`dcpm import` of one hostile file into (a fresh copy of) the lab's store."""
+    import shutil
+
+    name, make, expected = next(c for c in HOSTILE if c[0] == case)
+    shutil.rmtree(lab.store_path)
+    shutil.copytree(lab.home / "hostile-template", lab.store_path)
+    path = lab.home / "hostile.jsonl"
+    path.write_bytes(make(lines[1] if "vector" in name else lines[0]))
+    before = digest(lab.store_path)
+    code, out = lab.run("import", str(path))
+    error = "\n".join(ln for ln in out.splitlines() if ln.strip() and "Traceback" not in ln)
+    return Hostile(name, code, error, "Traceback" in out, digest(lab.store_path) != before, expected)
+
+
+def hostile_table(rows: list[Hostile]) -> str:
+    lines = ["| hostile export | exit | traceback | store changed | error |", "|---|---:|---|---|---|"]
+    for r in rows:
+        said = " ".join(r.error.split()).replace("|", "\\|")
+        lines.append(
+            f"| {r.case} | {r.code} | {'**yes**' if r.traceback else 'no'} "
+            f"| {'**yes**' if r.store_changed else 'no'} | {said[:160]} |"
+        )
+    return "\n".join(lines)
+
+
 # -- LLM faults -------------------------------------------------------------------------------
 
 
@@ -764,6 +1067,19 @@ def run_all(args: argparse.Namespace, log: Callable[[str], None] = print) -> lis
                 "kill -9 `dcpm forget`, at random",
                 lambda L, t: kill_forget(L, t, args.forget_kills, rng, size=args.batch + 1),
             )
+        if args.import_kills:
+            for data in (True, False):
+                into = "a store with data" if data else "an empty store"
+                scenario(
+                    f"kill -9 `dcpm import` into {into}, before each commit",
+                    lambda L, t, d=data: import_stages(L, t, with_data=d, size=args.batch + 1),
+                )
+                scenario(
+                    f"kill -9 `dcpm import` into {into}, at random",
+                    lambda L, t, d=data: kill_import(
+                        L, t, args.import_kills, rng, with_data=d, size=args.batch + 1
+                    ),
+                )
         for phase in PHASES if args.llm_rounds else ():
             for kind in FAULTS:
                 scenario(
@@ -778,6 +1094,18 @@ def run_all(args: argparse.Namespace, log: Callable[[str], None] = print) -> lis
                 lambda L, t: concurrency(L, t, writers=args.writers, inputs=args.inputs),
             )
     return rows
+
+
+def run_hostile(log: Callable[[str], None] = print) -> list[Hostile]:
+    from dcpm_cli.embed import get_embedder
+
+    embedder, out = get_embedder("minilm"), []
+    with fake_ollama() as (server, responder), lab(embedder, server, responder) as L:
+        lines = hostile_lines(L, 4)
+        for name, _, _ in HOSTILE:
+            out.append(hostile_import(L, name, lines))
+            log(f"hostile import, {name}: exit {out[-1].code}")
+    return out
 
 
 def table(rows: list[Tally]) -> str:
@@ -808,6 +1136,10 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--kills", type=int, default=12, help="kill -9 trials per `add` kind")
     p.add_argument("--dream-kills", type=int, default=8, help="kill -9 trials of `dcpm dream`")
     p.add_argument("--forget-kills", type=int, default=8, help="random kill -9 trials of `dcpm forget`")
+    p.add_argument(
+        "--import-kills", type=int, default=6, help="random kill -9 trials of `dcpm import`, per store"
+    )
+    p.add_argument("--no-hostile", action="store_true", help="skip the table of hostile imports")
     p.add_argument("--llm-rounds", type=int, default=12, help="trials per LLM fault kind and phase")
     p.add_argument("--writers", type=int, default=3, help="concurrent `dcpm add` processes")
     p.add_argument("--inputs", type=int, default=100, help="inputs per concurrent writer")
@@ -816,13 +1148,17 @@ def main(argv: list[str] | None = None) -> None:
     args = p.parse_args(argv)
     t0 = time.perf_counter()
     rows = run_all(args)
+    hostile = [] if args.no_hostile else run_hostile()
     print()
     print(table(rows))
+    if hostile:
+        print()
+        print(hostile_table(hostile))
     print(f"\n{time.perf_counter() - t0:.0f} s in all")
     for r in rows:
         for what in r.problems[:10]:
             print(f"{r.kind}: {what}")
-    if not all(r.clean for r in rows):
+    if not all(r.clean for r in rows) or not all(h.clean for h in hostile):
         sys.exit(1)
 
 

@@ -211,7 +211,12 @@ class SentenceTransformerEmbedder:
                 "give a local path to a sentence-transformers model",
             ) from e
         self.model_id = model_id or name_or_path.rstrip("/").split("/")[-1]
-        self.dim = int(self._model.get_embedding_dimension())
+        dim = self._model.get_embedding_dimension()
+        if dim is None:
+            raise DcpmError(
+                f"{name_or_path!r} does not say its embedding dimension", "give a sentence-transformers model"
+            )
+        self.dim = int(dim)
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         import numpy as np

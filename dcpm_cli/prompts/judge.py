@@ -1,0 +1,213 @@
+"""Reconcile by meaning (#18): one question about two statements, "how does the LATER one relate
+to the EARLIER one?", its reply a small enum.
+
+A 1.5B model cannot name attributes consistently or choose among several candidates, but it
+can judge one pair of texts. Each prompt's system message is a constant (its few-shot examples
+included, on topics in no benchmark set), so a server that caches the prompt prefix pays only
+for the pair. Prompts are variants measured on `benchmarks/pairs_dev.json`:
+
+- `four`: replaces / adds_detail / same / unrelated;
+- `binary`: replaces / unrelated (everything that is not a change of the same thing);
+- `both_true`: "can both be true at once?": replaces / both_true.
+
+Each comes terse (the verdict only) or `_reasoned` (a short reason written before the verdict;
+grammar-constrained decoding follows the schema's order). On qwen2.5-coder:1.5b on two busy
+cores the reason costs ~48 completion tokens, 35-60 s a call, against ~8 tokens terse.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, create_model
+
+Relation = Literal["replaces", "adds_detail", "same", "unrelated"]
+RELATIONS: tuple[str, ...] = ("replaces", "adds_detail", "same", "unrelated")
+# The enum sent lists "replaces" last, and the examples end with an unrelated pair: with
+# "replaces" first and last, qwen2.5-coder:1.5b answered it for every pair of pairs_dev.
+
+_RULES_FOUR = """You compare two things a person said about their own life, on different days.
+Decide how the LATER statement relates to the EARLIER one:
+- "replaces": both are about the SAME thing of the SAME person (the same job, home, diet,
+  habit, tool, relationship, plan), and the LATER one says it changed, so the EARLIER one is no
+  longer true (switched, stopped, quit, moved, gave up, a new value).
+- "adds_detail": the same thing, and the LATER one only adds details; the EARLIER one is still
+  true.
+- "same": the LATER one says the same thing again in other words.
+- "unrelated": anything else. Two statements about DIFFERENT things are unrelated even when the
+  LATER one describes a change: a change of one thing never replaces another thing. A statement
+  about another person (a sister, a friend, a partner) never replaces one about the speaker.
+  A fact that stays true (where someone grew up, an allergy, a birthday) is never replaced.
+{how}"""
+
+_RULES_BINARY = """You compare two things a person said about their own life, on different days.
+Decide whether the LATER statement replaces the EARLIER one:
+- "replaces": both are about the SAME thing of the SAME person (the same job, home, diet,
+  habit, tool, relationship, plan), and the LATER one says it changed, so the EARLIER one is no
+  longer true (switched, stopped, quit, moved, gave up, a new value).
+- "unrelated": anything else: the EARLIER one is still true. Two statements about DIFFERENT
+  things are unrelated even when the LATER one describes a change: a change of one thing never
+  replaces another thing. A statement about another person (a sister, a friend, a partner)
+  never replaces one about the speaker. Details added to the same thing, or the same thing
+  said again, are unrelated here too. A fact that stays true (where someone grew up, an
+  allergy, a birthday) is never replaced.
+{how}"""
+
+_RULES_BOTH_TRUE = """You compare two things a person said about their own life, on different days.
+Can both statements be true at the same time, today?
+- "both_true": yes. This is the answer for statements about DIFFERENT things, even when the
+  LATER one describes a change (a change of one thing leaves other things as they were), for a
+  statement about another person (a sister, a friend, a partner), for details added to the same
+  thing, for the same thing said again, and for facts that stay true (where someone grew up, an
+  allergy, a birthday).
+- "replaces": no: both are about the SAME thing of the SAME person (the same job, home, diet,
+  habit, tool, relationship, plan), and the LATER one says it changed, so the EARLIER one is no
+  longer true (switched, stopped, quit, moved, gave up, a new value).
+{how}"""
+
+_HOW_REASONED = """First write a short reason: name the thing each statement is about, and say if it is
+the same thing. Then the relation."""
+_HOW_TERSE = """Reply with the relation only."""
+
+# Few-shot examples, on topics in no benchmark set: broadband, photography, beekeeping, a
+# wristwatch, sea fishing, surfing, bread baking, fountain pens. (earlier, later, reason, relation)
+_EXAMPLES: tuple[tuple[str, str, str, str], ...] = (
+    (
+        "Our broadband is with Virgin.",
+        "We switched the broadband to a local fibre company last week.",
+        "Both are about the broadband provider; it changed from Virgin to a fibre company.",
+        "replaces",
+    ),
+    (
+        "I shoot everything on an old Canon DSLR.",
+        "Started baking sourdough every weekend.",
+        "The earlier is about a camera, the later about baking: different things.",
+        "unrelated",
+    ),
+    (
+        "I keep bees.",
+        "My two hives are at the bottom of the orchard, Buckfast bees.",
+        "Both are about beekeeping; the later adds where and which bees, the earlier is still true.",
+        "adds_detail",
+    ),
+    (
+        "I go sea fishing most weekends.",
+        "My uncle Ray has given up fishing.",
+        "The earlier is about the speaker's fishing, the later about the uncle's: different people.",
+        "unrelated",
+    ),
+    (
+        "I wear a Casio watch every day.",
+        "My everyday watch is a Casio.",
+        "Both say the everyday watch is a Casio.",
+        "same",
+    ),
+    (
+        "I keep bees.",
+        "Sold the hives in the spring, I'm done with beekeeping.",
+        "Both are about beekeeping; the later says it stopped.",
+        "replaces",
+    ),
+    (
+        "I surf at Croyde every Sunday.",
+        "Gave away my fountain pens, I only type now.",
+        "The earlier is about surfing, the later about pens: different things, though the later is a change.",
+        "unrelated",
+    ),
+)
+
+_MAP = {  # what each variant's answer is called in the four-way vocabulary, and back
+    "four": {r: r for r in RELATIONS},
+    "binary": {"replaces": "replaces", "unrelated": "unrelated"},
+    "both_true": {"replaces": "replaces", "both_true": "unrelated"},
+}
+
+
+@dataclass(frozen=True)
+class Statement:
+    text: str
+    said_at: datetime
+
+
+@dataclass(frozen=True)
+class Prompt:
+    """One variant of the question: a fixed system message and the reply's enum."""
+
+    name: str
+    rules: str
+    answers: tuple[str, ...]
+    reasoned: bool = False
+
+    @property
+    def system(self) -> str:
+        shots = []
+        for earlier, later, reason, relation in _EXAMPLES:
+            answer = _answer_in(self.name, relation)
+            said = f'"reason": "{reason}", ' if self.reasoned else ""
+            shots.append(f'EARLIER: {earlier}\nLATER: {later}\n{{{said}"relation": "{answer}"}}')
+        rules = self.rules.format(how=_HOW_REASONED if self.reasoned else _HOW_TERSE)
+        return f"{rules}\n\nExamples:\n\n" + "\n\n".join(shots)
+
+    def schema(self) -> dict[str, Any]:
+        """The relation; when reasoned, the reason first; all required."""
+        props: dict[str, Any] = {"reason": {"maxLength": 300, "title": "Reason", "type": "string"}}
+        if not self.reasoned:
+            props = {}
+        answers = [a for a in self.answers if a != "replaces"] + ["replaces"]
+        props["relation"] = {"enum": answers, "title": "Relation", "type": "string"}
+        return {
+            "properties": props,
+            "required": list(props),
+            "title": "Judgement",
+            "type": "object",
+        }
+
+    def messages(self, earlier: Statement, later: Statement) -> list[dict[str, str]]:
+        user = (
+            f"EARLIER (said {earlier.said_at:%Y-%m-%d}): {earlier.text}\n"
+            f"LATER (said {later.said_at:%Y-%m-%d}): {later.text}"
+        )
+        return [{"role": "system", "content": self.system}, {"role": "user", "content": user}]
+
+    def model(self) -> type[Judgement]:
+        """Validates a reply: the reason, and one of this variant's answers."""
+        return _reply_model(self.answers)
+
+    def relation(self, answer: str) -> str:
+        """The answer in the four-way vocabulary (`RELATIONS`)."""
+        return _MAP[self.name][answer]
+
+
+def _answer_in(variant: str, relation: str) -> str:
+    for answer, four in _MAP[variant].items():
+        if four == relation:
+            return answer
+    return next(a for a, four in _MAP[variant].items() if four == "unrelated")
+
+
+class Judgement(BaseModel):
+    model_config = ConfigDict(str_strip_whitespace=True)
+
+    reason: str = Field(default="", max_length=600)
+    relation: str
+
+
+@functools.cache
+def _reply_model(answers: tuple[str, ...]) -> type[Judgement]:
+    return create_model("Judgement", __base__=Judgement, relation=(Literal[answers], ...))  # type: ignore[valid-type]
+
+
+_VARIANTS = {
+    "four": (_RULES_FOUR, RELATIONS),
+    "binary": (_RULES_BINARY, ("replaces", "unrelated")),
+    "both_true": (_RULES_BOTH_TRUE, ("replaces", "both_true")),
+}
+PROMPTS = {
+    f"{name}{'_reasoned' if reasoned else ''}": Prompt(name, rules, answers, reasoned)
+    for name, (rules, answers) in _VARIANTS.items()
+    for reasoned in (False, True)
+}
+DEFAULT = "four"
