@@ -64,16 +64,13 @@ class Ask:
         per_item = []
         for i, cands in enumerate(self.candidates):
             ids = tuple(c.id for c in cands)
-            fields: dict[str, Any] = {
-                "item": (Literal[i], ...),  # type: ignore[valid-type]
-                "op": (Literal[tuple(self.ops(i))], ...),  # type: ignore[valid-type]
-                "target": (Literal[ids] | None if ids else None, None),  # type: ignore[valid-type]
-            }
+            item: Any = Literal[i]  # these types are built per call: types only at run time
+            op: Any = Literal[tuple(self.ops(i))]
+            target: Any = Literal[ids] | None if ids else None
+            fields: dict[str, Any] = {"item": (item, ...), "op": (op, ...), "target": (target, None)}
             per_item.append(create_model(f"Decision{i}", __base__=Decision, **fields))
-        return create_model(
-            "Reconciliation",
-            decisions=(tuple[tuple(per_item)], ...),  # type: ignore[valid-type]
-        )
+        decisions: Any = tuple.__class_getitem__(tuple(per_item))
+        return create_model("Reconciliation", decisions=(decisions, ...))
 
     def schema(self) -> dict[str, Any]:
         """The JSON schema sent: the strict model's (`model(strict=True)`), with the reason and
@@ -140,11 +137,14 @@ def _one_of(values: list[str]) -> dict[str, Any]:
 @functools.cache
 def _reply_model(n: int) -> type[BaseModel]:
     """The model that validates a reply about n items: one decision each, in order."""
-    per_item = [
-        create_model(f"Decision{i}", __base__=Decision, item=(Literal[i], ...))  # type: ignore[valid-type]
-        for i in range(n)
-    ]
-    return create_model("Reconciliation", decisions=(tuple[tuple(per_item)], ...))  # type: ignore[valid-type]
+    per_item = [create_model(f"Decision{i}", __base__=Decision, item=(_literal(i), ...)) for i in range(n)]
+    decisions: Any = tuple.__class_getitem__(tuple(per_item))  # a type only at run time
+    return create_model("Reconciliation", decisions=(decisions, ...))
+
+
+def _literal(value: Any) -> Any:
+    """Literal[value], built at run time."""
+    return Literal[value]
 
 
 def _describe(item: MemoryItem) -> str:

@@ -365,7 +365,7 @@ class Writer:
         for i, (item, p) in enumerate(zip(kept, plan, strict=True)):
             if p.reason:
                 out.rejected.append(p.reason)
-                refused = (p.refused or p.target).id if (p.refused or p.target) else ""
+                refused = named.id if (named := p.refused or p.target) else ""
                 events.append(Event("REJECTED", item.id, raw.id, refused, detail=p.reason))
             if p.op == "DUPLICATE":
                 out.duplicates += 1
