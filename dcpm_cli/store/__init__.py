@@ -13,7 +13,7 @@ import dataclasses
 import functools
 import os
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -36,7 +36,7 @@ from dcpm_cli.store.dump import DumpVerbs
 from dcpm_cli.store.erase import EraseVerbs
 from dcpm_cli.store.graph import Graph, GraphVerbs
 from dcpm_cli.store.journal import JournalVerbs
-from dcpm_cli.store.passages import PassageVerbs
+from dcpm_cli.store.passages import Passages
 from dcpm_cli.store.runs import DreamLog
 from dcpm_cli.store.sql import in_list as _in
 from dcpm_cli.store.sql import quote as _q
@@ -57,7 +57,7 @@ os.environ.setdefault("LANCE_LOG", "error")
 os.environ.setdefault("RUST_LOG", "error")
 
 
-class Store(GraphVerbs, PassageVerbs, JournalVerbs, ClaimVerbs, EraseVerbs, DumpVerbs, StagingVerbs):
+class Store(GraphVerbs, JournalVerbs, ClaimVerbs, EraseVerbs, DumpVerbs, StagingVerbs):
     """A dcpm store at a LanceDB URI (a local directory, or object storage)."""
 
     def __init__(
@@ -89,6 +89,7 @@ class Store(GraphVerbs, PassageVerbs, JournalVerbs, ClaimVerbs, EraseVerbs, Dump
         self._lance = Lance(self.db, self.dim)
         self.dream_log = DreamLog(self._lance)
         self.graph = Graph(self._lance)
+        self.passages = Passages(self._lance, lambda: self._vectors)
         if not self._up_to_date():  # so a reader never waits for a writer's lock
             with self.write():
                 self._check_embedder()
@@ -327,6 +328,17 @@ class Store(GraphVerbs, PassageVerbs, JournalVerbs, ClaimVerbs, EraseVerbs, Dump
 
     def calibration_for(self, embedder_id: str) -> Calibration | None:
         return self.dream_log.calibration_for(embedder_id)
+
+    # -- passages (store/passages.py) -----------------------------------------------------
+
+    def index_passages(self, sessions: Iterable[str] | None = None) -> int:
+        return self.passages.index(sessions)
+
+    def all_passages(self) -> list[Passage]:
+        return self.passages.all()
+
+    def inputs_without_passage(self) -> dict[str, list[str]]:
+        return self.passages.inputs_without_passage()
 
     # -- raw inputs -----------------------------------------------------------------------
 
