@@ -31,7 +31,7 @@ from dcpm_cli.models import PENDING, Calibration, DreamRun, Event, MemoryItem, P
 from dcpm_cli.store import schemas as S
 from dcpm_cli.store.base import Lance, Write
 from dcpm_cli.store.base import utc as _utc
-from dcpm_cli.store.claims import ClaimVerbs
+from dcpm_cli.store.claims import Claims
 from dcpm_cli.store.dump import DumpVerbs
 from dcpm_cli.store.erase import EraseVerbs
 from dcpm_cli.store.graph import Graph, GraphVerbs
@@ -57,7 +57,7 @@ os.environ.setdefault("LANCE_LOG", "error")
 os.environ.setdefault("RUST_LOG", "error")
 
 
-class Store(GraphVerbs, JournalVerbs, ClaimVerbs, EraseVerbs, DumpVerbs, StagingVerbs):
+class Store(GraphVerbs, JournalVerbs, EraseVerbs, DumpVerbs, StagingVerbs):
     """A dcpm store at a LanceDB URI (a local directory, or object storage)."""
 
     def __init__(
@@ -90,6 +90,7 @@ class Store(GraphVerbs, JournalVerbs, ClaimVerbs, EraseVerbs, DumpVerbs, Staging
         self.dream_log = DreamLog(self._lance)
         self.graph = Graph(self._lance)
         self.passages = Passages(self._lance, lambda: self._vectors)
+        self.claims = Claims(self._state_dir("claims"))
         if not self._up_to_date():  # so a reader never waits for a writer's lock
             with self.write():
                 self._check_embedder()
@@ -339,6 +340,26 @@ class Store(GraphVerbs, JournalVerbs, ClaimVerbs, EraseVerbs, DumpVerbs, Staging
 
     def inputs_without_passage(self) -> dict[str, list[str]]:
         return self.passages.inputs_without_passage()
+
+    # -- claims (store/claims.py) ---------------------------------------------------------
+
+    def claims_on(self, raw_ids: Sequence[str]) -> dict[str, tuple[str, datetime]]:
+        return self.claims.held_on(raw_ids)
+
+    def claim(self, raw_ids: Sequence[str], owner: str, lease: timedelta) -> list[str]:
+        return self.claims.claim(raw_ids, owner, lease)
+
+    def holds(self, raw_id: str, owner: str) -> bool:
+        return self.claims.holds(raw_id, owner)
+
+    def release(self, raw_ids: Sequence[str], owner: str) -> None:
+        self.claims.release(raw_ids, owner)
+
+    def stale_claims(self) -> list[str]:
+        return self.claims.stale()
+
+    def drop_claims(self, raw_ids: Sequence[str]) -> None:
+        self.claims.drop(raw_ids)
 
     # -- raw inputs -----------------------------------------------------------------------
 
