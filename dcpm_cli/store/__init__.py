@@ -32,7 +32,7 @@ from dcpm_cli.store import schemas as S
 from dcpm_cli.store.base import Lance, Write
 from dcpm_cli.store.base import utc as _utc
 from dcpm_cli.store.claims import Claims
-from dcpm_cli.store.dump import DumpVerbs
+from dcpm_cli.store.dump import Records
 from dcpm_cli.store.erase import EraseVerbs
 from dcpm_cli.store.graph import Graph, GraphVerbs
 from dcpm_cli.store.journal import JournalVerbs
@@ -57,7 +57,7 @@ os.environ.setdefault("LANCE_LOG", "error")
 os.environ.setdefault("RUST_LOG", "error")
 
 
-class Store(GraphVerbs, JournalVerbs, EraseVerbs, DumpVerbs, StagingVerbs):
+class Store(GraphVerbs, JournalVerbs, EraseVerbs, StagingVerbs):
     """A dcpm store at a LanceDB URI (a local directory, or object storage)."""
 
     def __init__(
@@ -91,6 +91,7 @@ class Store(GraphVerbs, JournalVerbs, EraseVerbs, DumpVerbs, StagingVerbs):
         self.graph = Graph(self._lance)
         self.passages = Passages(self._lance, lambda: self._vectors)
         self.claims = Claims(self._state_dir("claims"))
+        self.records = Records(self._lance, self)
         if not self._up_to_date():  # so a reader never waits for a writer's lock
             with self.write():
                 self._check_embedder()
@@ -360,6 +361,30 @@ class Store(GraphVerbs, JournalVerbs, EraseVerbs, DumpVerbs, StagingVerbs):
 
     def drop_claims(self, raw_ids: Sequence[str]) -> None:
         self.claims.drop(raw_ids)
+
+    # -- export and import records (store/dump.py) ---------------------------------------
+
+    def record_count(self, kind: str) -> int:
+        return self.records.count(kind)
+
+    def dump(self, kind: str, *, with_vectors: bool, batch_rows: int = 2048) -> Iterator[dict[str, Any]]:
+        return self.records.dump(kind, with_vectors=with_vectors, batch_rows=batch_rows)
+
+    def from_json(self, kind: str, record: dict[str, Any]) -> dict[str, Any]:
+        return self.records.from_json(kind, record)
+
+    def advance(self, kind: str, rows: Sequence[dict[str, Any]]) -> tuple[int, list[MemoryItem]]:
+        return self.records.advance(kind, rows)
+
+    @staticmethod
+    def sessions_of(kind: str, rows: Sequence[dict[str, Any]]) -> set[str]:
+        return Records.sessions_of(kind, rows)
+
+    def new_record_keys(self, kind: str, rows: Sequence[dict[str, Any]]) -> list[int]:
+        return self.records.new_keys(kind, rows)
+
+    def load(self, kind: str, rows: Sequence[dict[str, Any]], vectors: dict[str, np.ndarray | None]) -> None:
+        self.records.load(kind, rows, vectors)
 
     # -- raw inputs -----------------------------------------------------------------------
 
