@@ -67,6 +67,23 @@ def normalise(text: str) -> str:
     return re.sub(r"\s+", " ", text).strip().strip(".!;,").casefold()
 
 
+# A turn of a conversation between people is stored as "Name: what they said": the speaker is
+# part of the text every search indexes (no column of its own, so no store format change), and
+# the read path reads the name back to prefer a speaker the question names.
+_SPEAKER = re.compile(r"^([A-Z][\w'’.-]*(?: [A-Z][\w'’.-]*){0,2}): ")
+
+
+def spoken_by(name: str, text: str) -> str:
+    """A turn's text as stored: its speaker's name first."""
+    return f"{name}: {text}"
+
+
+def speaker_of(text: str) -> str:
+    """The name a turn's text starts with ("Maya: …" → "Maya"), or ""."""
+    m = _SPEAKER.match(text)
+    return m.group(1) if m else ""
+
+
 @dataclass
 class RawInput:
     """One input as the user gave it; immutable once stored (only its status moves)."""

@@ -29,7 +29,8 @@ The question is read first (read/question.py, rules only): the things it names a
 each on their own and a cue its best hits miss is brought into them; what was said in the time
 window it names is lifted; and hits saying nearly the same are shown newest first, each naming
 the others, so a change of mind never stored as a chain still reads as one (an exact-token hit
-keeps its first place).
+keeps its first place). In a conversation between people (turns stored as "Name: …"), a
+question that names a speaker lifts that speaker's turns.
 """
 
 from __future__ import annotations
@@ -53,6 +54,7 @@ from dcpm_cli.models import (
     Passage,
     RawInput,
     Recall,
+    speaker_of,
     utcnow,
 )
 from dcpm_cli.read.question import EARLIEST, Question, read_question
@@ -77,6 +79,10 @@ _RARE = re.compile(r"(?<!\w)(?=\w{5})(?=\w*\d)(?:\w*[^\W\d]\w*|\d{5,})(?!\w)")  
 # people misremember dates.
 TIME_BOOST = 0.3
 TOLD_LATER = timedelta(days=3)
+# A question naming a speaker of a conversation ("What did Maya say about the flat?") lifts that
+# speaker's turns by this share of their score: a preference, never a filter (the other person
+# may have said it, or said it back).
+SPEAKER_BOOST = 0.1
 # A question naming several things: a cue none of whose CUE_DEPTH best hits is among the
 # question's CUE_HEAD best gets its best hit raised to CUE_WEIGHT × the question's top score,
 # so every cue is represented near the top.
@@ -187,6 +193,7 @@ def _ranked(
         for key in scores:
             if key in said and asked.window.holds(said[key], TOLD_LATER):
                 scores[key] *= 1 + TIME_BOOST
+    _prefer_named_speaker(store, asked.text, scores, rows, found)
     top = max((v for key, v in scores.items() if key not in exact), default=0.0)
     for key in exact:
         scores[key] = top + (1 - SEMANTIC_WEIGHT) + scores.get(key, 0.0)
@@ -247,6 +254,35 @@ def _scored(
     return scores
 
 
+def _prefer_named_speaker(
+    store: Store,
+    question: str,
+    scores: dict[Key, float],
+    rows: dict[Key, Candidate],
+    found: dict[Key, MemoryItem | RawInput],
+) -> None:
+    """Lift the turns of a speaker the question names (by full or first name, capitalised) by
+    SPEAKER_BOOST. The speakers known are those of the candidates searched; inputs met through
+    a passage alone are read (into `found`) only when the question names one of them."""
+    if SPEAKER_BOOST <= 0:
+        return
+    texts = {key: row.text for key, row in rows.items() if isinstance(row, RawInput)}
+    named = {s for s in map(speaker_of, texts.values()) if s and _names(question, s)}
+    if not named:
+        return
+    unread = [key for key in scores if key[0] == "raw" and key not in texts]
+    _read_inputs(store, unread, rows, found)
+    texts.update({key: found[key].text for key in unread if key in found})
+    for key in scores:
+        if key in texts and speaker_of(texts[key]) in named:
+            scores[key] *= 1 + SPEAKER_BOOST
+
+
+def _names(question: str, speaker: str) -> bool:
+    first = speaker.split()[0]
+    return any(re.search(rf"(?<![\w-]){re.escape(n)}(?![\w-])", question) for n in {speaker, first})
+
+
 def _fuse_cues(question: dict[Key, float], cues: list[dict[Key, float]], k: int) -> dict[Key, float]:
     """The question's scores, with each cue the question's own head misses brought into it:
     when none of a cue's CUE_DEPTH best hits is among the question's best (its k best, at most
@@ -295,7 +331,9 @@ def _near_duplicates_ordered(
 
     def speaker(h: Hit) -> str:
         obj = found.get(("raw", h.id))
-        return obj.role if isinstance(obj, RawInput) else "user"  # beliefs are the user's
+        if isinstance(obj, RawInput):  # a named person, else the role
+            return speaker_of(obj.text) or obj.role
+        return "user"  # beliefs are the user's
 
     group = list(range(len(hits)))  # union-find over hit positions
 
