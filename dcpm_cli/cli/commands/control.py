@@ -12,7 +12,7 @@ from typing import Annotated, Any
 
 import typer
 
-from dcpm_cli.cli.app import _memory, _session, app
+from dcpm_cli.cli.app import AsJson, _memory, _session, app
 from dcpm_cli.errors import EXIT_ERROR
 
 
@@ -193,7 +193,7 @@ app.add_typer(config_app, name="config")
 @config_app.command("show")
 def config_show(
     ctx: typer.Context,
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    as_json: AsJson = False,
 ) -> None:
     """Every setting as resolved (flag > environment > config.toml > default), with its source."""
     from dataclasses import asdict
