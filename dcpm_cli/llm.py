@@ -44,7 +44,11 @@ class Reply:
 
 class LLM(Protocol):
     name: str
-    usage: Usage
+
+    @property
+    def usage(self) -> Usage:
+        """Calls and tokens so far."""
+        ...
 
     def chat(self, messages: list[dict[str, str]], *, schema: dict[str, Any] | None = None) -> Reply:
         """One chat turn; with `schema`, the reply content must be JSON of that schema."""

@@ -96,6 +96,10 @@ class Memory:
         on_stored: Callable[[], None] | None = None,
     ) -> AddReport:
         """Store the inputs (raw first, always), then extract and reconcile them unless not `extract`."""
+        from dcpm_cli.ingest.text import refuse_binary
+
+        for raw in raws:  # every front end comes through here, whatever parsed its words
+            refuse_binary(raw.text, f"input from {raw.source or 'the caller'}")
         writer = self.writer(llm=extract)
         return writer.add(raws, extract=extract, progress=progress, on_stored=on_stored)
 
@@ -263,7 +267,7 @@ class Memory:
         from dcpm_cli.ops.portability import export_lines
 
         store = self.store(create=False)
-        with store.write():
+        with store.reading():
             yield export_lines(store, with_vectors=with_vectors, progress=progress)
 
     def import_(self, source: Any, *, progress: Progress | None = None) -> Any:

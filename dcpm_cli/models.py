@@ -36,7 +36,9 @@ class Mode(StrEnum):
 
 
 # The benchmark's ablation rows: the dream modes, and the one without revision chains.
-Ablation = StrEnum("Ablation", [(m.name, m.value) for m in Mode] + [("no_supersedes", "no-supersedes")])
+Ablation = StrEnum(  # type: ignore[misc]  # built from Mode: mypy cannot list its members
+    "Ablation", [(m.name, m.value) for m in Mode] + [("no_supersedes", "no-supersedes")]
+)
 
 ITEM_KINDS: tuple[str, ...] = tuple(ItemKind)
 NODE_KINDS: tuple[str, ...] = tuple(NodeKind)
@@ -49,6 +51,9 @@ NO_ITEMS = "no_items"
 # The event that records one pairwise judgement (#18): the new item, the candidate it was
 # compared with, the relation and the model's reason; a pair so recorded is never asked again.
 JUDGED = "JUDGED"
+# A newer version of the same daily note was stored: kept (`dcpm show`, export), never
+# recalled, and neither are the facts that came from it alone.
+REPLACED = "replaced"
 
 
 def utcnow() -> datetime:
@@ -63,6 +68,23 @@ def short_hash(*parts: str, n: int = 12) -> str:
 def normalise(text: str) -> str:
     """Case, whitespace and trailing punctuation folded: what counts as the 'same' text."""
     return re.sub(r"\s+", " ", text).strip().strip(".!;,").casefold()
+
+
+# A turn of a conversation between people is stored as "Name: what they said": the speaker is
+# part of the text every search indexes (no column of its own, so no store format change), and
+# the read path reads the name back to prefer a speaker the question names.
+_SPEAKER = re.compile(r"^([A-Z][\w'’.-]*(?: [A-Z][\w'’.-]*){0,2}): ")
+
+
+def spoken_by(name: str, text: str) -> str:
+    """A turn's text as stored: its speaker's name first."""
+    return f"{name}: {text}"
+
+
+def speaker_of(text: str) -> str:
+    """The name a turn's text starts with ("Maya: …" → "Maya"), or ""."""
+    m = _SPEAKER.match(text)
+    return m.group(1) if m else ""
 
 
 @dataclass
@@ -241,6 +263,7 @@ class Hit:
     raw_ids: list[str] = field(default_factory=list)
     topic: str = ""
     nodes: list[Node] = field(default_factory=list)  # schemas/intentions with evidence here
+    same_as: list[str] = field(default_factory=list)  # other hits saying nearly the same thing
 
     @property
     def superseded(self) -> bool:

@@ -53,9 +53,9 @@ class StdinKeeper:
             suffix = ".txt"
         except UnicodeDecodeError:
             suffix = ".bin"
+        path = folder / f"stdin-{datetime.now(UTC):%Y%m%dT%H%M%S%f}-{os.getpid()}{suffix}"
         try:
             private_dir(folder)
-            path = folder / f"stdin-{datetime.now(UTC):%Y%m%dT%H%M%S%f}-{os.getpid()}{suffix}"
             fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
             with os.fdopen(fd, "wb") as f:
                 f.write(data)
@@ -63,8 +63,25 @@ class StdinKeeper:
                 os.fsync(f.fileno())
         except OSError as e:
             self.problem = f"{folder}: {e.strerror or e}"
+            self._partial(path, len(data))
             return
         self.path = path
+
+    def _partial(self, path: Path, whole: int) -> None:
+        """A copy cut short (a full disk) is named for what it is, never like a whole one."""
+        try:
+            written = path.stat().st_size
+        except OSError:
+            return  # never created
+        if not written:
+            path.unlink(missing_ok=True)
+            return
+        partial = path.with_name(f"{path.stem}-partial{path.suffix}")
+        try:
+            path.rename(partial)
+        except OSError:
+            partial = path
+        self.problem += f"; only its first {written} of {whole} bytes are at {partial}"
 
     def stored(self) -> None:
         """Every input is in the store: the copy is not needed any more."""

@@ -106,6 +106,11 @@ def recall_table(result: Any, *, arc: bool) -> None:
         line.append(hit.text.replace("\n", " "), style="bold" if not hit.superseded else "yellow")
         line.append(f"  {hit.id}", style="dim")
         out.print(line)
+        alike = sorted(h.when for h in result.hits if h.id in hit.same_as)
+        if alike:
+            days = ", ".join(_day(w) for w in alike)
+            newer = "newest of these" if all(w <= hit.when for w in alike) else "said differently since"
+            out.print(Text(f"      (nearly the same also said {days}; {newer})", style="dim"))
         history = [c for c in hit.chain if c.id != hit.id]
         if history and not arc:
             out.print(Text(f"      ({len(hit.chain)} states; --arc shows how it changed)", style="dim"))

@@ -41,8 +41,12 @@ def node_dict(node: Any, stale: set[str]) -> dict[str, Any]:
     return {**d, "stale": node.id in stale}
 
 
-def hit_dict(hit: Any, *, arc: bool = True, stale: set[str] | None = None) -> dict[str, Any]:
-    """The JSON shape of one recall hit (documented in the README)."""
+def hit_dict(
+    hit: Any, *, arc: bool = True, stale: set[str] | None = None, when_of: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """The JSON shape of one recall hit (documented in the README); `when_of` gives the time of
+    the other hits it names in `same_as`."""
+    when_of = when_of or {}
     d: dict[str, Any] = {
         "id": hit.id,
         "kind": hit.kind,
@@ -59,16 +63,18 @@ def hit_dict(hit: Any, *, arc: bool = True, stale: set[str] | None = None) -> di
         if arc
         else [],
         "nodes": [node_dict(n, stale or set()) for n in hit.nodes],
+        "same_as": [{"id": i, "when": when_of[i].isoformat()} for i in hit.same_as if i in when_of],
     }
     return d
 
 
 def recall_dict(result: Any, *, arc: bool = True) -> dict[str, Any]:
     """`dcpm recall --json` and the MCP `recall` tool; without `arc`, every chain is empty."""
+    when_of = {h.id: h.when for h in result.hits}
     return {
         "query": result.query,
         "as_of": result.as_of.isoformat() if result.as_of else None,
-        "hits": [hit_dict(h, arc=arc, stale=result.stale_nodes) for h in result.hits],
+        "hits": [hit_dict(h, arc=arc, stale=result.stale_nodes, when_of=when_of) for h in result.hits],
         "nodes": [node_dict(n, result.stale_nodes) for n in result.nodes],
     }
 
@@ -79,16 +85,31 @@ def recall_prompt_text(result: Any) -> str:
         return f"No stored memory matches: {result.query}\n"
     when = f" as of {result.as_of:%Y-%m-%d}" if result.as_of else ""
     lines = [f"Relevant memory about the user{when} (current beliefs; earlier states in brackets):"]
+    when_of = {h.id: h.when for h in result.hits}
     for hit in result.hits:
         label = "said" if hit.kind == "raw" else hit.kind
         text = hit.text.replace("\n", " ")
         earlier = [c for c in hit.chain if c.event_at < hit.when and c.id != hit.id]
         arc = "; ".join(f"{c.event_at:%Y-%m-%d}: {c.text}" for c in earlier)
-        lines.append(f"- ({label}, {hit.when:%Y-%m-%d}) {text}" + (f" [earlier: {arc}]" if arc else ""))
+        alike = _alike(hit, when_of)
+        lines.append(
+            f"- ({label}, {hit.when:%Y-%m-%d}{alike}) {text}" + (f" [earlier: {arc}]" if arc else "")
+        )
     for node in result.nodes:
         stale = ", stale: its evidence has since changed" if node.id in result.stale_nodes else ""
         lines.append(f"- ({node.kind.replace('_', ' ')}{stale}) {node.text}")
     return "\n".join(lines) + "\n"
+
+
+def _alike(hit: Any, when_of: dict[str, Any]) -> str:
+    """How a hit stands among those saying nearly the same: the latest, or said again since."""
+    others = [when_of[i] for i in hit.same_as if i in when_of]
+    if not others:
+        return ""
+    later = [w for w in others if w > hit.when]
+    if later:
+        return f"; said differently since, on {max(later):%Y-%m-%d}"
+    return f"; the latest of {len(others) + 1} saying about the same"
 
 
 def arc_dict(arc: list[Any]) -> dict[str, Any]:

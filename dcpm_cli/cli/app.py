@@ -66,6 +66,9 @@ app = typer.Typer(
 )
 
 # The paper's "without supersedes" ablation, one settings key (DCPM_NO_SUPERSEDES) for every command.
+# `--json` on the commands that report; a command whose JSON needs its own words declares its own.
+AsJson = Annotated[bool, typer.Option("--json", help="Print JSON.")]
+
 NoSupersedes = Annotated[
     bool,
     typer.Option(
@@ -131,7 +134,7 @@ def root(
         typer.Option(
             "--embedder",
             envvar="DCPM_EMBEDDER",
-            help="minilm (default), minilm-int8, st:<path>, ollama:<model>.",
+            help="minilm (default), minilm-int8, mpnet, st:<path>, ollama:<model>.",
         ),
     ] = None,
     llm: Annotated[

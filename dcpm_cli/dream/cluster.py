@@ -428,14 +428,14 @@ def _pruned_scan(
         return
     # Loose points against tight cells: a per-point cap and hyperplane test.
     sims = np.concatenate(loose_sims)
-    a = cell[loose]
+    own = cell[loose]  # each loose point's own cell
     theta = np.arccos(np.clip(sims, -1.0, 1.0))
     candidates = ~(theta - radius[None, :] > theta_eps + MARGIN)
     del theta
     sims -= top[loose][:, None]  # x·c_b - x·c_a
     with np.errstate(invalid="ignore", divide="ignore"):
-        plane = (-hi[:, a].T - sims) / dist[a]
-    plane[np.arange(len(loose)), a] = -np.inf  # own cell: no hyperplane
+        plane = (-hi[:, own].T - sims) / dist[own]
+    plane[np.arange(len(loose)), own] = -np.inf  # own cell: no hyperplane
     candidates &= ~(plane > r_eps + MARGIN)
     candidates &= filled[None, :]
     del plane, sims

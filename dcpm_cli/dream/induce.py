@@ -221,7 +221,9 @@ class _Planner:
         """(fact ids, labels that name no fact); none given = the whole cluster."""
         if not given:
             return list(self.cl.fact_ids), []
-        ids, bad, unknown = [], [], []
+        ids: list[str] = []
+        bad: list[str] = []
+        unknown: list[str] = []
         for raw in given:
             key = re.sub(r"\s+", "", str(raw)).casefold()
             if key in self.labels:

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from dcpm_cli.errors import InputError
+from dcpm_cli.ingest.text import DepthCheckedFile
 from dcpm_cli.models import RawInput
 
 CHATGPT, CLAUDE, NOTES = "chatgpt", "claude", "notes"
@@ -45,7 +46,8 @@ def chatgpt_messages(conv: dict[str, Any], *, source: str) -> list[RawInput]:
     node_id = conv.get("current_node")
     if node_id not in mapping:  # older exports: the newest leaf
         leaves = [n for n in mapping.values() if not n.get("children")]
-        node_id = max(leaves, key=lambda n: _msg_time(n) or 0.0, default={}).get("id")
+        newest: dict[str, Any] = max(leaves, key=lambda n: _msg_time(n) or 0.0, default={})
+        node_id = newest.get("id")
     path: list[dict[str, Any]] = []
     seen: set[str] = set()
     while node_id in mapping and node_id not in seen:
@@ -102,10 +104,9 @@ def _raw(
     text: str, role: str, session: str, source: str, when: Any, fallback: Any, msg: dict[str, Any]
 ) -> RawInput:
     """A message with its own time is identified by it; one without, by its place in the export."""
-    from dcpm_cli.ingest.text import parse_time
+    from dcpm_cli.ingest.text import parse_time, refuse_binary
 
-    if "\x00" in text:  # as the CLI refuses in plain text: no store holds a NUL
-        raise InputError("a message holds a NUL byte: it looks binary, not text")
+    refuse_binary(text, "a message")
     said = parse_time(when, "message time") if when else None
     base = parse_time(fallback, "conversation time") if fallback else None
     position = "" if said else f"{source}#{session}/{msg.get('id') or msg.get('uuid') or ''}"
@@ -124,7 +125,7 @@ _PARSERS = {CHATGPT: chatgpt_messages, CLAUDE: claude_messages}
 # -- reading an export as a stream -----------------------------------------------------------
 
 
-def _items_prefix(f: BinaryIO) -> str:
+def _items_prefix(f: BinaryIO | DepthCheckedFile) -> str:
     """Where the conversations are: a top-level list, or a `conversations` list in an object."""
     import ijson
 
@@ -139,8 +140,6 @@ def _items_prefix(f: BinaryIO) -> str:
 def sniff(path: Path) -> str | None:
     """chatgpt, claude, or None: from the keys of the first conversation (read as a stream)."""
     import ijson
-
-    from dcpm_cli.ingest.text import DepthCheckedFile
 
     try:
         with path.open("rb") as raw:
@@ -163,8 +162,6 @@ def conversations(path: Path, fmt: str, progress: Progress | None = None) -> Ite
     """Each conversation's messages, read one conversation at a time. The whole file is checked
     first (a streaming pass that builds nothing), so a truncated export stores nothing."""
     import ijson
-
-    from dcpm_cli.ingest.text import DepthCheckedFile
 
     parse = _PARSERS[fmt]
     with path.open("rb") as raw:

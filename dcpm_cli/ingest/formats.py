@@ -10,8 +10,8 @@ from pathlib import Path
 
 from dcpm_cli.errors import InputError
 from dcpm_cli.ingest import exports as ingest_exports
-from dcpm_cli.ingest.text import check_json_depth, parse_time
-from dcpm_cli.models import RawInput, utcnow
+from dcpm_cli.ingest.text import check_json_depth, parse_time, refuse_binary
+from dcpm_cli.models import RawInput, speaker_of, spoken_by, utcnow
 
 ROLES = ("user", "assistant", "system")
 
@@ -95,7 +95,10 @@ def parse_markdown(text: str, *, session: str, source: str, at: datetime | None)
 
 
 def parse_jsonl(text: str, *, session: str, source: str, at: datetime | None) -> list[RawInput]:
-    """`{"role", "content"[, "timestamp"][, "session"]}` a line; every line is checked first.
+    """`{"role", "content"[, "timestamp"][, "session"][, "speaker"]}` a line; every line is
+    checked first. A `"speaker"` (or `"name"`) is a person's name, for a log between two people:
+    the turn is stored as "Name: content" (so the name is part of what is searched), and its
+    role defaults to "user".
     Turns that share a time (a log given `--at`, timestamps to the minute or the day) keep
     their order a microsecond apart: each is its own input ("yes" said twice is two), and a
     turn sees the ones before it as its conversation."""
@@ -111,7 +114,13 @@ def parse_jsonl(text: str, *, session: str, source: str, at: datetime | None) ->
             raise InputError(f"{source} line {n}: not JSON ({e.msg})") from e
         if not isinstance(obj, dict):
             raise InputError(f"{source} line {n}: expected an object with role and content")
-        role, content = obj.get("role"), obj.get("content")
+        name = obj.get("speaker", obj.get("name"))
+        # A turn between two people names its speaker; a person is a user of the memory.
+        role, content = obj.get("role", "user" if name is not None else None), obj.get("content")
+        if name is not None and (not isinstance(name, str) or not speaker_of(f"{name.strip()}: ")):
+            raise InputError(
+                f"{source} line {n}: speaker must be a name of one to three capitalised words, got {name!r}"
+            )
         if role not in ROLES:
             raise InputError(f"{source} line {n}: role must be one of {', '.join(ROLES)}, got {role!r}")
         if not isinstance(content, str) or not content.strip():
@@ -121,9 +130,10 @@ def parse_jsonl(text: str, *, session: str, source: str, at: datetime | None) ->
         sess = str(obj.get("session") or session)
         earlier = same.get((sess, said), 0)
         same[(sess, said)] = earlier + 1
+        text = spoken_by(name.strip(), content.strip()) if name is not None else content.strip()
         out.append(
             RawInput(
-                text=content.strip(),
+                text=text,
                 role=role,
                 session=sess,
                 source=source,
@@ -161,9 +171,7 @@ def parse(
     """Inputs from one text in the given (or detected) format."""
     if not text.strip():
         raise InputError("nothing to add: the input is empty")
-    if "\x00" in text:
-        line = text.count("\n", 0, text.index("\x00")) + 1
-        raise InputError(f"{source} holds a NUL byte (line {line}): it looks binary, not text")
+    refuse_binary(text, source)
     if fmt is Format.auto and (export := ingest_exports.detect_text(text)):
         fmt = Format(export)
     if fmt in (Format.chatgpt, Format.claude):

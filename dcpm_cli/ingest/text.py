@@ -15,6 +15,14 @@ EARLIEST = datetime(1000, 1, 1, tzinfo=UTC)
 LATEST = datetime(9000, 1, 1, tzinfo=UTC)
 
 
+def refuse_binary(text: str, source: str = "the input") -> None:
+    """The one NUL check every way in shares (CLI text and files, chat exports, MCP, Memory.add):
+    a NUL byte means binary, not words, and no store holds one."""
+    if "\x00" in text:
+        line = text.count("\n", 0, text.index("\x00")) + 1
+        raise InputError(f"{source} holds a NUL byte (line {line}): it looks binary, not text")
+
+
 def parse_time(value: str | float | int, what: str = "time") -> datetime:
     """ISO date or datetime (naive = UTC; a bare date = noon UTC), or Unix seconds."""
     when = read_time(value)

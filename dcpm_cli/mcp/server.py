@@ -428,12 +428,14 @@ class BearerAuth:
     """ASGI middleware: every HTTP request needs `Authorization: Bearer <token>` (401 if not)."""
 
     def __init__(self, app: Any, token: str) -> None:
-        self.app, self._expected = app, f"Bearer {token}".encode()
+        self.app, self._expected = app, token.encode()
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] == "http":
             given = dict(scope.get("headers") or []).get(b"authorization", b"")
-            if not hmac.compare_digest(given, self._expected):
+            scheme, _, credentials = given.partition(b" ")
+            token_ok = hmac.compare_digest(credentials, self._expected)
+            if scheme.lower() != b"bearer" or not token_ok:  # the scheme is case-insensitive (RFC 9110)
                 body = b'{"error": "missing or wrong bearer token"}'
                 await send({"type": "http.response.start", "status": 401, "headers": [
                     (b"content-type", b"application/json"), (b"www-authenticate", b"Bearer")]})  # fmt: skip

@@ -52,7 +52,7 @@ def backup(store: Store, folder: Path) -> BackupReport:
         raise InputError("the backup directory is inside the store", "give a directory outside it")
     partial = target.with_name(target.name + ".partial")
     folder.mkdir(parents=True, exist_ok=True)
-    with store.write():
+    with store.reading():
         shutil.copytree(store.local_path, partial, ignore=_SKIP)
     partial.rename(target)  # a complete snapshot or none
     files = [p for p in target.rglob("*") if p.is_file()]

@@ -64,7 +64,7 @@ def check(store: Store, *, repair: bool = False) -> CheckReport:
     """Check every invariant (under the write lock, so a writer's half-done step is not seen
     as damage); with `repair`, fix what can be fixed first, then report the state after."""
     report = CheckReport(store.uri)
-    with store.write():
+    with store.write() if repair else store.reading():
         if repair:
             report.repairs = _repair(store)
         report.findings = [

@@ -237,30 +237,17 @@ def _plan_graph(store: Store, plan: ForgetPlan, node_ids: list[str]) -> None:
 
 def apply_forget(store: Store, plan: ForgetPlan, embedder: Embedder | None = None) -> ForgetReport:
     """Carry out a plan. Order: what refers to the removed rows changes first, then the rows go,
-    then the purge, so an interruption leaves extra rows (forget again), never a broken chain.
-    The embedder re-embeds items whose text is reverted (`plan.reverts`; needed only then)."""
+    then the purge. The marker of the write records every step (ids only), so a kill at any
+    point is finished, purge included, by the next write or `dcpm check --repair`. The embedder
+    re-embeds items whose text is reverted (`plan.reverts`; needed only then)."""
+    from dcpm_cli.store.erase import forget_work
+
     if plan.reverts and embedder is None:
         raise ValueError("this plan reverts item texts: pass the store's embedder")
-    with store.write(unfinished="forget", sessions=plan.sessions, ids=plan.removed):
+    with store.write():
+        if store.unfinished_writes():  # a forget cut short before: finished (and purged) first
+            store.recover()
         scope = store.erasure_scope(plan.raw_ids, [*plan.item_ids, *plan.reverts], plan.node_ids)
-        if plan.reverts and embedder is not None:
-            items = store.get_items(list(plan.reverts))
-            for item_id, text in plan.reverts.items():
-                items[item_id].text = text
-            changed = list(items.values())
-            store.replace_items(changed, embedder.embed([i.text for i in changed]))
-        for item_id, (before, after) in plan.relinks.items():
-            store.set_chain_links(item_id, before, after)
-        for item_id, keep in plan.trimmed.items():
-            store.set_item_raw_ids(item_id, keep)
-        store.delete_edges(plan.edge_ids)
-        store.delete_nodes(plan.node_ids)
-        store.delete_items(plan.item_ids)
-        store.delete_raw(plan.raw_ids)
-        store.drop_claims(plan.raw_ids)  # an extraction in flight sees its input is gone
-        if plan.sessions:
-            store.index_passages(plan.sessions)
-        scrubbed = store.scrub_events(plan.removed)
         when = utcnow()
         event = Event(
             op="FORGET",
@@ -269,9 +256,26 @@ def apply_forget(store: Store, plan: ForgetPlan, embedder: Embedder | None = Non
             detail=_detail(plan),
             at=when,
         )
-        store.log_forget(event)
-        rewritten = store.purge(scope)
-        store.__dict__.pop("_vectors", None)  # in-memory copies of the tables held the text
+        items = store.get_items(list(plan.reverts))
+        work = forget_work(
+            raw=plan.raw_ids,
+            items=plan.item_ids,
+            nodes=plan.node_ids,
+            edges=plan.edge_ids,
+            relinks=plan.relinks,
+            trimmed=plan.trimmed,
+            sessions=plan.sessions,
+            scope=scope,
+            event=event,
+            reverts={i.id: i.content_hash for i in items.values()},
+        )
+        with store.write(unfinished="forget", sessions=plan.sessions, forget=work):
+            if items and embedder is not None:  # the first change: one commit (see forget_started)
+                for item_id, text in plan.reverts.items():
+                    items[item_id].text = text
+                changed = list(items.values())
+                store.replace_items(changed, embedder.embed([i.text for i in changed]))
+            scrubbed, rewritten = store.finish_forget(work)
     return ForgetReport(plan, event.id, scrubbed, rewritten)
 
 

@@ -125,7 +125,7 @@ def import_lines(
     done = 0
     sessions: set[str] = set()
     present: dict[str, list[dict[str, Any]]] = {}
-    kind, batch = "", []
+    kind, batch = "", list[dict[str, Any]]()
     with store.write():
         if survey is not None:
             _check_against(store, survey)
@@ -165,6 +165,8 @@ class Survey:
     items: dict[str, tuple[int, str | None, str | None]] = field(default_factory=dict)  # id → line, pointers
     raw_ids: set[str] = field(default_factory=set)
     cited_raws: dict[str, int] = field(default_factory=dict)  # raw id an item cites → its line
+    node_ids: set[str] = field(default_factory=set)
+    edges: list[tuple[int, str, str, str]] = field(default_factory=list)  # line, kind, src, dst
 
     @property
     def total(self) -> int:
@@ -178,25 +180,40 @@ def check_lines(lines: Iterable[str]) -> Survey:
     of the wrong type), so a broken file imports nothing."""
     n, seen_header, survey = 0, False, Survey()
     head: dict[str, Any] = {}
+    first_seen: dict[tuple[str, ...], int] = {}  # (type, key) → the line it was first on
     try:
         for n, line in enumerate(lines, 1):
             if not line.strip():
                 continue
+            if not line.isascii():
+                _utf8(n, line)
             if not seen_header:
                 head = _header((n, line))
                 seen_header = True
                 continue
             record = _record(n, line)
             kind = record["type"]
+            _vectors(n, record)
             survey.counts[kind] = survey.counts.get(kind, 0) + 1
+            # Two records of one key would both be stored (a batch is checked against the
+            # store, not against itself): refused, whatever they say.
+            key = (kind, *(str(record.get(k)) for k in _KEY_FIELDS.get(kind, ("id",))))
+            if (first := first_seen.setdefault(key, n)) != n:
+                raise InputError(
+                    f"line {n}: {kind} {' '.join(key[1:])} appears twice (first on line {first}); "
+                    "nothing was imported",
+                    _IS_EXPORT,
+                )
             if kind == "raw":
                 survey.raw_ids.add(record["id"])
             elif kind == "item":
-                if record["id"] in survey.items:
-                    raise InputError(f"line {n}: item {record['id']} appears twice", _IS_EXPORT)
                 survey.items[record["id"]] = (n, record["supersedes"], record["superseded_by"])
                 for raw_id in record["raw_ids"] or []:
                     survey.cited_raws.setdefault(raw_id, n)
+            elif kind == "node":
+                survey.node_ids.add(record["id"])
+            elif kind == "edge":
+                survey.edges.append((n, str(record["kind"]), str(record["src"]), str(record["dst"])))
     except UnicodeDecodeError as e:
         raise InputError("the file is not UTF-8 text", _IS_EXPORT) from e  # read ahead: no line number
     if not seen_header:
@@ -208,10 +225,44 @@ def check_lines(lines: Iterable[str]) -> Survey:
             said, found = int(head["counts"].get(kind, 0)), survey.counts.get(kind, 0)
             if said != found:
                 raise InputError(
-                    f"the file holds {found} {kind} records, its header says {said}; nothing was imported",
+                    f"the file holds {found} {kind} records, its header says {said} (line 1), "
+                    f"and it ends at line {n}; nothing was imported",
                     "is it cut short or edited? export it again with `dcpm export`",
                 )
     return survey
+
+
+_KEY_FIELDS = {"calibration": ("embedder", "created_at")}  # the rest: by id
+
+
+def _utf8(n: int, line: str) -> None:
+    """A line read with `surrogateescape` holds the bytes that are not UTF-8 as surrogates."""
+    try:
+        line.encode("utf-8")
+    except UnicodeEncodeError as e:
+        raise InputError(f"line {n} is not UTF-8 text; nothing was imported", _IS_EXPORT) from e
+
+
+def _vectors(n: int, record: dict[str, Any]) -> None:
+    """Each vector base64 of float32s, so a bad one is refused before anything is written,
+    not found half-way through the import. (Its length is checked on use: the vectors of
+    another embedder are not used.)"""
+    import base64
+    import binascii
+
+    for column in VECTOR_COLUMNS:
+        value = record.get(column)
+        if not isinstance(value, str):
+            continue
+        try:
+            size = len(base64.b64decode(value, validate=True))
+        except (binascii.Error, ValueError) as e:
+            raise InputError(f"line {n}: {record['type']} field {column} is not base64", _IS_EXPORT) from e
+        if size % 4:
+            raise InputError(f"line {n}: {record['type']} field {column} is not float32 numbers", _IS_EXPORT)
+
+
+VECTOR_COLUMNS = ("vector", "behaviour_vector")
 
 
 def _header(numbered: tuple[int, str]) -> dict[str, Any]:
@@ -374,6 +425,7 @@ def _check_against(store: Store, survey: Survey) -> None:
                     _IS_EXPORT,
                 )
     pointers.update({i: (None, None) for i in named - absent})
+    _check_edges(survey, missing)
     for kind, ids in chain_problems(pointers).items():
         for bad in ids:
             if bad in before:
@@ -384,6 +436,29 @@ def _check_against(store: Store, survey: Survey) -> None:
             )
             why = "would make a cycle" if kind == "cycles" else f"would leave {kind}"
             raise InputError(f"line {n}: item {bad}'s revision chain {why}; nothing was imported", _IS_EXPORT)
+
+
+def _check_edges(survey: Survey, missing: Callable[[str, Iterable[str]], set[str]]) -> None:
+    """Every edge starts at a node and ends at a node (an evidence edge: at an item), in the
+    file or in the store, as `check`'s graph invariant asks."""
+    from dcpm_cli.store.graph import EVIDENCE
+
+    ends = {("node", src) for _, _, src, _ in survey.edges}
+    ends |= {("item" if kind == EVIDENCE else "node", dst) for _, kind, _, dst in survey.edges}
+    known = {"node": survey.node_ids, "item": set(survey.items)}
+    absent = {
+        (kind, i)
+        for kind in ("node", "item")
+        for i in missing(kind, {i for k, i in ends if k == kind} - known[kind])
+    }
+    for n, kind, src, dst in survey.edges:
+        for end, what in ((src, "node"), (dst, "item" if kind == EVIDENCE else "node")):
+            if (what, end) in absent:
+                raise InputError(
+                    f"line {n}: an edge names the {what} {end}, which is neither in the file nor in "
+                    "this store; nothing was imported",
+                    _IS_EXPORT,
+                )
 
 
 def _flush(

@@ -9,8 +9,12 @@ is done do the two directories swap, in one atomic `renameat2(RENAME_EXCHANGE)` 
 `<store>.before-reembed-<time>`). The old store is kept there until you delete it.
 
 Interrupted (an error, Ctrl-C, a kill), the old store is untouched and still in use; the
-half-built sibling is removed by the next attempt. Both the dream lock and the write lock are
-held throughout: no dream and no write can slip in between copy and swap.
+half-built sibling is removed by the next attempt. Just before the swap the old store gets a
+marker file (`REEMBED_OLD_STORE`): a kill between the swap and the rename leaves the old store
+at `<store>.reembed` carrying it, and the next attempt moves it to
+`<store>.before-reembed-<time>` and reports it (`recovered_old_store`) instead of deleting what
+may be its only copy. Only a sibling without the marker (half-built) is removed. Both the
+dream lock and the write lock are held throughout: no dream and no write can slip in between copy and swap.
 """
 
 from __future__ import annotations
@@ -29,6 +33,9 @@ if TYPE_CHECKING:
     from dcpm_cli.store import Store
 
 
+OLD_STORE_MARKER = "REEMBED_OLD_STORE"  # in a store the swap set aside: never delete it unasked
+
+
 @dataclass
 class ReembedReport:
     store: str
@@ -39,6 +46,7 @@ class ReembedReport:
     kept_old_store: str
     thresholds: dict[str, float]
     seconds: float
+    recovered_old_store: str | None = None  # an old store a killed run left at <store>.reembed
 
     def to_dict(self) -> dict[str, object]:
         return {**self.__dict__, "seconds": round(self.seconds, 1)}
@@ -63,21 +71,54 @@ def reembed(
     staging = base.with_name(base.name + ".reembed")
     kept = base.with_name(f"{base.name}.before-reembed-{start:%Y%m%dT%H%M%S}")
     with store.dream_lock(), store.write():
-        if staging.exists():
-            shutil.rmtree(staging)  # what an interrupted run left
+        recovered = _clear_leftover(staging, base)
         new = Store(str(staging), target)
         report = import_lines(new, target, export_lines(store, with_vectors=False), progress=progress)
         cal = calibrate(target).calibration
         with new.write():
             new.save_calibration(cal)
         records = sum(report.added.values())
+        (base / OLD_STORE_MARKER).write_text(f"set aside by reembed at {start:%Y%m%dT%H%M%S}\n")
         _swap(staging, base)  # base is the new store now; staging holds the old one
+        kept = _unused(kept)
         staging.rename(kept)
     seconds = (datetime.now(UTC) - start).total_seconds()
     thresholds = {"eps1": cal.eps1, "eps2": cal.eps2, "theta_beh": cal.theta_beh, "theta_sem": cal.theta_sem}
     return ReembedReport(
-        str(base), store.embedder_id, target.model_id, target.dim, records, str(kept), thresholds, seconds
+        str(base),
+        store.embedder_id,
+        target.model_id,
+        target.dim,
+        records,
+        str(kept),
+        thresholds,
+        seconds,
+        None if recovered is None else str(recovered),
     )
+
+
+def _clear_leftover(staging: Path, base: Path) -> Path | None:
+    """What an interrupted run left at `<store>.reembed`: a half-built copy goes, but an old
+    store set aside by the swap (it carries the marker) may be the only copy: keep and name it."""
+    if not staging.exists():
+        return None
+    marker = staging / OLD_STORE_MARKER
+    if not marker.is_file():
+        shutil.rmtree(staging)  # half-built by a run that never reached the swap
+        return None
+    stamp = (marker.read_text().split() or ["unknown"])[-1]
+    kept = _unused(base.with_name(f"{base.name}.before-reembed-{stamp}"))
+    staging.rename(kept)
+    return kept
+
+
+def _unused(path: Path) -> Path:
+    """`path`, or `path-2`, `path-3`…: never a name that is already taken."""
+    candidate, n = path, 1
+    while candidate.exists():
+        n += 1
+        candidate = path.with_name(f"{path.name}-{n}")
+    return candidate
 
 
 def _swap(a: Path, b: Path) -> None:

@@ -73,11 +73,11 @@ def reply_model(n_facts: int, node_ids: Sequence[str]) -> type[Induction]:
     decoding cannot cite a fact or node that is not in the prompt; the reply is still
     validated as `Induction`, so a server that ignores the schema gets each bad action
     refused on its own by the planner, not the whole reply."""
-    labels: Any = Literal[tuple(fact_label(i) for i in range(max(n_facts, 1)))]  # type: ignore[misc]
-    nodes: Any = Literal[tuple(dict.fromkeys([*node_ids, *REFS]))]  # type: ignore[misc]
-    refs: Any = Literal[REFS]  # type: ignore[misc]
-    relation: Any = Literal[RELATIONS]  # type: ignore[misc]
-    action = create_model(
+    labels: Any = Literal[tuple(fact_label(i) for i in range(max(n_facts, 1)))]
+    nodes: Any = Literal[tuple(dict.fromkeys([*node_ids, *REFS]))]
+    refs: Any = Literal[REFS]
+    relation: Any = Literal[RELATIONS]
+    action: Any = create_model(
         "Action",
         __base__=Action,
         facts=(list[labels] | None, Field(default=None, max_length=80)),

@@ -197,7 +197,8 @@ class Judgement(BaseModel):
 
 @functools.cache
 def _reply_model(answers: tuple[str, ...]) -> type[Judgement]:
-    return create_model("Judgement", __base__=Judgement, relation=(Literal[answers], ...))  # type: ignore[valid-type]
+    relation: Any = Literal[answers]  # built per call: a type only at run time
+    return create_model("Judgement", __base__=Judgement, relation=(relation, ...))
 
 
 _VARIANTS = {

@@ -18,28 +18,46 @@ over shared words, as hybrid search engines do by default. Adding passage-level 
 evidence, equally weighted, is Callan's passage + document combination ("Passage-level evidence
 in document retrieval", SIGIR 1994). The maxima normalise, not the list lengths, so asking for
 more hits (a larger k) does not rescale the first ones.
+
+One exception to "extracted inputs are not searched": a query holding a rare token (a word of
+5+ characters with a digit and a letter in it, or a number of 5+ digits: an order number, a
+code) that an input holds word for word, and none of the facts found from it does, finds that
+input, ranked above every other hit (score = the best other score + (1 − α) + its own). Extraction paraphrases
+and drops such tokens; an exact match is the strongest evidence a query can give.
+
+The question is read first (read/question.py, rules only): the things it names are searched
+each on their own and a cue its best hits miss is brought into them; what was said in the time
+window it names is lifted; and hits saying nearly the same are shown newest first, each naming
+the others, so a change of mind never stored as a chain still reads as one (an exact-token hit
+keeps its first place). In a conversation between people (turns stored as "Name: …"), a
+question that names a speaker lifts that speaker's turns.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from dcpm_cli.errors import InputError, TextSearchFailed
 from dcpm_cli.models import (
+    DONE,
     FAILED,
     ITEM_KINDS,
     NO_ITEMS,
     PENDING,
+    REPLACED,
     Event,
     Hit,
     MemoryItem,
     Passage,
     RawInput,
     Recall,
+    speaker_of,
+    utcnow,
 )
+from dcpm_cli.read.question import EARLIEST, Question, read_question
 
 if TYPE_CHECKING:
     import numpy as np
@@ -53,6 +71,27 @@ MIN_SIMILARITY = 0.2
 SEMANTIC_WEIGHT = 0.75  # α: the share of meaning (cosine) against shared words (BM25)
 # Inputs not extracted yet, or from which no item came: their words are the memory.
 RAW_SEARCHED = {"statuses": [PENDING, FAILED, NO_ITEMS], "roles": ["user"]}
+# Inputs a rare token of the query finds word for word, extracted or not.
+RAW_EXACT = {"statuses": [PENDING, FAILED, NO_ITEMS, DONE], "roles": ["user"]}
+_RARE = re.compile(r"(?<!\w)(?=\w{5})(?=\w*\d)(?:\w*[^\W\d]\w*|\d{5,})(?!\w)")  # "UNIQ00005Z", "48213"
+# A question about a time ("last Friday", "in June") lifts what was said then, or soon after
+# (people tell what happened a little later): by this share of its score, never a filter, since
+# people misremember dates.
+TIME_BOOST = 0.3
+TOLD_LATER = timedelta(days=3)
+# A question naming a speaker of a conversation ("What did Maya say about the flat?") lifts that
+# speaker's turns by this share of their score: a preference, never a filter (the other person
+# may have said it, or said it back).
+SPEAKER_BOOST = 0.1
+# A question naming several things: a cue none of whose CUE_DEPTH best hits is among the
+# question's CUE_HEAD best gets its best hit raised to CUE_WEIGHT × the question's top score,
+# so every cue is represented near the top.
+CUE_WEIGHT = 0.9
+CUE_HEAD = 5
+CUE_DEPTH = 1
+# Two hits this similar, said by the same speaker, say nearly the same thing (a change of mind
+# stored twice, an update never chained): shown newest first, each with when it was said.
+NEAR_DUPLICATE = 0.8
 
 K = TypeVar("K")
 _ID = re.compile(r"[mr]_[0-9a-f]{6,}")  # an item's or a raw input's id
@@ -71,18 +110,22 @@ def recall(
     as_of: datetime | None = None,
     min_similarity: float = MIN_SIMILARITY,
     chains: bool = True,
+    now: datetime | None = None,
 ) -> Recall:
     """The k best memories for `query`: current beliefs (or those valid at `as_of`) first.
     A memory counts as found when its text shares words with the query or its cosine
     similarity reaches `min_similarity`: a query about nothing stored finds nothing.
-    `chains=False` is the no-supersedes ablation: every item stands alone, no arcs."""
+    `chains=False` is the no-supersedes ablation: every item stands alone, no arcs.
+    Time words in the query ("last weekend") are read against `now` (default: `as_of`, else the
+    current time): a benchmark asks as of a question's date without hiding what came later."""
     if not re.search(r"\w", query):
         # "*", "?!.": no word to share, and the cosine of their vector with short texts passes
         # the floor by accident (`forget --query '*'` planned to delete three inputs).
         return Recall(
             query=query, hits=[], as_of=as_of, warnings=["the query has no words: nothing to match"]
         )
-    vector = embedder.embed([query])[0]
+    asked = read_question(query, now or as_of or utcnow())
+    vectors = embedder.embed([query, *asked.cues])
     depth = max(4 * k, 20)
     item_kinds = [x for x in (kinds or ITEM_KINDS) if x in ITEM_KINDS]
     want_raw = not kinds or "raw" in kinds
@@ -90,7 +133,7 @@ def recall(
     warnings: list[str] = []
     while True:
         out = _ranked(
-            store, vector, query, k, depth, item_kinds, want_raw, as_of, min_similarity, chains, warnings
+            store, vectors, asked, k, depth, item_kinds, want_raw, as_of, min_similarity, chains, warnings
         )
         # With `as_of`, the states said after it are dropped only once ranked: in a store with
         # many later matches the ones valid then lie deeper. Search deeper until k are found
@@ -108,8 +151,8 @@ def recall(
 
 def _ranked(
     store: Store,
-    vector: np.ndarray,
-    query: str,
+    vectors: np.ndarray,
+    asked: Question,
     k: int,
     depth: int,
     item_kinds: list[str],
@@ -119,19 +162,82 @@ def _ranked(
     chains: bool,
     warnings: list[str],
 ) -> list[Hit]:
-    """The k best hits among the `depth` best candidates of each search."""
-    rows, own = _search(store, vector, query, depth, item_kinds, want_raw, min_similarity, warnings)
-    context = _passage_context(store, vector, query, depth, as_of, min_similarity, warnings)
+    """The k best hits among the `depth` best candidates of each search: of the question, and
+    of each cue it names, fused; lifted in the question's time window; an input holding a rare
+    token of the question word for word first; near-duplicates ordered."""
+    rows: dict[Key, Candidate] = {}
     found: dict[Key, MemoryItem | RawInput] = {}
+    said: dict[Key, datetime] = {}
+    exact: dict[Key, Candidate] = {}
+    lists = []
+    for n, (vector, text) in enumerate(zip(vectors, [asked.text, *asked.cues], strict=True)):
+        # A rare token is looked for in the whole question only: a cue is a part of it.
+        got = _scored(
+            store,
+            vector,
+            text,
+            depth,
+            item_kinds,
+            want_raw,
+            as_of,
+            min_similarity,
+            warnings,
+            rows,
+            found,
+            said,
+            exact if n == 0 and want_raw else None,
+        )
+        lists.append(got)
+    scores = _fuse_cues(lists[0], lists[1:], k)
+    if asked.window is not None:
+        for key in scores:
+            if key in said and asked.window.holds(said[key], TOLD_LATER):
+                scores[key] *= 1 + TIME_BOOST
+    _prefer_named_speaker(store, asked.text, scores, rows, found)
+    top = max((v for key, v in scores.items() if key not in exact), default=0.0)
+    for key in exact:
+        scores[key] = top + (1 - SEMANTIC_WEIGHT) + scores.get(key, 0.0)
+    hits = _best_hits(store, scores, rows, found, k, as_of, chains)
+    pinned = {key[1] for key in exact}
+    return _near_duplicates_ordered(store, hits, found, newest_first=asked.order != EARLIEST, pinned=pinned)
+
+
+def _scored(
+    store: Store,
+    vector: np.ndarray,
+    query: str,
+    depth: int,
+    item_kinds: list[str],
+    want_raw: bool,
+    as_of: datetime | None,
+    min_similarity: float,
+    warnings: list[str],
+    rows: dict[Key, Candidate],
+    found: dict[Key, MemoryItem | RawInput],
+    said: dict[Key, datetime],
+    exact: dict[Key, Candidate] | None,
+) -> dict[Key, float]:
+    """Every candidate of one search text with its score (own + context); the rows, objects and
+    times it met are added to `rows`, `found` and `said`. With `exact`, the inputs holding a rare
+    token of `query` word for word are candidates too, and added to `exact`."""
+    mine_rows, own = _search(store, vector, query, depth, item_kinds, want_raw, min_similarity, warnings)
+    if exact is not None:
+        exact.update(_exact_inputs(store, query, depth, mine_rows, warnings))
+        mine_rows.update(exact)
+    _drop_replaced(store, mine_rows)
+    context, passage_at = _passage_context(store, vector, query, depth, as_of, min_similarity, warnings)
     scores: dict[Key, float] = {}
     sources_of: dict[Key, list[str]] = {}
-    for key, row in rows.items():
+    for key, row in mine_rows.items():
+        rows.setdefault(key, row)
         if isinstance(row, MemoryItem):
             found[key] = row
             sources_of[key] = row.raw_ids
+            said.setdefault(key, row.event_at)
         else:
             sources_of[key] = [key[1]]
-    lone = _without_passage(store, rows, sources_of)
+            said.setdefault(key, row.said_at)
+    lone = _without_passage(store, mine_rows, sources_of)
     for key, sources in sources_of.items():
         mine = own.get(key, 0.0)
         # An input in no session has no passage: it is its own context (a window of one), so a
@@ -144,7 +250,154 @@ def _ranked(
         # An input can be found through its passage alone (the answer is in the next turn).
         for raw_id, score in context.items():
             scores.setdefault(("raw", raw_id), score)
-    return _best_hits(store, scores, rows, found, k, as_of, chains)
+            said.setdefault(("raw", raw_id), passage_at[raw_id])
+    return scores
+
+
+def _prefer_named_speaker(
+    store: Store,
+    question: str,
+    scores: dict[Key, float],
+    rows: dict[Key, Candidate],
+    found: dict[Key, MemoryItem | RawInput],
+) -> None:
+    """Lift the turns of a speaker the question names (by full or first name, capitalised) by
+    SPEAKER_BOOST. The speakers known are those of the candidates searched; inputs met through
+    a passage alone are read (into `found`) only when the question names one of them."""
+    if SPEAKER_BOOST <= 0:
+        return
+    texts = {key: row.text for key, row in rows.items() if isinstance(row, RawInput)}
+    named = {s for s in map(speaker_of, texts.values()) if s and _names(question, s)}
+    if not named:
+        return
+    unread = [key for key in scores if key[0] == "raw" and key not in texts]
+    _read_inputs(store, unread, rows, found)
+    texts.update({key: found[key].text for key in unread if key in found})
+    for key in scores:
+        if key in texts and speaker_of(texts[key]) in named:
+            scores[key] *= 1 + SPEAKER_BOOST
+
+
+def _names(question: str, speaker: str) -> bool:
+    first = speaker.split()[0]
+    return any(re.search(rf"(?<![\w-]){re.escape(n)}(?![\w-])", question) for n in {speaker, first})
+
+
+def _fuse_cues(question: dict[Key, float], cues: list[dict[Key, float]], k: int) -> dict[Key, float]:
+    """The question's scores, with each cue the question's own head misses brought into it:
+    when none of a cue's CUE_DEPTH best hits is among the question's best (its k best, at most
+    CUE_HEAD), the cue's best hit is raised to CUE_WEIGHT × the question's top score, and into
+    that head at least. A cue already represented changes nothing (lifting it anyway cost other
+    gold a rank on the development set)."""
+    if not cues:
+        return question
+    ranked = sorted(question, key=lambda x: (-question[x], x))[: min(k, CUE_HEAD)]
+    if not ranked:
+        return question
+    top, last = question[ranked[0]], question[ranked[-1]]
+    fused = dict(question)
+    for scores in cues:
+        best = sorted(scores, key=lambda x: (-scores[x], x))[:CUE_DEPTH]
+        if best and not set(ranked) & set(best):
+            fused[best[0]] = max(fused.get(best[0], 0.0), CUE_WEIGHT * top, last + 1e-6)
+    return fused
+
+
+def _near_duplicates_ordered(
+    store: Store,
+    hits: list[Hit],
+    found: dict[Key, MemoryItem | RawInput],
+    *,
+    newest_first: bool,
+    pinned: set[str],
+) -> list[Hit]:
+    """Hits that say nearly the same (cosine ≥ NEAR_DUPLICATE, same speaker) keep the places
+    they won, filled newest first (oldest first when the question asks for the first time);
+    each names the others in `same_as`, so a reader sees that it changed and when. A `pinned`
+    hit (an input holding a rare token of the question) neither moves nor is grouped."""
+    if len(hits) < 2:
+        return hits
+    import numpy as np
+
+    free = [h for h in hits if h.id not in pinned]
+    vectors = {**store.vectors_of("raw", [h.id for h in free if h.kind == "raw"])}
+    vectors.update(store.vectors_of("items", [h.id for h in free if h.kind != "raw"]))
+    present = [i for i, h in enumerate(hits) if h.id in vectors and h.id not in pinned]
+    if len(present) < 2:
+        return hits
+    matrix = np.stack([vectors[hits[i].id] for i in present])
+    matrix /= np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12)
+    sims = matrix @ matrix.T
+
+    def speaker(h: Hit) -> str:
+        obj = found.get(("raw", h.id))
+        if isinstance(obj, RawInput):  # a named person, else the role
+            return speaker_of(obj.text) or obj.role
+        return "user"  # beliefs are the user's
+
+    group = list(range(len(hits)))  # union-find over hit positions
+
+    def root(i: int) -> int:
+        while group[i] != i:
+            group[i] = group[group[i]]
+            i = group[i]
+        return i
+
+    for a, i in enumerate(present):
+        for b in range(a + 1, len(present)):
+            j = present[b]
+            if sims[a, b] >= NEAR_DUPLICATE and speaker(hits[i]) == speaker(hits[j]):
+                group[root(j)] = root(i)
+    members: dict[int, list[int]] = {}
+    for i in range(len(hits)):
+        members.setdefault(root(i), []).append(i)
+    out = list(hits)
+    for places in members.values():
+        if len(places) < 2:
+            continue
+        alike = sorted((hits[i] for i in places), key=lambda h: h.when, reverse=newest_first)
+        for place, hit in zip(places, alike, strict=True):
+            hit.same_as = [hits[i].id for i in places if hits[i].id != hit.id]
+            out[place] = hit
+    return out
+
+
+def _drop_replaced(store: Store, rows: dict[Key, Candidate]) -> None:
+    """Facts that came only from replaced inputs (an edited note's old version) are not memory."""
+    sources = {r for row in rows.values() if isinstance(row, MemoryItem) for r in row.raw_ids}
+    replaced = {r.id for r in store.get_raw(sorted(sources)).values() if r.status == REPLACED}
+    if not replaced:
+        return
+    for key in [k for k, row in rows.items() if isinstance(row, MemoryItem)]:
+        item = rows[key]
+        assert isinstance(item, MemoryItem)
+        if item.raw_ids and set(item.raw_ids) <= replaced:
+            del rows[key]
+
+
+def _exact_inputs(
+    store: Store, query: str, depth: int, rows: dict[Key, Candidate], warnings: list[str]
+) -> dict[Key, Candidate]:
+    """Inputs that hold a rare token of the query word for word, where no fact found from them
+    does (see the module docstring): the words extraction left out are still the memory."""
+    tokens = {t.lower() for t in _RARE.findall(query)}
+    if not tokens:
+        return {}
+
+    def holds(text: str) -> set[str]:
+        return {t for t in tokens if re.search(rf"(?<!\w){re.escape(t)}(?!\w)", text, re.IGNORECASE)}
+
+    covered: dict[str, set[str]] = {}  # raw id → the tokens a fact found from it already holds
+    for row in rows.values():
+        if isinstance(row, MemoryItem):
+            for raw_id in row.raw_ids:
+                covered.setdefault(raw_id, set()).update(holds(row.text))
+    out: dict[Key, Candidate] = {}
+    for raw, _ in _text_search(store, warnings, "raw", " ".join(sorted(tokens)), depth, **RAW_EXACT):
+        assert isinstance(raw, RawInput)
+        if holds(raw.text) - covered.get(raw.id, set()):
+            out[("raw", raw.id)] = raw
+    return out
 
 
 def _without_passage(store: Store, rows: dict[Key, Candidate], sources_of: dict[Key, list[str]]) -> set[str]:
@@ -250,8 +503,9 @@ def _passage_context(
     as_of: datetime | None,
     min_similarity: float,
     warnings: list[str],
-) -> dict[str, float]:
-    """Raw input id → the fused score of the best passage that holds it."""
+) -> tuple[dict[str, float], dict[str, datetime]]:
+    """Raw input id → the fused score of the best passage that holds it, and when that passage
+    was said (its last input: what a time window is checked against for an input met only here)."""
     passages = {}
     dense: dict[str, float] = {}
     lexical: dict[str, float] = {}
@@ -269,10 +523,12 @@ def _passage_context(
             passages[p.id] = p
             into[p.id] = score
     context: dict[str, float] = {}
+    at: dict[str, datetime] = {}
     for pid, score in _fuse(dense, lexical).items():
         for raw_id in passages[pid].raw_ids:
-            context[raw_id] = max(context.get(raw_id, 0.0), score)
-    return context
+            if score > context.get(raw_id, -1.0):
+                context[raw_id], at[raw_id] = score, passages[pid].last_at
+    return context, at
 
 
 def _read_inputs(

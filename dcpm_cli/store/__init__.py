@@ -13,22 +13,30 @@ import dataclasses
 import functools
 import os
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from dcpm_cli.errors import EmbedderMismatch, LockBusy, StoreError, StoreMissing, TextSearchFailed
+from dcpm_cli.errors import (
+    DiskFull,
+    EmbedderMismatch,
+    LockBusy,
+    StoreError,
+    StoreMissing,
+    TextSearchFailed,
+    disk_full,
+)
 from dcpm_cli.models import PENDING, Calibration, DreamRun, Event, MemoryItem, Passage, RawInput
 from dcpm_cli.store import schemas as S
 from dcpm_cli.store.base import Lance, Write
 from dcpm_cli.store.base import utc as _utc
-from dcpm_cli.store.claims import ClaimVerbs
-from dcpm_cli.store.dump import DumpVerbs
+from dcpm_cli.store.claims import Claims
+from dcpm_cli.store.dump import Records
 from dcpm_cli.store.erase import EraseVerbs
 from dcpm_cli.store.graph import Graph, GraphVerbs
 from dcpm_cli.store.journal import JournalVerbs
-from dcpm_cli.store.passages import PassageVerbs
+from dcpm_cli.store.passages import Passages
 from dcpm_cli.store.runs import DreamLog
 from dcpm_cli.store.sql import in_list as _in
 from dcpm_cli.store.sql import quote as _q
@@ -49,7 +57,7 @@ os.environ.setdefault("LANCE_LOG", "error")
 os.environ.setdefault("RUST_LOG", "error")
 
 
-class Store(GraphVerbs, PassageVerbs, JournalVerbs, ClaimVerbs, EraseVerbs, DumpVerbs, StagingVerbs):
+class Store(GraphVerbs, JournalVerbs, EraseVerbs, StagingVerbs):
     """A dcpm store at a LanceDB URI (a local directory, or object storage)."""
 
     def __init__(
@@ -81,6 +89,9 @@ class Store(GraphVerbs, PassageVerbs, JournalVerbs, ClaimVerbs, EraseVerbs, Dump
         self._lance = Lance(self.db, self.dim)
         self.dream_log = DreamLog(self._lance)
         self.graph = Graph(self._lance)
+        self.passages = Passages(self._lance, lambda: self._vectors)
+        self.claims = Claims(self._state_dir("claims"))
+        self.records = Records(self._lance, self)
         if not self._up_to_date():  # so a reader never waits for a writer's lock
             with self.write():
                 self._check_embedder()
@@ -106,12 +117,41 @@ class Store(GraphVerbs, PassageVerbs, JournalVerbs, ClaimVerbs, EraseVerbs, Dump
         Write). With `unfinished`, the section is marked as a multi-step write of that name
         (with the `sessions` whose passages it touches): the marker stays if the block raises
         or the process dies, so the next writer repairs what it left."""
-        with self._locked(timeout, flush=kind.flush, fold=kind.fold):
-            if unfinished is None:
-                yield
-            else:
-                with self.unfinished(unfinished, sessions=sessions, **detail):
+        try:
+            with self._locked(timeout, flush=kind.flush, fold=kind.fold):
+                if unfinished is None:
                     yield
+                else:
+                    with self.unfinished(unfinished, sessions=sessions, **detail):
+                        yield
+        except (OSError, RuntimeError, ValueError) as e:
+            # A full disk is expected, not a crash; the marker stays for the next command.
+            if not (why := disk_full(e)):
+                raise
+            raise DiskFull(
+                f"the disk is full ({why}): the store at {self.uri} could not be written",
+                "free some space, then run the command again (it finishes what was cut short)",
+            ) from e
+
+    @contextlib.contextmanager
+    def reading(self) -> Iterator[None]:
+        """A consistent read (check, export, backup): under the write lock, so no writer is
+        half-way; on a store this process cannot write to (a read-only snapshot) the lock
+        cannot be taken, and the store is read as it is."""
+        if self.local_path is not None and not self._can_lock():
+            yield
+            return
+        with self.write():
+            yield
+
+    def _can_lock(self) -> bool:
+        """Whether the lock file can be opened for writing (tried, not guessed from the mode
+        bits: root, a read-only mount and ACLs all answer differently)."""
+        try:
+            with open(self._lock_path(), "a"):
+                return True
+        except OSError:
+            return False
 
     @contextlib.contextmanager
     def _locked(self, timeout: float, *, flush: bool, fold: bool) -> Iterator[None]:
@@ -291,6 +331,61 @@ class Store(GraphVerbs, PassageVerbs, JournalVerbs, ClaimVerbs, EraseVerbs, Dump
     def calibration_for(self, embedder_id: str) -> Calibration | None:
         return self.dream_log.calibration_for(embedder_id)
 
+    # -- passages (store/passages.py) -----------------------------------------------------
+
+    def index_passages(self, sessions: Iterable[str] | None = None) -> int:
+        return self.passages.index(sessions)
+
+    def all_passages(self) -> list[Passage]:
+        return self.passages.all()
+
+    def inputs_without_passage(self) -> dict[str, list[str]]:
+        return self.passages.inputs_without_passage()
+
+    # -- claims (store/claims.py) ---------------------------------------------------------
+
+    def claims_on(self, raw_ids: Sequence[str]) -> dict[str, tuple[str, datetime]]:
+        return self.claims.held_on(raw_ids)
+
+    def claim(self, raw_ids: Sequence[str], owner: str, lease: timedelta) -> list[str]:
+        return self.claims.claim(raw_ids, owner, lease)
+
+    def holds(self, raw_id: str, owner: str) -> bool:
+        return self.claims.holds(raw_id, owner)
+
+    def release(self, raw_ids: Sequence[str], owner: str) -> None:
+        self.claims.release(raw_ids, owner)
+
+    def stale_claims(self) -> list[str]:
+        return self.claims.stale()
+
+    def drop_claims(self, raw_ids: Sequence[str]) -> None:
+        self.claims.drop(raw_ids)
+
+    # -- export and import records (store/dump.py) ---------------------------------------
+
+    def record_count(self, kind: str) -> int:
+        return self.records.count(kind)
+
+    def dump(self, kind: str, *, with_vectors: bool, batch_rows: int = 2048) -> Iterator[dict[str, Any]]:
+        return self.records.dump(kind, with_vectors=with_vectors, batch_rows=batch_rows)
+
+    def from_json(self, kind: str, record: dict[str, Any]) -> dict[str, Any]:
+        return self.records.from_json(kind, record)
+
+    def advance(self, kind: str, rows: Sequence[dict[str, Any]]) -> tuple[int, list[MemoryItem]]:
+        return self.records.advance(kind, rows)
+
+    @staticmethod
+    def sessions_of(kind: str, rows: Sequence[dict[str, Any]]) -> set[str]:
+        return Records.sessions_of(kind, rows)
+
+    def new_record_keys(self, kind: str, rows: Sequence[dict[str, Any]]) -> list[int]:
+        return self.records.new_keys(kind, rows)
+
+    def load(self, kind: str, rows: Sequence[dict[str, Any]], vectors: dict[str, np.ndarray | None]) -> None:
+        self.records.load(kind, rows, vectors)
+
     # -- raw inputs -----------------------------------------------------------------------
 
     def known_raw_hashes(self, hashes: Sequence[str]) -> set[str]:
@@ -376,6 +471,15 @@ class Store(GraphVerbs, PassageVerbs, JournalVerbs, ClaimVerbs, EraseVerbs, Dump
         if staged is None or not staged.status:
             return rows
         return [staged.patch_raw(r) for r in rows]
+
+    def note_versions(self, session: str, sources: Sequence[str]) -> list[RawInput]:
+        """The inputs of these notes (one file each) of a notes folder (`session`), any status."""
+        if not sources:
+            return []
+        rows = self._raw_seen(
+            self._rows(S.RAW, f"session = {_q(session)} AND {_in('source', sources)}", _RAW_COLUMNS)
+        )
+        return [self._from_row(RawInput, r) for r in rows]
 
     def raw_by_status(self, statuses: Sequence[str], limit: int | None = None) -> list[RawInput]:
         """Raw inputs in these statuses, oldest first (by when said, then when stored)."""
@@ -699,6 +803,21 @@ class Store(GraphVerbs, PassageVerbs, JournalVerbs, ClaimVerbs, EraseVerbs, Dump
     @functools.cached_property
     def _vectors(self) -> VectorSearch:
         return VectorSearch(self.db)
+
+    def vectors_of(self, collection: str, ids: Sequence[str]) -> dict[str, np.ndarray]:
+        """The stored vectors of these rows of "items" or "raw", by id (rows without one left out)."""
+        if not ids:
+            return {}
+        import numpy as np
+
+        table = _COLLECTIONS[collection]
+        copy = self._vectors.copy(table, self.table(table))
+        if copy is not None:  # in memory already: no query (the read path calls this on every recall)
+            at = copy.positions("id", list(ids))
+            found = zip(copy.values(at, "id").to_pylist(), copy.vectors(at), strict=True)
+            return {i: v for i, v in found if v.any()}
+        rows = self._rows(table, _in("id", ids), ["id", "vector"])
+        return {r["id"]: np.asarray(r["vector"], dtype=np.float32) for r in rows if r["vector"] is not None}
 
     def maintain(self) -> dict[str, list[str]]:
         """Keep reads fast as the store grows: compact tables that many small commits have

@@ -1,6 +1,6 @@
-"""Store verbs over claims: which process is extracting which raw input right now, so two
-`dcpm process` runs (or a dream catching up beside one) never pay for the same LLM calls.
-Mixed into `Store`; like it, the only code that knows where claims live.
+"""Claims (`Claims`, composed into `Store` as `store.claims`): which process is extracting
+which raw input right now, so two `dcpm process` runs (or a dream catching up beside one)
+never pay for the same LLM calls. Like the Store, the only code that knows where claims live.
 
 A claim is (raw id, owner, lease end). The owner is `host:pid:nonce`; a claim may be taken
 over when its lease has run out, or at once when its owner ran on this host and its process
@@ -45,17 +45,16 @@ def owner_gone(owner: str) -> bool:
     return False
 
 
-class ClaimVerbs:
-    # provided by Store (journal.py)
-    def _state_dir(self, kind: str) -> Path: ...
+class Claims:
+    """The claims held on a store's raw inputs: one file each in `folder`."""
 
-    def _claims_dir(self) -> Path:
-        return self._state_dir("claims")
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
 
     def _claim_path(self, raw_id: str) -> Path:
-        return self._claims_dir() / raw_id  # ids are "r_" + hex: safe as file names
+        return self.folder / raw_id  # ids are "r_" + hex: safe as file names
 
-    def claims_on(self, raw_ids: Sequence[str]) -> dict[str, tuple[str, datetime]]:
+    def held_on(self, raw_ids: Sequence[str]) -> dict[str, tuple[str, datetime]]:
         """raw id → (owner, lease end) of the claims held on these inputs."""
         out: dict[str, tuple[str, datetime]] = {}
         for r in raw_ids:
@@ -69,15 +68,14 @@ class ClaimVerbs:
         they still need extraction); returns the ids now claimed. A live claim of another
         owner is respected; a stale one is taken over."""
         now = utcnow()
-        held = self.claims_on(raw_ids)
+        held = self.held_on(raw_ids)
         free = [
             r
             for r in raw_ids
             if r not in held or held[r][0] == owner or held[r][1] < now or owner_gone(held[r][0])
         ]
         if free:
-            folder = self._claims_dir()
-            folder.mkdir(parents=True, exist_ok=True)
+            self.folder.mkdir(parents=True, exist_ok=True)
             body = json.dumps({"owner": owner, "expires_at": (now + lease).isoformat()})
             for r in free:
                 # Not synced: a claim only saves LLM calls, and a crash that loses it also
@@ -96,20 +94,19 @@ class ClaimVerbs:
             if self.holds(r, owner):
                 self._claim_path(r).unlink(missing_ok=True)
 
-    def stale_claims(self) -> list[str]:
+    def stale(self) -> list[str]:
         """Raw ids whose claim outlived its owner or its lease (a killed `dcpm process`)."""
-        folder = self._claims_dir()
-        if not folder.is_dir():
+        if not self.folder.is_dir():
             return []
         now = utcnow()
         stale = []
-        for path in sorted(folder.iterdir()):
+        for path in sorted(self.folder.iterdir()):
             held = _read(path)
             if held is None or held[1] < now or owner_gone(held[0]):
                 stale.append(path.name)
         return stale
 
-    def drop_claims(self, raw_ids: Sequence[str]) -> None:
+    def drop(self, raw_ids: Sequence[str]) -> None:
         for r in raw_ids:
             self._claim_path(r).unlink(missing_ok=True)
 

@@ -1,6 +1,7 @@
-"""Store verbs for `dcpm export` / `dcpm import`: every table read in batches as plain rows,
-and rows written back idempotently (by id; calibrations by embedder and time). Mixed into
-`Store`; like it, the only code that knows these tables and columns.
+"""The records of `dcpm export` / `dcpm import` (`Records`, composed into `Store` as
+`store.records`): every table read in batches as plain rows, and rows written back
+idempotently (by id; calibrations by embedder and time). Like the Store, the only code that
+knows these tables and columns.
 
 Passages are not dumped: they are derived from the raw inputs (and rebuilt on import)."""
 
@@ -8,10 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from dcpm_cli.models import DONE, FAILED, NO_ITEMS, PENDING, MemoryItem
 from dcpm_cli.store import schemas as S
+from dcpm_cli.store.base import Lance
 from dcpm_cli.store.sql import in_list as _in
 
 if TYPE_CHECKING:
@@ -37,26 +39,35 @@ _KEYS: dict[str, list[str]] = {"calibration": ["embedder", "created_at"]}
 _CHUNK = 500
 
 
-class DumpVerbs:
-    dim: int
+class Advances(Protocol):
+    """The store's own verbs `Records.advance` moves records forward with, so a warm
+    process's table copies learn the change (`Store` implements it)."""
 
-    # provided by Store
-    def table(self, name: str) -> Any: ...
-    def has_table(self, name: str) -> bool: ...
-    def _rows(self, table: str, where: str | None, columns: Any = None, limit: int | None = None) -> list: ...
     def set_raw_status(
         self, raw_id: str, status: str, error: str = "", attempts: int | None = None
     ) -> None: ...
     def set_superseded_by(self, old_id: str, new_id: str) -> None: ...
 
-    def record_count(self, kind: str) -> int:
-        return int(self.table(RECORD_TABLES[kind]).count_rows()) if self.has_table(RECORD_TABLES[kind]) else 0
+
+class Records:
+    """Every record type's rows out (export) and back in (import)."""
+
+    def __init__(self, lance: Lance, verbs: Advances) -> None:
+        self._t = lance
+        self._verbs = verbs
+
+    def count(self, kind: str) -> int:
+        return (
+            int(self._t.table(RECORD_TABLES[kind]).count_rows())
+            if self._t.has_table(RECORD_TABLES[kind])
+            else 0
+        )
 
     def dump(self, kind: str, *, with_vectors: bool, batch_rows: int = 2048) -> Iterator[dict[str, Any]]:
         """Every row of one record type, a batch at a time (memory stays flat); with
         `with_vectors`, each vector as base64 of its little-endian float32 bytes (exact, and
         a fifth the size of decimal floats), else left out."""
-        table = self.table(RECORD_TABLES[kind])
+        table = self._t.table(RECORD_TABLES[kind])
         vector_cols = [c for c in VECTOR_SOURCES.get(kind, {}) if with_vectors]
         plain = [c for c in table.schema.names if c not in VECTOR_SOURCES.get(kind, {})]
         if kind == "item":
@@ -73,7 +84,7 @@ class DumpVerbs:
         """A record as read from JSON, with its timestamps (ISO strings) parsed, by the schema."""
         import pyarrow as pa
 
-        schema = self.table(RECORD_TABLES[kind]).schema
+        schema = self._t.table(RECORD_TABLES[kind]).schema
         row = {k: v for k, v in record.items() if k != "type"}
         for name in schema.names:
             if isinstance(row.get(name), str) and pa.types.is_timestamp(schema.field(name).type):
@@ -91,21 +102,25 @@ class DumpVerbs:
         name, theirs = RECORD_TABLES[kind], {r["id"]: r for r in rows}
         ids, updated, moved = list(theirs), [], 0
         for i in range(0, len(ids), _CHUNK):
-            for mine in self._rows(name, _in("id", ids[i : i + _CHUNK])):
+            for mine in self._t.rows(name, _in("id", ids[i : i + _CHUNK])):
                 new = theirs[mine["id"]]
                 # Through the store's own verbs: a warm process's table copies learn the change.
                 if kind == "raw":
                     if mine["status"] in (PENDING, FAILED) and new.get("status") in (DONE, NO_ITEMS):
-                        self.set_raw_status(mine["id"], new["status"], "", int(new.get("attempts") or 0))
+                        self._verbs.set_raw_status(
+                            mine["id"], new["status"], "", int(new.get("attempts") or 0)
+                        )
                         moved += 1
                     continue
                 linked = not mine.get("superseded_by") and new.get("superseded_by")
                 if linked:
-                    self.set_superseded_by(mine["id"], new["superseded_by"])
+                    self._verbs.set_superseded_by(mine["id"], new["superseded_by"])
                 later = new.get("updated_at") and new["updated_at"] > mine["updated_at"]
                 rewritten = bool(later) and new.get("text") != mine["text"]
                 if rewritten:
-                    fields = {f: new.get(f, mine.get(f)) for f in MemoryItem.__dataclass_fields__}
+                    fields: dict[str, Any] = {
+                        f: new.get(f, mine.get(f)) for f in MemoryItem.__dataclass_fields__
+                    }
                     fields["superseded_by"] = mine.get("superseded_by") or new.get("superseded_by")
                     updated.append(MemoryItem(**fields))
                 moved += bool(linked or rewritten)
@@ -118,19 +133,19 @@ class DumpVerbs:
             return set()
         return {r["session"] for r in rows if r.get("role") == "user" and r.get("session")}
 
-    def new_record_keys(self, kind: str, rows: Sequence[dict[str, Any]]) -> list[int]:
+    def new_keys(self, kind: str, rows: Sequence[dict[str, Any]]) -> list[int]:
         """Positions in `rows` of the records not in the store yet."""
         if kind in _KEYS:
             have = {
                 (r["embedder"], r["created_at"])
-                for r in self._rows(RECORD_TABLES[kind], None, ["embedder", "created_at"])
+                for r in self._t.rows(RECORD_TABLES[kind], None, ["embedder", "created_at"])
             }
             return [n for n, r in enumerate(rows) if (r["embedder"], r["created_at"]) not in have]
         ids = [r["id"] for r in rows]
         known: set[str] = set()
         for i in range(0, len(ids), _CHUNK):
             known.update(
-                r["id"] for r in self._rows(RECORD_TABLES[kind], _in("id", ids[i : i + _CHUNK]), ["id"])
+                r["id"] for r in self._t.rows(RECORD_TABLES[kind], _in("id", ids[i : i + _CHUNK]), ["id"])
             )
         return [n for n, r in enumerate(rows) if r["id"] not in known]
 
@@ -142,7 +157,7 @@ class DumpVerbs:
         if not rows:
             return
         name = RECORD_TABLES[kind]
-        schema = self.table(name).schema
+        schema = self._t.table(name).schema
         cols: dict[str, Any] = {}
         for field in schema:
             if field.name in vectors:
@@ -151,7 +166,7 @@ class DumpVerbs:
                     cols[field.name] = pa.nulls(len(rows), field.type)
                 else:
                     flat = pa.array(matrix.astype("float32").ravel(), type=pa.float32())
-                    cols[field.name] = pa.FixedSizeListArray.from_arrays(flat, self.dim)
+                    cols[field.name] = pa.FixedSizeListArray.from_arrays(flat, self._t.dim)
             elif field.name == "content_hash" and kind == "item":  # derived, not exported
                 names = MemoryItem.__dataclass_fields__
                 items = [MemoryItem(**{k: v for k, v in r.items() if k in names}) for r in rows]
@@ -160,7 +175,7 @@ class DumpVerbs:
                 cols[field.name] = pa.array([r.get(field.name) for r in rows], field.type)
         data = pa.table(cols, schema=schema)
         keys = _KEYS.get(kind, ["id"])
-        self.table(name).merge_insert(
+        self._t.table(name).merge_insert(
             keys if len(keys) > 1 else keys[0]
         ).when_not_matched_insert_all().execute(data, on_bad_vectors="null")
 

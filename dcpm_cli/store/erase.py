@@ -10,6 +10,12 @@ forgotten text stays in the old data file, in older table versions, and in the f
 forgotten text (one merge-insert: the old fragment ends fully deleted and leaves the
 manifest), rebuilds the full-text indices, and drops every older version and unreferenced
 file at once.
+
+A forget is resumable: its unfinished-write marker records what it changes and what it purges
+(`forget_work`: ids, fragment numbers, the FORGET event's ids — never a text), and
+`finish_forget()` carries that out, each step safe to run twice. So a forget killed at any
+point is finished by the next write or `dcpm check --repair` (store/journal.py), purge
+included: rows deleted but their bytes left on disk is not a state a kill can leave behind.
 """
 
 from __future__ import annotations
@@ -18,7 +24,7 @@ import json
 import warnings
 from collections.abc import Iterable, Sequence
 from datetime import timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dcpm_cli.models import Edge, Event
 from dcpm_cli.store import schemas as S
@@ -31,13 +37,16 @@ ERASABLE = {"raw": S.RAW, "items": S.ITEMS, "nodes": S.NODES, "events": S.EVENTS
 
 
 class EraseVerbs:
-    # provided by Store
-    def _rows(self, table: str, where: str | None, columns: Any = None, limit: int | None = None) -> list: ...
-    def table(self, name: str) -> Any: ...
-    def _table_of(self, objs: Any, table: str, vectors: Any = None, **extra: Any) -> Any: ...
-    def has_table(self, name: str) -> bool: ...
-    @staticmethod
-    def _from_row(cls: Any, row: dict[str, Any]) -> Any: ...
+    if TYPE_CHECKING:  # provided by Store
+
+        def _rows(
+            self, table: str, where: str | None, columns: Any = None, limit: int | None = None
+        ) -> list: ...
+        def table(self, name: str) -> Any: ...
+        def _table_of(self, objs: Any, table: str, vectors: Any = None, **extra: Any) -> Any: ...
+        def has_table(self, name: str) -> bool: ...
+        @staticmethod
+        def _from_row(cls: Any, row: dict[str, Any]) -> Any: ...
 
     # -- what a forget reaches ------------------------------------------------------------
 
@@ -131,6 +140,54 @@ class EraseVerbs:
         rows = self._rows(S.EVENTS, "op = 'FORGET'")
         return sorted((self._from_row(Event, r) for r in rows), key=lambda e: e.at)
 
+    # -- a forget, carried out from its record ------------------------------------------
+
+    def finish_forget(self, work: dict[str, Any]) -> tuple[int, dict[str, int]]:
+        """Carry out (or finish, after a kill) the changes of a forget recorded by
+        `forget_work`: relink, trim, delete, rebuild passages, blank the log, log the FORGET
+        event, purge. Every step can run twice. Returns (events scrubbed, rows rewritten)."""
+        removed = [*work["raw"], *work["items"], *work["nodes"]]
+        # Relinks and trims come before the deletes: once every row is gone they were made,
+        # and are not made again over what a later write changed.
+        if self._any_present(work):
+            for item_id, (before, after) in work["relinks"].items():
+                self.set_chain_links(item_id, before, after)
+            for item_id, keep in work["trimmed"].items():
+                self.set_item_raw_ids(item_id, keep)
+            self.delete_edges(work["edges"])  # type: ignore[attr-defined]
+            self.delete_nodes(work["nodes"])  # type: ignore[attr-defined]
+            self.delete_items(work["items"])
+            self.delete_raw(work["raw"])
+        self.drop_claims(work["raw"])  # type: ignore[attr-defined]
+        if work["sessions"]:
+            self.index_passages(work["sessions"])  # type: ignore[attr-defined]
+        scrubbed = self.scrub_events(removed)
+        event = work["event"]
+        if not self._rows(S.EVENTS, f"target_id = {_q(event['target_id'])}", ["id"], 1):
+            from datetime import datetime
+
+            self.log_forget(Event(**{**event, "at": datetime.fromisoformat(event["at"])}))
+        rewritten = self.purge({name: set(frags) for name, frags in work["scope"].items()})
+        self.__dict__.pop("_vectors", None)  # in-memory copies of the tables held the text
+        return scrubbed, rewritten
+
+    def forget_started(self, work: dict[str, Any]) -> bool:
+        """Whether a forget cut short had changed anything: its first change reverts the text
+        of kept items (`reverts`: id → content hash before), which a kill can cut off only
+        before everything else; then nothing changed, and the forget is simply run again."""
+        before = work.get("reverts") or {}
+        if not before:
+            return True
+        rows = self._rows(S.ITEMS, _in("id", list(before)), ["id", "content_hash"])
+        return not any(before.get(r["id"]) == r["content_hash"] for r in rows)
+
+    def _any_present(self, work: dict[str, Any]) -> bool:
+        for name, key in ((S.RAW, "raw"), (S.ITEMS, "items"), (S.NODES, "nodes")):
+            for chunk in _chunks(work[key]):
+                if self.has_table(name) and self._rows(name, _in("id", chunk), ["id"], 1):
+                    return True
+        return False
+
     # -- really gone ----------------------------------------------------------------------
 
     def purge(self, scope: dict[str, set[int]]) -> dict[str, int]:
@@ -170,6 +227,42 @@ class EraseVerbs:
                 t.merge_insert("id").when_matched_update_all().execute(rows, on_bad_vectors="null")
                 n += rows.num_rows
         return n
+
+
+def forget_work(
+    *,
+    raw: Sequence[str],
+    items: Sequence[str],
+    nodes: Sequence[str],
+    edges: Sequence[str],
+    relinks: dict[str, tuple[str | None, str | None]],
+    trimmed: dict[str, list[str]],
+    sessions: Sequence[str],
+    scope: dict[str, set[int]],
+    event: Event,
+    reverts: dict[str, str],
+) -> dict[str, Any]:
+    """What a forget changes and purges, as the JSON its marker keeps: ids and fragment
+    numbers only (the event's detail lists ids), so the marker never holds forgotten text."""
+    return {
+        "raw": list(raw),
+        "items": list(items),
+        "nodes": list(nodes),
+        "edges": list(edges),
+        "relinks": {k: list(v) for k, v in relinks.items()},
+        "trimmed": {k: list(v) for k, v in trimmed.items()},
+        "sessions": sorted(set(sessions)),
+        "scope": {name: sorted(frags) for name, frags in scope.items()},
+        "reverts": dict(reverts),
+        "event": {
+            "op": event.op,
+            "item_id": event.item_id,
+            "target_id": event.target_id,
+            "detail": event.detail,
+            "at": event.at.isoformat(),
+            "id": event.id,
+        },
+    }
 
 
 def _events_about(ids: Sequence[str]) -> str:

@@ -6,7 +6,8 @@ commits by a crash or a kill. Before such a write its writer leaves a small mark
 removes it once every step is committed; the writer holds the store's write lock throughout.
 So a marker seen by a process that holds the lock was left by a writer that died: the next
 write command (and `dcpm check --repair`) finishes what it can — chain back-pointers, the
-passages of the sessions it touched — and removes the marker.
+passages of the sessions it touched, and a forget's every remaining step, its purge included
+(the marker records them: store/erase.py) — and removes the marker.
 
 Markers live in the store directory (`.unfinished/`), or under the dcpm home for a store on
 object storage. Mixed into `Store`.
@@ -21,7 +22,7 @@ import uuid
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dcpm_cli.errors import StoreError
 from dcpm_cli.models import short_hash, utcnow
@@ -35,12 +36,19 @@ class Recovery:
     chains_relinked: int = 0
     passages_written: int = 0
     sessions: list[str] = field(default_factory=list)
+    forgets: int = 0  # forgets carried through to their purge
+    forgets_undone: int = 0  # forgets cut short before they changed anything: to run again
 
     def summary(self) -> str:
-        return (
+        out = (
             f"finished {self.markers} interrupted write(s): {self.chains_relinked} chain link(s) restored, "
             f"{self.passages_written} passage(s) rebuilt"
         )
+        if self.forgets:
+            out += f", {self.forgets} forget(s) completed and purged"
+        if self.forgets_undone:
+            out += f"; {self.forgets_undone} forget(s) cut short before any change: run them again"
+        return out
 
 
 class JournalVerbs:
@@ -48,9 +56,15 @@ class JournalVerbs:
     local_path: Path | None
     state_dir: Path | None
 
-    # provided by Store
-    def repair_chains(self) -> int: ...
-    def index_passages(self, sessions: Any = None) -> int: ...
+    if TYPE_CHECKING:  # provided by Store
+
+        def repair_chains(self) -> int: ...
+        def index_passages(self, sessions: Any = None) -> int: ...
+
+    if TYPE_CHECKING:  # provided by EraseVerbs, later in Store's bases: a stub here would shadow it
+
+        def finish_forget(self, work: dict[str, Any]) -> tuple[int, dict[str, int]]: ...
+        def forget_started(self, work: dict[str, Any]) -> bool: ...
 
     def _journal_dir(self) -> Path:
         return self._state_dir("unfinished")
@@ -106,6 +120,15 @@ class JournalVerbs:
         if not markers:
             return None
         done = Recovery(markers=len(markers))
+        for m in markers:  # first: the relinks and deletes they finish are what chains expect
+            work = m.get("forget") if m.get("op") == "forget" else None
+            if not isinstance(work, dict):
+                continue
+            if self.forget_started(work):
+                self.finish_forget(work)
+                done.forgets += 1
+            else:
+                done.forgets_undone += 1
         done.chains_relinked = self.repair_chains()
         if any(m.get("op") == "unknown" for m in markers):
             done.passages_written = self.index_passages()

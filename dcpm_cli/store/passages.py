@@ -1,5 +1,6 @@
-"""Store verbs over passages: windows of neighbouring user inputs in one session, the read
-path's context-level keys. Mixed into `Store`; like it, the only code that knows this table.
+"""Passages (`Passages`, composed into `Store` as `store.passages`): windows of neighbouring
+user inputs in one session, the read path's context-level keys. Like the Store, the only code
+that knows this table.
 
 Why: what a user said is often spread over neighbouring turns ("I'm upgrading my camera bag" …
 "it's for my Sony A7R IV"), and a single turn rarely carries all of a question's words or
@@ -17,13 +18,14 @@ none: nothing says they belong together.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from dcpm_cli.models import Passage, short_hash
 from dcpm_cli.store import schemas as S
+from dcpm_cli.store.base import Lance
 from dcpm_cli.store.sql import in_list as _in
-from dcpm_cli.store.vectors import _unit_rows
+from dcpm_cli.store.vectors import VectorSearch, _unit_rows
 
 if TYPE_CHECKING:
     import numpy as np
@@ -41,23 +43,24 @@ def window_starts(n: int, size: int = PASSAGE_TURNS, stride: int = PASSAGE_STRID
     return [0, *(s for s in range(stride, n, stride) if s - stride + size < n)]
 
 
-class PassageVerbs:
-    dim: int
+class Passages:
+    """The passages of the store's sessions, kept in line with their user inputs."""
 
-    _vectors: Any  # provided by Store: VectorSearch
+    def __init__(self, lance: Lance, vectors: Callable[[], VectorSearch]) -> None:
+        """`vectors`: the store's current vector search (its in-memory table copies), asked
+        at each use, since the store replaces it when a forget drops the copies."""
+        self._t = lance
+        self._search = vectors
 
-    # provided by Store
-    def _rows(self, table: str, where: str | None, columns: Any = None, limit: int | None = None) -> list: ...
-    def table(self, name: str) -> Any: ...
-    def _table_of(self, objs: Any, table: str, vectors: Any = None, **extra: Any) -> Any: ...
-    @staticmethod
-    def _from_row(cls: Any, row: dict[str, Any]) -> Any: ...
+    @property
+    def _vectors(self) -> VectorSearch:
+        return self._search()
 
-    def index_passages(self, sessions: Iterable[str] | None = None) -> int:
+    def index(self, sessions: Iterable[str] | None = None) -> int:
         """Bring the passages of these sessions (None: all) in line with their user inputs;
         returns how many passages were written. Callers hold the write lock."""
         if sessions is None:
-            wanted = sorted({r["session"] for r in self._rows(S.RAW, _USER_IN_SESSION, ["session"])})
+            wanted = sorted({r["session"] for r in self._t.rows(S.RAW, _USER_IN_SESSION, ["session"])})
         else:
             wanted = sorted({s for s in sessions if s})
         written = 0
@@ -66,12 +69,12 @@ class PassageVerbs:
         return written
 
     def _index_sessions(self, sessions: Sequence[str]) -> int:
-        copy = self._vectors.copy(S.RAW, self.table(S.RAW), use=True)
+        copy = self._vectors.copy(S.RAW, self._t.table(S.RAW), use=True)
         columns = ["id", "session", "said_at", "created_at"]
         if copy is not None:  # a warm writer: the sessions' rows are in memory
             rows = copy.find("session", sessions, columns, [("role", ("user",))])
         else:
-            rows = self._rows(S.RAW, f"{_USER_IN_SESSION} AND {_in('session', sessions)}", columns)
+            rows = self._t.rows(S.RAW, f"{_USER_IN_SESSION} AND {_in('session', sessions)}", columns)
         rows.sort(key=lambda r: (r["session"], r["said_at"], r["created_at"], r["id"]))
         by_session: dict[str, list[dict[str, Any]]] = {}
         for r in rows:
@@ -81,11 +84,11 @@ class PassageVerbs:
             for start in window_starts(len(members), PASSAGE_TURNS, PASSAGE_STRIDE):
                 window = members[start : start + PASSAGE_TURNS]
                 wanted["p_" + short_hash(*(m["id"] for m in window))] = (session, window)
-        kept = self._vectors.copy(S.PASSAGES, self.table(S.PASSAGES))  # recall's, if it made one
+        kept = self._vectors.copy(S.PASSAGES, self._t.table(S.PASSAGES))  # recall's, if it made one
         if kept is not None:
             have = {r["id"] for r in kept.find("session", sessions, ["id"])}
         else:
-            have = {r["id"] for r in self._rows(S.PASSAGES, _in("session", sessions), ["id"])}
+            have = {r["id"] for r in self._t.rows(S.PASSAGES, _in("session", sessions), ["id"])}
         missing = [pid for pid in wanted if pid not in have]
         if missing:
             raw_ids = sorted({m["id"] for pid in missing for m in wanted[pid][1]})
@@ -98,13 +101,13 @@ class PassageVerbs:
                 passages.append(Passage(pid, session, text, ids, window[0]["said_at"], window[-1]["said_at"]))
             pooled = _unit_means(matrix, [[row_of[i] for i in p.raw_ids] for p in passages])
             # Plain appends: under the write lock, and these ids were just seen to be missing.
-            data = self._table_of(passages, S.PASSAGES, pooled)
-            self._vectors.wrote(S.PASSAGES, self.table(S.PASSAGES).add(data), rows=data)
+            data = self._t.arrow_of(passages, S.PASSAGES, pooled)
+            self._vectors.wrote(S.PASSAGES, self._t.table(S.PASSAGES).add(data), rows=data)
         # New passages first, then the stale ones go: an interruption leaves extras, not gaps.
         stale = sorted(have - set(wanted))
         for i in range(0, len(stale), 500):
             gone = stale[i : i + 500]
-            self._vectors.wrote(S.PASSAGES, self.table(S.PASSAGES).delete(_in("id", gone)), gone=gone)
+            self._vectors.wrote(S.PASSAGES, self._t.table(S.PASSAGES).delete(_in("id", gone)), gone=gone)
         return len(missing)
 
     def _raw_texts_and_vectors(
@@ -117,30 +120,35 @@ class PassageVerbs:
         if copy is not None:
             at = copy.positions("id", ids)
             found = copy.values(at, "id").to_pylist()
-            texts = dict(zip(found, copy.values(at, "text").to_pylist(), strict=True))
-            return texts, {rid: n for n, rid in enumerate(found)}, copy.vectors(at)
+            said = dict(zip(found, copy.values(at, "text").to_pylist(), strict=True))
+            return said, {rid: n for n, rid in enumerate(found)}, copy.vectors(at)
 
         texts: dict[str, str] = {}
         blocks = []
         for i in range(0, len(ids), 500):
-            q = self.table(S.RAW).search().where(_in("id", ids[i : i + 500])).select(["id", "text", "vector"])
+            q = (
+                self._t.table(S.RAW)
+                .search()
+                .where(_in("id", ids[i : i + 500]))
+                .select(["id", "text", "vector"])
+            )
             data: pa.Table = q.limit(None).to_arrow()
             texts.update(zip(data.column("id").to_pylist(), data.column("text").to_pylist(), strict=True))
-            blocks.append(_unit_rows(data.column("vector"), self.dim)[0])  # zeros: no vector yet
-        matrix = np.concatenate(blocks) if blocks else np.zeros((0, self.dim), dtype=np.float32)
+            blocks.append(_unit_rows(data.column("vector"), self._t.dim)[0])  # zeros: no vector yet
+        matrix = np.concatenate(blocks) if blocks else np.zeros((0, self._t.dim), dtype=np.float32)
         return texts, {rid: n for n, rid in enumerate(texts)}, matrix
 
-    def all_passages(self) -> list[Passage]:
-        return [Passage(**r) for r in self._rows(S.PASSAGES, None, _FIELDS)]
+    def all(self) -> list[Passage]:
+        return [Passage(**r) for r in self._t.rows(S.PASSAGES, None, _FIELDS)]
 
     def inputs_without_passage(self) -> dict[str, list[str]]:
         """session → ids of its user inputs that no passage holds (what a write cut short
         between an input and its passages, or an older dcpm, left)."""
         covered: set[str] = set()
-        for r in self._rows(S.PASSAGES, None, ["raw_ids"]):
+        for r in self._t.rows(S.PASSAGES, None, ["raw_ids"]):
             covered.update(r["raw_ids"] or [])
         out: dict[str, list[str]] = {}
-        for r in self._rows(S.RAW, _USER_IN_SESSION, ["id", "session"]):
+        for r in self._t.rows(S.RAW, _USER_IN_SESSION, ["id", "session"]):
             if r["id"] not in covered:
                 out.setdefault(r["session"], []).append(r["id"])
         return out

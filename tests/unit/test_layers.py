@@ -17,7 +17,8 @@ LAYERS: list[tuple[str, ...]] = [
     ("dcpm_cli", "dcpm_cli.errors", "dcpm_cli.models", "dcpm_cli.dates", "dcpm_cli.private"),
     ("dcpm_cli.chunking",),
     ("dcpm_cli.config",),
-    ("dcpm_cli.prompts", "dcpm_cli.llm", "dcpm_cli.minilm", "dcpm_cli.embed"),
+    ("dcpm_cli.prompts", "dcpm_cli.llm", "dcpm_cli.onnx_encoder", "dcpm_cli.minilm", "dcpm_cli.mpnet"),
+    ("dcpm_cli.embed",),
     ("dcpm_cli.store",),
     ("dcpm_cli.ingest",),
     ("dcpm_cli.write", "dcpm_cli.read"),
@@ -42,7 +43,9 @@ def layer_of(module: str) -> int:
     best, depth = -1, -1
     for i, prefixes in enumerate(LAYERS):
         for prefix in prefixes:
-            if (module == prefix or module.startswith(prefix + ".")) and prefix.count(".") > depth:
+            # the package's own face (dcpm_cli/__init__.py) is itself only, not every module
+            within = module.startswith(prefix + ".") and prefix != "dcpm_cli"
+            if (module == prefix or within) and prefix.count(".") > depth:
                 best, depth = i, prefix.count(".")
     assert best >= 0, f"{module} is in no layer: add it to LAYERS"
     return best

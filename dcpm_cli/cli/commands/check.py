@@ -11,7 +11,7 @@ from typing import Annotated
 
 import typer
 
-from dcpm_cli.cli.app import _memory, app
+from dcpm_cli.cli.app import AsJson, _memory, app
 from dcpm_cli.errors import EXIT_CHECK
 
 
@@ -21,7 +21,7 @@ def check(
     repair: Annotated[
         bool, typer.Option("--repair", help="Fix what can be fixed without guessing, then check again.")
     ] = False,
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    as_json: AsJson = False,
 ) -> None:
     """Verify the store: inputs, chains, provenance, graph, passages, embedder; exit 6 if broken."""
     from dcpm_cli import render

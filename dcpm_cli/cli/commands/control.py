@@ -12,7 +12,7 @@ from typing import Annotated, Any
 
 import typer
 
-from dcpm_cli.cli.app import _memory, _session, app
+from dcpm_cli.cli.app import AsJson, _memory, _session, app
 from dcpm_cli.errors import EXIT_ERROR
 
 
@@ -116,7 +116,10 @@ def import_(
 
     m = _memory(ctx)
     try:
-        source = _spooled(sys.stdin) if str(file) == "-" else file.open(encoding="utf-8")
+        # Bytes that are not UTF-8 are kept as surrogates, so the check names their line.
+        source = (
+            _spooled(sys.stdin) if str(file) == "-" else file.open(encoding="utf-8", errors="surrogateescape")
+        )
     except OSError as e:
         raise InputError(f"cannot read {file}: {e.strerror}") from e
     with source, render.progress("importing", enabled=True) as bar:
@@ -127,11 +130,21 @@ def import_(
 def _spooled(stream: Any) -> Any:
     """Standard input kept (in memory, on disk past 64 MB) so it can be read twice: checked
     whole, then imported."""
+    import io
     import tempfile
 
-    spool = tempfile.SpooledTemporaryFile(max_size=64 << 20, mode="w+", encoding="utf-8")  # noqa: SIM115 (the caller closes it)
-    for line in stream:
+    spool = tempfile.SpooledTemporaryFile(  # noqa: SIM115 (the caller closes it)
+        max_size=64 << 20, mode="w+", encoding="utf-8", errors="surrogateescape"
+    )
+    text = (
+        io.TextIOWrapper(stream.buffer, encoding="utf-8", errors="surrogateescape")
+        if hasattr(stream, "buffer")
+        else stream
+    )
+    for line in text:
         spool.write(line)
+    if text is not stream:
+        text.detach()  # leave standard input open
     spool.seek(0)
     return spool
 
@@ -180,7 +193,7 @@ app.add_typer(config_app, name="config")
 @config_app.command("show")
 def config_show(
     ctx: typer.Context,
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    as_json: AsJson = False,
 ) -> None:
     """Every setting as resolved (flag > environment > config.toml > default), with its source."""
     from dataclasses import asdict

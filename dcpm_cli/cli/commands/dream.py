@@ -13,7 +13,7 @@ from typing import Annotated
 
 import typer
 
-from dcpm_cli.cli.app import _memory, app
+from dcpm_cli.cli.app import AsJson, _memory, app
 from dcpm_cli.errors import EXIT_LLM
 from dcpm_cli.models import Mode, NodeKind
 
@@ -170,7 +170,7 @@ def schemas(
     domain: Annotated[
         str | None, typer.Option("--domain", help="Only this life domain.", show_default=False)
     ] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    as_json: AsJson = False,
 ) -> None:
     """What dreams built: schemas and intentions by domain, core schemas with their members."""
     from dcpm_cli import render

@@ -9,7 +9,7 @@ from typing import Annotated, Any
 
 import typer
 
-from dcpm_cli.cli.app import NoSupersedes, _memory, app
+from dcpm_cli.cli.app import AsJson, NoSupersedes, _memory, app
 from dcpm_cli.errors import EXIT_LLM
 from dcpm_cli.ingest.text import read_file
 
@@ -29,7 +29,12 @@ def recall(
         list[str] | None,
         typer.Option("--kind", help="Only these kinds: fact, identity, summary, raw (repeatable)."),
     ] = None,
-    as_of: Annotated[str | None, typer.Option("--as-of", help="What was believed then (ISO date).")] = None,
+    as_of: Annotated[
+        str | None,
+        typer.Option(
+            "--as-of", help='What was believed then (ISO date); also the day "last week" is read from.'
+        ),
+    ] = None,
     arc: Annotated[bool, typer.Option("--arc", help="Show each belief's whole revision arc.")] = False,
     fmt: Annotated[
         OutputFormat, typer.Option("--format", help="table, json or prompt.")
@@ -79,7 +84,7 @@ def history(
     ctx: typer.Context,
     target: Annotated[str, typer.Argument(help="A query, or an item id (m_...).", show_default=False)],
     k: Annotated[int, typer.Option("-k", "--top", min=1, help="How many beliefs, for a query.")] = 3,
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    as_json: AsJson = False,
     no_supersedes: NoSupersedes = False,
 ) -> None:
     """The full revision arc of a belief: each state, when, where it came from, what replaced it."""
@@ -101,7 +106,7 @@ def history(
 def show(
     ctx: typer.Context,
     ident: Annotated[str, typer.Argument(metavar="ID", help="An item (m_), raw input (r_) or node id.")],
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    as_json: AsJson = False,
 ) -> None:
     """One item, raw input or graph node, with provenance, event log and links."""
     from dcpm_cli import render
@@ -116,7 +121,7 @@ def show(
 @app.command()
 def stats(
     ctx: typer.Context,
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    as_json: AsJson = False,
 ) -> None:
     """Counts per kind, chains, pending inputs, graph nodes, dream runs, size on disk."""
     from dcpm_cli import render
@@ -138,7 +143,7 @@ def stats(
 @app.command()
 def doctor(
     ctx: typer.Context,
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    as_json: AsJson = False,
 ) -> None:
     """Check the setup: where the store is, which embedder, whether the LLM answers."""
     from dcpm_cli import render

@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import pytest
-from replies import extraction, item
+from support.replies import extraction, item
 
 from dcpm_cli.dates import resolve_when
 from dcpm_cli.llm import ScriptedLLM

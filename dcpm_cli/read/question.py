@@ -1,0 +1,220 @@
+"""What a question says besides its words: when it is about, which order it wants, and which
+several things it names. Rules only, no LLM: the read path never calls one.
+
+- A time window: "last Friday", "four weeks ago", "in June", "the past weekend", "the last three
+  months", read against the moment the question is asked (`dcpm recall --as-of`, or now).
+  `dateparser` reads calendar phrases (imported only when the question has one: it costs ~0.2 s
+  cold); counted phrases ("N units ago", "the last N units") are plain arithmetic.
+- An order: "first / initially / originally" wants the earliest of the memories about one
+  thing, "most recently / latest / currently / these days / now" the newest.
+- Cues: the things a question names when it names two or more ("Which did I buy first, the
+  kayak or the tent?", "between starting the course and the exam", "X compared to Y",
+  "how long did I X before I Y", two quoted titles). Each cue is searched on its own, so one
+  event's strong match cannot crowd the other out of the top k.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+
+NEWEST, EARLIEST = "newest", "earliest"
+
+_NUMBERS = {
+    "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+    "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "a couple of": 2, "couple of": 2,
+    "a few": 3, "few": 3, "several": 4,
+}  # fmt: skip
+_UNIT_DAYS = {"day": 1, "week": 7, "month": 30, "year": 365}
+_COUNT = r"(\d+|a couple of|couple of|a few|few|several|an?|" + "|".join(list(_NUMBERS)[2:14]) + ")"
+_AGO = re.compile(rf"\b{_COUNT}\s+(day|week|month|year)s?\s+ago\b", re.I)
+_LAST_N = re.compile(rf"\b(?:the\s+)?(?:last|past|previous)\s+{_COUNT}\s+(day|week|month|year)s\b", re.I)
+_WEEKEND = re.compile(r"\b(last|past|previous|this)\s+weekend\b", re.I)
+_MONTHS = "january|february|march|april|june|july|august|september|october|november|december"
+_WEEKDAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
+# Calendar phrases dateparser reads. "May" only with a day or a preposition: "May I…" is a verb.
+_CALENDAR = re.compile(
+    rf"\b(?:(?:last|past|previous|this)\s+(?:week|month|year|{_WEEKDAYS})"
+    rf"|yesterday|today|tonight|this morning|this evening"
+    rf"|(?:on|last|this|past)\s+(?:{_WEEKDAYS})"
+    rf"|(?:{_MONTHS}|(?<=in |on )may)(?:\s+\d{{1,2}}(?:st|nd|rd|th)?)?(?:,?\s+\d{{4}})?"
+    rf"|may\s+\d{{1,2}}(?:st|nd|rd|th)?(?:,?\s+\d{{4}})?|may,?\s+\d{{4}}"
+    rf"|\d{{4}}-\d{{2}}-\d{{2}})\b",
+    re.I,
+)
+_EARLIEST = re.compile(r"\b(?:first|initially|originally|earliest|at first|to begin with)\b", re.I)
+_NEWEST = re.compile(
+    r"\b(?:most recent(?:ly)?|latest|last time|currently|current|these days|nowadays|right now|now|"
+    r"any more|anymore|still)\b",
+    re.I,
+)
+
+# Cue rules, tried in order; each gives the pieces it names.
+_QUOTED = re.compile(r"[\"'‘“]([^\"'’”]{3,}?)[\"'’”](?=[\s,.?!]|$)")
+_CHOICE = re.compile(r",\s*(.+?)\s*,?\s+or\s+(.+?)\s*[?.!]*$", re.I)
+_BETWEEN = re.compile(r"\bbetween\s+(.+?)\s+and\s+(.+?)\s*[?.!]*$", re.I)
+_COMPARED = re.compile(r"^(.+?)\s*,?\s+(?:compared (?:to|with)|versus|vs\.?)\s+(.+?)\s*[?.!]*$", re.I)
+_BEFORE_AFTER = re.compile(r"^(.+?)\s+(?:before|after|since|until|by the time)\s+(.+?)\s*[?.!]*$", re.I)
+_INVERTED = re.compile(r"^(.+?)\s+(?:did|do|does|had|have|was|were)\s+(?:I|we)\s+(.+)$", re.I)
+_LEAD = re.compile(
+    r"^(?:how (?:many|much|long)(?:\s+(?:days|weeks|months|years|hours|minutes|times|time))?"
+    r"|which|what|who|when|where|did|do|does|is|was|were)\b[\s,]*",
+    re.I,
+)
+_STOP = frozenset(
+    re.findall(
+        r"\S+",
+        "a an the i me my we our you your it its this that these those of to in on at for with from by "
+        "and or but did do does done have has had was were is are be been being how many much long what "
+        "which who when where why first before after since until days weeks months years time times take "
+        "took more less passed gone elapsed it's i've i'd i'm there their them they he she his her him",
+    )
+)
+
+
+@dataclass(frozen=True)
+class Window:
+    """When a question is about: said in [start, end) gets the boost."""
+
+    start: datetime
+    end: datetime
+    phrase: str
+
+    def holds(self, when: datetime, tail: timedelta) -> bool:
+        """Said in the window, or soon after it: people tell what happened a little later."""
+        return self.start <= when < self.end + tail
+
+
+@dataclass
+class Question:
+    text: str
+    window: Window | None = None
+    order: str | None = None  # NEWEST | EARLIEST | None
+    cues: list[str] = field(default_factory=list)  # two or more, or none
+
+
+def read_question(text: str, now: datetime) -> Question:
+    """The time window, wanted order and cues of a question asked at `now`."""
+    return Question(text, window_of(text, now), order_of(text), cues_of(text))
+
+
+# -- time ----------------------------------------------------------------------------------
+
+
+def window_of(text: str, now: datetime) -> Window | None:
+    """The first time phrase of `text` as a window, read against `now` (aware, UTC)."""
+    now = now.astimezone(UTC)
+    if m := _AGO.search(text):
+        n, unit = _count(m.group(1)), m.group(2).lower()
+        days = n * _UNIT_DAYS[unit]
+        half = timedelta(days=max(1.0, _UNIT_DAYS[unit] / 2, days * 0.15))
+        centre = now - timedelta(days=days)
+        return Window(centre - half, min(centre + half, now), m.group(0))
+    if m := _LAST_N.search(text):
+        days = _count(m.group(1)) * _UNIT_DAYS[m.group(2).lower()]
+        return Window(now - timedelta(days=days), now, m.group(0))
+    if m := _WEEKEND.search(text):
+        today = _day_start(now)
+        # The Saturday of the weekend that last began before now (this one if it is Sat/Sun).
+        saturday = today - timedelta(days=(today.weekday() - 5) % 7)
+        if m.group(1).lower() == "this" and today.weekday() < 5:
+            saturday += timedelta(days=7)  # asked on a weekday: "this weekend" is the coming one
+        elif m.group(1).lower() != "this" and today.weekday() >= 5:
+            saturday -= timedelta(days=7)  # asked during a weekend: "last weekend" is the one before
+        return Window(saturday, saturday + timedelta(days=2), m.group(0))
+    if m := _CALENDAR.search(text):
+        return _calendar(m.group(0), now)
+    return None
+
+
+def _count(word: str) -> int:
+    word = word.lower()
+    return int(word) if word.isdigit() else _NUMBERS.get(word, 1)
+
+
+def _day_start(t: datetime) -> datetime:
+    return t.replace(hour=0, minute=0, second=0, microsecond=0)
+
+
+def _calendar(phrase: str, now: datetime) -> Window | None:
+    """A calendar phrase through dateparser: a day, a week, a month or a year."""
+    from dateparser.date import DateDataParser
+
+    base = now.replace(tzinfo=None)
+    parser = DateDataParser(
+        languages=["en"],
+        settings={
+            "RELATIVE_BASE": base,
+            "PREFER_DATES_FROM": "past",  # a question about one's life asks about what happened
+            "PREFER_DAY_OF_MONTH": "first",
+            "RETURN_AS_TIMEZONE_AWARE": False,
+        },
+    )
+    data = parser.get_date_data(re.sub(r"^(?:on|in)\s+", "", phrase, flags=re.I))
+    if data is None or data.date_obj is None:
+        return None
+    d = _day_start(data.date_obj.replace(tzinfo=UTC))
+    period = data.period or "day"
+    if period == "week":
+        start = d - timedelta(days=d.weekday())
+        return Window(start, start + timedelta(days=7), phrase)
+    if period == "month":
+        start = d.replace(day=1)
+        return Window(start, (start + timedelta(days=32)).replace(day=1), phrase)
+    if period == "year":
+        start = d.replace(month=1, day=1)
+        return Window(start, start.replace(year=start.year + 1), phrase)
+    return Window(d, d + timedelta(days=1), phrase)
+
+
+def order_of(text: str) -> str | None:
+    """NEWEST or EARLIEST when the question asks for one end of a history, else None."""
+    newest, earliest = _NEWEST.search(text), _EARLIEST.search(text)
+    if newest and not earliest:
+        return NEWEST
+    if earliest and not newest:
+        return EARLIEST
+    return None
+
+
+# -- several things ------------------------------------------------------------------------
+
+
+def cues_of(text: str) -> list[str]:
+    """The things `text` names when it names two or more, each as a search of its own; else []."""
+    # The question itself: "I remember you said X before Y. Can you remind me …?" names no two things.
+    sentences = re.split(r"(?<=[.!?])\s+", text.strip())
+    text = next((x for x in reversed(sentences) if x.endswith("?")), sentences[-1])
+    quoted = [q.strip() for q in _QUOTED.findall(text)]
+    if len(quoted) >= 2:
+        return quoted
+    for rule in (_CHOICE, _BETWEEN, _COMPARED):
+        if m := rule.search(text):
+            pieces = [_clean(p) for p in m.groups()]
+            listed = rule is _CHOICE and text[: m.start(2)].count(",") > 1  # "X: A, B, or C" is a list
+            if all(_content(p) and "," not in p for p in pieces) and not listed:
+                return pieces
+    if m := _BEFORE_AFTER.search(text):
+        first, second = _clean(m.group(1)), _clean(m.group(2))
+        if not _content(first) and (inv := _INVERTED.match(second)):
+            # "How many days before my friend's party did I order her gift?"
+            first, second = _clean(inv.group(1)), _clean(inv.group(2))
+        if _content(first) and _content(second):
+            return [first, second]
+    return []
+
+
+def _clean(piece: str) -> str:
+    piece = piece.strip(" ,?.!")
+    while (stripped := _LEAD.sub("", piece)) != piece:
+        piece = stripped
+    return piece.strip(" ,?.!")
+
+
+def _content(piece: str) -> bool:
+    """At least one word that is not a function word, a question word or part of a time phrase
+    ("since May 2025" names a time, not a second event)."""
+    for phrase in (_AGO, _LAST_N, _WEEKEND, _CALENDAR):
+        piece = phrase.sub(" ", piece)
+    return any(w not in _STOP for w in re.findall(r"[a-z0-9']+", piece.lower()))

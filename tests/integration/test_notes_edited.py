@@ -1,0 +1,58 @@
+"""A notes folder is one input per day: re-importing it after editing one day replaces that
+day's input (the old words stay reachable by `dcpm show`), never two current copies."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from support.replies import extraction, item
+
+
+def _folder(tmp_path: Path, monday: str) -> Path:
+    notes = tmp_path / "journal"
+    notes.mkdir(exist_ok=True)
+    (notes / "2026-03-02.md").write_text(monday)
+    (notes / "2026-03-03.md").write_text("Tuesday: swam forty lengths at the lido.\n")
+    return notes
+
+
+def _recall(cli, query: str) -> list[dict]:
+    return json.loads(cli("recall", query, "--json").stdout)["hits"]
+
+
+def test_an_edited_day_replaces_its_old_version_and_keeps_it_as_history(cli, tmp_path: Path) -> None:
+    notes = _folder(tmp_path, "Monday: booked the dentist for the kestrel appointment.\n")
+    assert json.loads(cli("add", "--no-extract", "--file", str(notes), "--json").stdout)["stored"] == 2
+    old = [h for h in _recall(cli, "dentist kestrel appointment") if "booked" in h["text"]]
+    assert len(old) == 1
+
+    _folder(tmp_path, "Monday: cancelled the dentist, the kestrel appointment moved to April.\n")
+    again = json.loads(cli("add", "--no-extract", "--file", str(notes), "--json").stdout)
+    assert again["stored"] == 1  # the edited day only
+
+    texts = [h["text"] for h in _recall(cli, "dentist kestrel appointment")]
+    assert [t for t in texts if "kestrel" in t] == [
+        "Monday: cancelled the dentist, the kestrel appointment moved to April."
+    ]
+    shown = json.loads(cli("show", old[0]["id"], "--json").stdout)
+    assert "booked the dentist" in json.dumps(shown) and "replaced" in json.dumps(shown)
+    assert cli("check").exit_code == 0
+
+    # Unchanged, the folder changes nothing.
+    assert json.loads(cli("add", "--no-extract", "--file", str(notes), "--json").stdout)["stored"] == 0
+    assert len([h for h in _recall(cli, "dentist kestrel appointment") if "kestrel" in h["text"]]) == 1
+
+
+def test_the_facts_of_a_replaced_day_are_not_recalled(cli, llm, tmp_path: Path) -> None:
+    notes = _folder(tmp_path, "Monday: adopted a tabby kitten called Quince.\n")
+    llm.enqueue(extraction(item("Has a tabby kitten called Quince", topic="pets")))
+    llm.enqueue(extraction(item("Swims at the lido", topic="sport")))
+    cli("add", "--file", str(notes))
+    assert any("Quince" in h["text"] for h in _recall(cli, "kitten Quince"))
+
+    _folder(tmp_path, "Monday: visited a shelter, no kitten after all.\n")
+    llm.enqueue(extraction(item("Visited an animal shelter", topic="pets")))
+    cli("add", "--file", str(notes))
+
+    assert not any("Quince" in h["text"] for h in _recall(cli, "kitten Quince"))

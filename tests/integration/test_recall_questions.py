@@ -1,0 +1,175 @@
+"""Recall for the questions people really ask (#20): when, several events, changes of mind.
+The rules read the question (no LLM); the searches run on the real store and embedder."""
+
+from __future__ import annotations
+
+import json
+import sys
+from datetime import UTC, datetime
+
+import jsonschema
+import pytest
+from support.paths import README
+
+from dcpm_cli import views
+from dcpm_cli.models import RawInput
+from dcpm_cli.read.question import EARLIEST, NEWEST, cues_of, order_of, window_of
+from dcpm_cli.read.recall import recall
+
+
+def _at(day: str) -> datetime:
+    return datetime.fromisoformat(day).replace(hour=12, tzinfo=UTC)
+
+
+def _said(writer, *inputs: tuple[str, str, str]) -> dict[str, str]:
+    """(day, session, text) inputs stored raw, as `dcpm add --no-extract`; text → id."""
+    raws = [RawInput(text=text, session=session, said_at=_at(day)) for day, session, text in inputs]
+    writer.add(raws, extract=False)
+    return {r.text: r.id for r in raws}
+
+
+# -- reading the question (no store) -------------------------------------------------------
+
+MONDAY = _at("2026-03-09")
+
+
+@pytest.mark.parametrize(
+    ("question", "start", "end"),
+    [
+        ("What did I do last Friday?", "2026-03-06", "2026-03-07"),
+        ("Which bike did I service the past weekend?", "2026-03-07", "2026-03-09"),
+        ("What did I mention four weeks ago?", "2026-02-05", "2026-02-13"),  # ± 15%
+        ("What did I cook in February?", "2026-02-01", "2026-03-01"),
+        ("How many films did I watch in the last 3 months?", "2025-12-09", "2026-03-09"),
+    ],
+)
+def test_time_phrases_read_against_the_question_date(question, start, end):
+    window = window_of(question, MONDAY)
+    assert window is not None
+    assert (f"{window.start:%Y-%m-%d}", f"{window.end:%Y-%m-%d}") == (start, end)
+
+
+def test_no_time_phrase_no_window_and_no_dateparser():
+    # May as a verb, "in the past", "the first time": not dates; and dateparser (0.2 s) stays unloaded.
+    before = "dateparser" in sys.modules
+    for q in ["May I ask what I eat?", "What did I do in the past?", "What book am I reading?"]:
+        assert window_of(q, MONDAY) is None, q
+    assert ("dateparser" in sys.modules) == before
+
+
+@pytest.mark.parametrize(
+    ("question", "cues"),
+    [
+        ("Which did I buy first, the kayak or the tent?", ["the kayak", "the tent"]),
+        ("How many weeks between starting the course and the exam?", ["starting the course", "the exam"]),
+        ("How long did I use my binoculars before I saw finches?", ["I use my binoculars", "I saw finches"]),
+        ("How many days before Ann's party did I order her gift?", ["Ann's party", "order her gift"]),
+        ("Did I listen to more of 'Serial' or 'This American Life'?", ["Serial", "This American Life"]),
+        ("What do I eat for breakfast?", []),
+        ("How much did I sleep since May 2025?", []),  # a time, not a second event
+        ("How many things did I buy, sell, or fix?", []),  # a list, not two events
+    ],
+)  # fmt: skip
+def test_questions_naming_several_things_give_one_cue_each(question, cues):
+    assert cues_of(question) == cues
+
+
+def test_first_and_latest_ask_for_one_end_of_a_history():
+    assert order_of("What was my first car?") == EARLIEST
+    assert order_of("Which phone do I use these days?") == NEWEST
+    assert order_of("What is my favourite colour?") is None
+
+
+# -- on the store ----------------------------------------------------------------------------
+
+
+def test_a_dated_question_prefers_what_was_said_then(store, embedder, writer):
+    ids = _said(
+        writer,
+        ("2026-02-01", "a", "I went to a jazz concert at the Village Vanguard, a great jazz concert."),
+        ("2026-03-06", "b", "Saw a jazz band play at the Blue Note tonight, what a concert."),
+        ("2026-02-20", "c", "I bought new running shoes."),
+    )  # fmt: skip
+    vanguard, blue_note = (
+        ids[next(t for t in ids if "Vanguard" in t)],
+        ids[next(t for t in ids if "Blue" in t)],
+    )
+    undated = recall(store, embedder, "Which jazz concert did I go to?", k=3, now=MONDAY)
+    assert undated.hits[0].id == vanguard, "without a date, the closer words win"
+    dated = recall(store, embedder, "Which jazz concert did I go to last Friday?", k=3, now=MONDAY)
+    assert dated.hits[0].id == blue_note, "said last Friday: lifted above the better-worded one"
+    assert vanguard in [h.id for h in dated.hits], "a boost, never a filter: people misremember dates"
+    # --as-of is the question's date when no other is given.
+    as_of = recall(store, embedder, "Which jazz concert did I go to last Friday?", k=3, as_of=MONDAY)
+    assert as_of.hits[0].id == blue_note
+
+
+def test_a_two_event_question_returns_both_events(store, embedder, writer):
+    ids = _said(
+        writer,
+        ("2026-01-05", "a", "I bought a two-person tent for camping."),
+        ("2026-01-05", "a", "The tent has a rain fly and it packs small."),
+        ("2026-01-06", "b", "Setting up the tent in the backyard took an hour."),
+        ("2026-01-07", "c", "I think the tent poles are aluminium."),
+        ("2026-02-10", "d", "Picked up an inflatable kayak at the outdoor store sale."),
+        ("2026-02-12", "e", "Camping checklist: sleeping bag, stove, tent stakes."),
+    )
+    kayak = ids["Picked up an inflatable kayak at the outdoor store sale."]
+    tent = ids["I bought a two-person tent for camping."]
+    result = recall(store, embedder, "Which did I buy first, the kayak or the tent?", k=2, now=MONDAY)
+    assert {h.id for h in result.hits} == {kayak, tent}
+
+
+def test_a_newer_near_duplicate_ranks_first_and_says_when(store, embedder, writer, cli):
+    ids = _said(
+        writer,
+        ("2026-01-10", "a", "I have 1200 followers on Instagram."),
+        ("2026-03-10", "b", "I have 1500 followers on Instagram now."),
+        ("2026-02-10", "c", "I posted a photo of my cat."),
+    )
+    old, new = ids["I have 1200 followers on Instagram."], ids["I have 1500 followers on Instagram now."]
+    result = recall(store, embedder, "How many followers do I have on Instagram?", k=3)
+    assert [h.id for h in result.hits[:2]] == [new, old], "the change of mind: the latest first"
+    assert result.hits[0].same_as == [old] and result.hits[1].same_as == [new]
+    first = recall(store, embedder, "How many followers did I have on Instagram at first?", k=3)
+    assert [h.id for h in first.hits[:2]] == [old, new], "asked for the first time: the earliest first"
+
+    prompt = views.recall_prompt_text(result)
+    assert "(said, 2026-03-10; the latest of 2 saying about the same) I have 1500" in prompt
+    assert "(said, 2026-01-10; said differently since, on 2026-03-10) I have 1200" in prompt
+
+    data = json.loads(cli("recall", "How many followers do I have on Instagram?", "--json").stdout)
+    schema = json.loads(README.read_text().split("```json\n", 1)[1].split("\n```", 1)[0])
+    jsonschema.validate(data, schema)
+    top = data["hits"][0]
+    assert top["id"] == new and top["same_as"] == [{"id": old, "when": _at("2026-01-10").isoformat()}]
+    table = cli("recall", "How many followers do I have on Instagram?").stdout
+    assert "nearly the same also said 2026-01-10; newest of these" in table
+
+
+def test_vectors_of_reads_the_same_from_lancedb_and_from_the_copy(store, embedder, writer):
+    ids = list(
+        _said(writer, *[("2026-01-01", "s", f"Note number {i} about the garden.") for i in range(4)]).values()
+    )
+    before = store.vectors_of("raw", [*ids[:3], "r_missing"])
+    for _ in range(5):  # enough searches for the store to keep an in-memory copy
+        store.vector_search("raw", embedder.embed(["garden"])[0], 3)
+    after = store.vectors_of("raw", [*ids[:3], "r_missing"])
+    assert set(before) == set(after) == set(ids[:3])
+    for i in ids[:3]:
+        assert float(before[i] @ after[i]) == pytest.approx(1.0, abs=1e-5)
+
+
+def test_an_input_holding_a_rare_token_of_the_question_stays_first_among_near_duplicates(
+    store, embedder, writer
+):
+    ids = _said(
+        writer,
+        ("2026-01-10", "a", "I have 1200 followers on Instagram, account ref ZX90817."),
+        ("2026-03-10", "b", "I have 1500 followers on Instagram now, account ref ZX90818."),
+    )
+    old = ids["I have 1200 followers on Instagram, account ref ZX90817."]
+    new = ids["I have 1500 followers on Instagram now, account ref ZX90818."]
+    assert [h.id for h in recall(store, embedder, "Instagram followers", k=2).hits] == [new, old]
+    hits = recall(store, embedder, "Instagram followers ZX90817", k=2).hits
+    assert [h.id for h in hits] == [old, new], "the exact token outranks the newer near-duplicate"

@@ -1,0 +1,82 @@
+"""Two-person conversations (#20 item 5): a turn's speaker is part of what is searched, and a
+question naming a speaker prefers that speaker's turns (a boost, never a filter)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from dcpm_cli.errors import InputError
+from dcpm_cli.ingest.formats import parse_jsonl
+from dcpm_cli.models import speaker_of
+from dcpm_cli.read.recall import recall
+
+
+def _log(*turns: tuple[str, str, str]) -> str:
+    """(speaker, minute, content) turns as a JSONL chat log of one session."""
+    return "\n".join(
+        json.dumps(
+            {"speaker": who, "content": text, "timestamp": f"2026-03-02T19:{m}:00Z", "session": "flat"}
+        )
+        for who, m, text in turns
+    )
+
+
+def test_a_speaker_field_becomes_part_of_the_turn():
+    raws = parse_jsonl(
+        _log(("Maya", "00", "I can go up to 850."), ("Sam Okafor", "01", "I can do 900.")),
+        session="",
+        source="chat.jsonl",
+        at=None,
+    )
+    assert [r.text for r in raws] == ["Maya: I can go up to 850.", "Sam Okafor: I can do 900."]
+    assert [r.role for r in raws] == ["user", "user"]  # two people, both users of the memory
+    assert [speaker_of(r.text) for r in raws] == ["Maya", "Sam Okafor"]
+    named = parse_jsonl('{"role": "user", "name": "Lena", "content": "hi"}', session="", source="x", at=None)
+    assert named[0].text == "Lena: hi"
+    assert speaker_of("buy milk: today") == ""  # not a name
+
+
+@pytest.mark.parametrize("bad", ['""', "42", '"two\\nlines"', '"lower case"'])
+def test_a_speaker_that_is_not_a_name_is_refused(bad):
+    with pytest.raises(InputError, match="speaker must be a name"):
+        parse_jsonl(f'{{"speaker": {bad}, "content": "hello"}}', session="", source="x", at=None)
+
+
+def test_a_named_speaker_ranks_first_when_both_said_the_same(writer, store, embedder):
+    raws = parse_jsonl(
+        _log(
+            ("Maya", "00", "I'm reading a novel about a lighthouse keeper, it's lovely."),
+            ("Sam", "01", "I'm reading a novel about a lighthouse keeper too, it's lovely."),
+            ("Maya", "02", "The rent goes up in May."),
+            ("Sam", "03", "Then we should look for another flat."),
+        ),
+        session="",
+        source="chat.jsonl",
+        at=None,
+    )
+    writer.add(raws, extract=False)
+    maya, sam = raws[0].id, raws[1].id
+    for name, first in (("Sam", sam), ("Maya", maya)):
+        got = recall(store, embedder, f"What novel is {name} reading?", k=4)
+        ids = [h.id for h in got.hits]
+        assert ids[0] == first, name
+        # Never a filter, and not a change of mind: the other speaker's turn stays, named apart.
+        assert {maya, sam} <= set(ids)
+        assert got.hits[0].same_as == []
+
+
+def test_a_named_speaker_is_a_preference_not_a_filter(writer, store, embedder):
+    raws = parse_jsonl(
+        _log(
+            ("Maya", "00", "My best 10k is 47 minutes."),
+            ("Sam", "01", "Let's book the flat viewing for Saturday."),
+        ),
+        session="",
+        source="chat.jsonl",
+        at=None,
+    )
+    writer.add(raws, extract=False)
+    got = recall(store, embedder, "What is Sam's best 10k time?", k=2)
+    assert got.hits[0].id == raws[0].id  # only Maya said it: her turn still answers
