@@ -179,7 +179,7 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         if out is not None:
             out.close()
-    labels = tuple(PROMPTS[args.prompt].relation(a) for a in PROMPTS[args.prompt].answers)
+    labels = PROMPTS[args.prompt].labels
     partial = f", PARTIAL: {len(results)} of {len(pairs)} pairs" if len(results) < len(pairs) else ""
     print(f"{args.llm}, set {args.set}, prompt {args.prompt}{partial}")
     print(report(score(results, labels)))

@@ -23,6 +23,16 @@ from dcpm_cli.models import Mode
 
 DEFAULT_LLM = "ollama:qwen3:4b"
 DEFAULT_EMBEDDER = "minilm"
+# The judgement questions a user may choose (prompts/judge.py: PROMPTS; a test holds them equal).
+JUDGE_PROMPTS = (
+    "thing",
+    "four",
+    "four_reasoned",
+    "binary",
+    "binary_reasoned",
+    "both_true",
+    "both_true_reasoned",
+)
 
 
 def dcpm_home() -> Path:
@@ -49,6 +59,9 @@ class Settings:
     # facts from unrelated life domains in the dream's calibration set, 0.10; 95% of facts of
     # one theme are above 0.18). Another embedder needs its own.
     judge_min_similarity: float = 0.1
+    # The question asked about each pair (prompts/judge.py): `thing` (replaces or not, asked
+    # twice before a link) suits a small model; `four` also answers adds_detail and same.
+    judge_prompt: str = "thing"
     recall_min_similarity: float = 0.2  # cosine below which a memory is not "found" (MiniLM)
     no_supersedes: bool = False  # the paper's ablation: no revision chains written or read
 
@@ -132,6 +145,7 @@ CHECKS: dict[str, tuple[Callable[[Any], bool], str]] = {
     "history_gap_minutes": _at_least(0),
     "judge_k": _between(1, 10),
     "judge_min_similarity": _COSINE,
+    "judge_prompt": ((lambda v: v in JUDGE_PROMPTS), "one of " + ", ".join(JUDGE_PROMPTS)),
     "recall_min_similarity": _COSINE,
     "dream.mode": ((lambda v: v in tuple(Mode)), "one of " + ", ".join(Mode)),
     "dream.max_calls": _at_least(0),

@@ -24,6 +24,7 @@ from dcpm_cli.write.pipeline import Writer
 
 # Settings a user's shell might carry that would change what the tests see.
 _LEAKY_ENV = [
+    "DCPM_JUDGE_PROMPT",
     "DCPM_STORE",
     "DCPM_EMBEDDER",
     "DCPM_LLM",
@@ -54,13 +55,16 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 @pytest.fixture(autouse=True)
-def dcpm_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def dcpm_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> Path:
     """Every test gets its own data directory; nothing touches the real user dir, and no
-    test can reach a real Ollama by accident."""
+    test can reach a real Ollama by accident. A test marked `four_way` asks the four-way
+    judgement (`judge_prompt = "four"`: adds_detail and same, hence UPDATE and DUPLICATE)."""
     home = tmp_path / "home"
     monkeypatch.setenv("DCPM_HOME", str(home))
     for name in _LEAKY_ENV:
         monkeypatch.delenv(name, raising=False)
+    if request.node.get_closest_marker("four_way"):
+        monkeypatch.setenv("DCPM_JUDGE_PROMPT", "four")
     monkeypatch.setenv("OLLAMA_HOST", f"127.0.0.1:{closed_port()}")
     monkeypatch.setenv("COLUMNS", "100")
     return home

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from dcpm_cli.models import JUDGED, Event
-from dcpm_cli.prompts.judge import Statement
+from dcpm_cli.prompts.judge import DEFAULT, Statement
 from dcpm_cli.write import reconcile
 from dcpm_cli.write.judge import judge
 
@@ -55,7 +55,9 @@ def pairs(store: Store, embedder: Embedder, k: int, floor: float) -> list[tuple[
     return [(e, lt) for _, e, lt in sorted(found.values(), key=lambda t: -t[0])]
 
 
-def relink(store: Store, embedder: Embedder, llm: LLM, budget: Budget, *, k: int, floor: float) -> Relinked:
+def relink(
+    store: Store, embedder: Embedder, llm: LLM, budget: Budget, *, k: int, floor: float, prompt: str = DEFAULT
+) -> Relinked:
     """Ask about every pair never compared, within the budget (BudgetReached stops it)."""
     out = Relinked()
     for earlier, later in pairs(store, embedder, k, floor):
@@ -64,7 +66,7 @@ def relink(store: Store, embedder: Embedder, llm: LLM, budget: Budget, *, k: int
         if e is None or lt is None or not (e.is_current and lt.is_current) or lt.supersedes:
             continue  # linked meanwhile (by this pass, or a writer): no longer a question
         budget.check()
-        verdict = judge(llm, Statement(e.text, e.event_at), Statement(lt.text, lt.event_at))
+        verdict = judge(llm, Statement(e.text, e.event_at), Statement(lt.text, lt.event_at), prompt=prompt)
         out.asked += 1
         events = [Event(JUDGED, lt.id, "", e.id, detail=f"{verdict.relation}: {verdict.reason} (dream)")]
         with store.write():

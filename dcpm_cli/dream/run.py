@@ -364,6 +364,7 @@ def _relink(
         budget,
         k=settings.judge_k,
         floor=settings.judge_min_similarity,
+        prompt=settings.judge_prompt,
     )
     if got.asked:
         out.notes.append(

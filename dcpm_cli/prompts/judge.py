@@ -6,6 +6,14 @@ can judge one pair of texts. Each prompt's system message is a constant (its few
 included, on topics in no benchmark set), so a server that caches the prompt prefix pays only
 for the pair. Prompts are variants measured on `benchmarks/pairs_dev.json`:
 
+- `thing` (the default): the model first names, in a few words, what each statement is about,
+  then answers two yes/no questions: the same thing of the same person? the EARLIER one still
+  true? `replaces` only for (yes, no), everything else `unrelated`. Naming the things first is
+  the model's own chain of thought, in its own words and for both texts in one reply (so
+  nothing drifts between calls); the yes/no questions are what a 1.5B model answers well. A
+  `replaces` is asked again with the LATER thing named first (`thing_later_first`) and stands
+  only if both agree: the model tends to copy the first name into the second, and the copy
+  rarely survives the other order.
 - `four`: replaces / adds_detail / same / unrelated;
 - `binary`: replaces / unrelated (everything that is not a change of the same thing);
 - `both_true`: "can both be true at once?": replaces / both_true.
@@ -140,6 +148,7 @@ class Prompt:
     rules: str
     answers: tuple[str, ...]
     reasoned: bool = False
+    confirm: str | None = None  # these variants' replaces is never asked again
 
     @property
     def system(self) -> str:
@@ -166,11 +175,7 @@ class Prompt:
         }
 
     def messages(self, earlier: Statement, later: Statement) -> list[dict[str, str]]:
-        user = (
-            f"EARLIER (said {earlier.said_at:%Y-%m-%d}): {earlier.text}\n"
-            f"LATER (said {later.said_at:%Y-%m-%d}): {later.text}"
-        )
-        return [{"role": "system", "content": self.system}, {"role": "user", "content": user}]
+        return _messages(self.system, earlier, later)
 
     def model(self) -> type[Judgement]:
         """Validates a reply: the reason, and one of this variant's answers."""
@@ -179,6 +184,162 @@ class Prompt:
     def relation(self, answer: str) -> str:
         """The answer in the four-way vocabulary (`RELATIONS`)."""
         return _MAP[self.name][answer]
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        """The relations (of `RELATIONS`) this variant can answer."""
+        return tuple(self.relation(a) for a in self.answers)
+
+    def read(self, got: Any) -> tuple[str, str, str]:
+        """A validated reply as (relation, reason, the model's own answer)."""
+        return self.relation(got.relation), got.reason, got.relation
+
+
+_THING_RULES = """You compare two things a person said about their own life, on different days.
+First name, in two to four words, the thing each statement is about (whose thing, and what: a
+job, a home, a diet, a habit, a tool, a person in their life, a plan), in the order the reply
+asks for them. Use the same words when it is the same thing.
+Then say whether they are about the same thing of the same person ("yes" or "no").
+Then say whether the EARLIER statement is still true after the LATER one ("yes" or "no"). It is
+still true when the LATER one is about a different thing, about another person, only adds
+details, or says the same again. It is no longer true only when the LATER one says that same
+thing changed, stopped or has a new value."""
+
+# (earlier, later, what the earlier is about, what the later is about, same thing, earlier still
+# true), on topics in no benchmark set.
+_THING_EXAMPLES: tuple[tuple[str, str, str, str, str, str], ...] = (
+    (
+        "Our broadband is with Virgin.",
+        "We switched the broadband to a local fibre company last week.",
+        "broadband provider",
+        "broadband provider",
+        "yes",
+        "no",
+    ),
+    (
+        "I shoot everything on an old Canon DSLR.",
+        "Started baking sourdough every weekend.",
+        "camera",
+        "baking",
+        "no",
+        "yes",
+    ),
+    (
+        "I keep bees.",
+        "My two hives are at the bottom of the orchard, Buckfast bees.",
+        "beekeeping",
+        "beekeeping",
+        "yes",
+        "yes",
+    ),
+    (
+        "I go sea fishing most weekends.",
+        "My uncle Ray has given up fishing.",
+        "my fishing",
+        "uncle Ray's fishing",
+        "no",
+        "yes",
+    ),
+    (
+        "I wear a Casio watch every day.",
+        "My everyday watch is a Casio.",
+        "everyday watch",
+        "everyday watch",
+        "yes",
+        "yes",
+    ),
+    (
+        "I keep bees.",
+        "Sold the hives in the spring, I'm done with beekeeping.",
+        "beekeeping",
+        "beekeeping",
+        "yes",
+        "no",
+    ),
+    (
+        "I surf at Croyde every Sunday.",
+        "Gave away my fountain pens, I only type now.",
+        "surfing",
+        "writing with pens",
+        "no",
+        "yes",
+    ),
+    (
+        "My kayak is a red Dagger.",
+        "Sold the Dagger, my kayak now is a yellow Pyranha.",
+        "kayak",
+        "kayak",
+        "yes",
+        "no",
+    ),
+)
+
+
+class ThingReply(BaseModel):
+    model_config = ConfigDict(str_strip_whitespace=True)
+
+    earlier_about: str = Field(max_length=120)
+    later_about: str = Field(max_length=120)
+    same_thing: Literal["yes", "no"]
+    earlier_still_true: Literal["yes", "no"]
+
+
+@dataclass(frozen=True)
+class Thing:
+    """The default question: what is each about, the same thing, the earlier still true?"""
+
+    name: str
+    later_first: bool = False
+    confirm: str | None = None  # the variant that must agree before a replaces stands
+    answers: tuple[str, ...] = ("replaces", "unrelated")
+    reasoned: bool = True  # the names of the things are its reasoning
+
+    def _order(self) -> tuple[str, str]:
+        return ("later_about", "earlier_about") if self.later_first else ("earlier_about", "later_about")
+
+    @property
+    def system(self) -> str:
+        """The same for both orders (a server's prompt cache serves the confirming question
+        too); only the schema puts the LATER thing first."""
+        shots = []
+        for earlier, later, e_about, l_about, same, still in _THING_EXAMPLES:
+            named = f'"earlier_about": "{e_about}", "later_about": "{l_about}"'
+            reply = f'{{{named}, "same_thing": "{same}", "earlier_still_true": "{still}"}}'
+            shots.append(f"EARLIER: {earlier}\nLATER: {later}\n{reply}")
+        return _THING_RULES + "\n\nExamples:\n\n" + "\n\n".join(shots)
+
+    def schema(self) -> dict[str, Any]:
+        """The two names (in this variant's order), then the two answers; all required."""
+        props: dict[str, Any] = {k: {"maxLength": 60, "type": "string"} for k in self._order()}
+        props["same_thing"] = {"enum": ["yes", "no"], "type": "string"}
+        props["earlier_still_true"] = {"enum": ["yes", "no"], "type": "string"}
+        return {"properties": props, "required": list(props), "title": "Judgement", "type": "object"}
+
+    def messages(self, earlier: Statement, later: Statement) -> list[dict[str, str]]:
+        return _messages(self.system, earlier, later)
+
+    def model(self) -> type[ThingReply]:
+        return ThingReply
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        return self.answers
+
+    def read(self, got: Any) -> tuple[str, str, str]:
+        replaces = got.same_thing == "yes" and got.earlier_still_true == "no"
+        reason = (
+            f"{got.earlier_about} / {got.later_about}; same thing: {got.same_thing}; "
+            f"earlier still true: {got.earlier_still_true}"
+        )
+        return ("replaces" if replaces else "unrelated"), reason, ("replaces" if replaces else "unrelated")
+
+
+def _messages(system: str, earlier: Statement, later: Statement) -> list[dict[str, str]]:
+    user = (
+        f"EARLIER (said {earlier.said_at:%Y-%m-%d}): {earlier.text}\n"
+        f"LATER (said {later.said_at:%Y-%m-%d}): {later.text}"
+    )
+    return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
 
 def _answer_in(variant: str, relation: str) -> str:
@@ -206,9 +367,12 @@ _VARIANTS = {
     "binary": (_RULES_BINARY, ("replaces", "unrelated")),
     "both_true": (_RULES_BOTH_TRUE, ("replaces", "both_true")),
 }
-PROMPTS = {
+PROMPTS: dict[str, Prompt | Thing] = {
+    "thing": Thing("thing", confirm="thing_later_first"),
+    "thing_later_first": Thing("thing_later_first", later_first=True),
+} | {
     f"{name}{'_reasoned' if reasoned else ''}": Prompt(name, rules, answers, reasoned)
     for name, (rules, answers) in _VARIANTS.items()
     for reasoned in (False, True)
 }
-DEFAULT = "four"
+DEFAULT = "thing"

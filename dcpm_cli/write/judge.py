@@ -17,7 +17,20 @@ class Verdict:
 
 def judge(llm: LLM, earlier: Statement, later: Statement, *, prompt: str = DEFAULT) -> Verdict:
     """One pairwise judgement, validated (an invalid reply is asked for again, then raises
-    LLMBadReply)."""
+    LLMBadReply). A variant with a `confirm` asks its `replaces` again in the other phrasing;
+    it stands only if both say so (a wrong link hides a true belief, a missing one does not)."""
+    first = _ask(llm, prompt, earlier, later)
+    confirm = PROMPTS[prompt].confirm
+    if first.relation != "replaces" or confirm is None:
+        return first
+    again = _ask(llm, confirm, earlier, later)
+    if again.relation == "replaces":
+        return Verdict("replaces", f"{first.reason}; asked again: {again.reason}", first.answer)
+    return Verdict(again.relation, f"{first.reason}; but asked again: {again.reason}", "not confirmed")
+
+
+def _ask(llm: LLM, prompt: str, earlier: Statement, later: Statement) -> Verdict:
     p = PROMPTS[prompt]
     got = structured(llm, p.messages(earlier, later), p.model(), schema=p.schema())
-    return Verdict(relation=p.relation(got.relation), reason=got.reason, answer=got.relation)
+    relation, reason, answer = p.read(got)
+    return Verdict(relation=relation, reason=reason, answer=answer)

@@ -21,7 +21,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from dcpm_cli.models import MemoryItem, normalise
-from dcpm_cli.prompts.judge import Statement
+from dcpm_cli.prompts.judge import DEFAULT, Statement
 from dcpm_cli.write.judge import Verdict, judge
 
 if TYPE_CHECKING:
@@ -100,15 +100,18 @@ def plan(
     plans = []
     for item, cs in zip(kept, cands, strict=True):
         ask = [c for c in cs if not (subject_refusal(item, c) or said_before(item, said_at, c))]
-        plans.append(decide(item, ask, llm, similar) if ask else Plan("ADD"))
+        plans.append(decide(item, ask, llm, similar, settings.judge_prompt) if ask else Plan("ADD"))
     return plans
 
 
-def decide(item: MemoryItem, cands: Sequence[MemoryItem], llm: LLM | None, similar: Similarity) -> Plan:
+def decide(
+    item: MemoryItem, cands: Sequence[MemoryItem], llm: LLM | None, similar: Similarity, prompt: str = DEFAULT
+) -> Plan:
     """Ask about each candidate, nearest first; the first judgement that stands is the plan."""
     judged: list[Judged] = []
     for c in cands:
-        verdict = judge(llm, Statement(c.text, c.event_at), Statement(item.text, item.event_at))  # type: ignore[arg-type]
+        earlier, later = Statement(c.text, c.event_at), Statement(item.text, item.event_at)
+        verdict = judge(llm, earlier, later, prompt=prompt)  # type: ignore[arg-type]
         j = Judged(c, verdict)
         judged.append(j)
         p = check(item, j, similar)

@@ -8,7 +8,7 @@ import json
 from datetime import UTC, datetime
 
 import pytest
-from support.replies import extraction, item, item_id, judged
+from support.replies import extraction, item, item_id, replaced
 
 from dcpm_cli.models import RawInput
 from dcpm_cli.read.recall import recall
@@ -32,7 +32,7 @@ def script_arc(llm) -> None:
     for day, text in STANCES:
         llm.enqueue(extraction(item(text, attribute="exercise")))
         if previous is not None:
-            llm.enqueue(judged("replaces"))
+            llm.enqueue(*replaced())
         raw = RawInput(text=f"## {day}\n{text}.", session="journal", source="journal.md", said_at=_noon(day))
         previous = item_id(raw)
 
@@ -96,7 +96,7 @@ def test_process_and_dream_take_the_same_setting(cli, llm, store, embedder, tmp_
     (dcpm_home() / "config.toml").write_text("no_supersedes = true\n")
     llm.enqueue(
         extraction(item("Gave up climbing and runs alone again", attribute="exercise")),
-        judged("replaces"),  # the nearest of the three stances, all current here
+        *replaced(),  # the nearest of the three stances, all current here
         {"actions": []},  # the dream's induction over the four stances
     )
     out = json.loads(cli("dream", "--json").stdout)

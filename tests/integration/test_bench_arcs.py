@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support.replies import extraction, item, judged
+from support.replies import answered, extraction, item, replaced
 
 from benchmarks import arcs
 from dcpm_cli.embed import Embedder
@@ -53,7 +53,7 @@ def replies(last: str) -> list[Any]:
         extraction(MEAT),
         extraction(ALLERGY),  # nothing near it (the meat is 0.03 away): no judgement
         extraction(VEG),
-        judged(last),  # the vegetarian stance / the meat
+        *answered(last),  # the vegetarian stance / the meat
     ]
 
 
@@ -71,10 +71,10 @@ def test_a_chain_that_holds_the_arc_scores_full_marks(embedder: Embedder, tmp_pa
         "Has gone vegetarian after a documentary",
     ]
     assert (r.current_at_1, r.completeness, r.stale_current, r.distractors_kept) == (1.0, 1.0, 0, [True])
-    assert r.llm_calls == 4
+    assert r.llm_calls == 5  # three extractions; the one replaces asked twice
     text = arcs.render(r)
     assert "current@1          1.00" in text and "distractors kept   1/1" in text
-    assert "LLM calls/input    1.33" in text
+    assert "LLM calls/input    1.67" in text
 
 
 def test_a_missed_supersede_leaves_a_stale_stance_and_no_arc(embedder: Embedder, tmp_path: Path) -> None:
@@ -93,7 +93,7 @@ def test_a_distractor_merged_into_an_arc_is_not_kept(embedder: Embedder, tmp_pat
         extraction(
             item("Has gone vegetarian and is allergic to penicillin", topic="health", attribute="allergies")
         ),
-        judged("replaces"),  # the allergy, its nearest: a small model's bad merge
+        *replaced(),  # the allergy, its nearest: a small model's bad merge
     )
 
     r = arcs.run(TINY, llm, embedder, str(tmp_path / "store"))
@@ -152,4 +152,4 @@ def test_the_command_prints_figures_as_json(tmp_path: Path, capsys: pytest.Captu
         0,
         "1/1",
     )
-    assert out["calls_per_input"] == pytest.approx(4 / 3)
+    assert out["calls_per_input"] == pytest.approx(5 / 3)

@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
-from support.replies import extraction, item, judged
+from support.replies import extraction, item, replaced
 
 from dcpm_cli.bench.qa import judge_prompt, run_qa
 from dcpm_cli.config import Settings
@@ -129,7 +129,7 @@ def qa_with_memory(lme: Path, embedder, ablation: str) -> tuple[dict, ScriptedLL
     llm.enqueue(
         extraction(item(denver, topic="home", attribute="home city", kind="identity")),
         extraction(item("Moved to Portland in May 2023", topic="home", attribute="home city")),
-        judged("replaces"),
+        *replaced(),
         "You live in Portland.",
         "yes",
     )
@@ -137,7 +137,7 @@ def qa_with_memory(lme: Path, embedder, ablation: str) -> tuple[dict, ScriptedLL
     path = lme.with_name(f"q2-{ablation}.json")
     path.write_text(json.dumps(records))
     bench = run_qa(path, embedder, Settings.resolve(llm="scripted"), llm, llm, ablation=ablation)
-    return {"bench": bench, "reader": llm.calls[3]["messages"][-1]["content"]}, llm
+    return {"bench": bench, "reader": llm.calls[4]["messages"][-1]["content"]}, llm
 
 
 def _first_item(session: str) -> str:
@@ -151,10 +151,10 @@ def _first_item(session: str) -> str:
 
 def test_the_ablation_rows_build_memory_with_the_whole_system(lme, embedder) -> None:
     full, llm = qa_with_memory(lme, embedder, "full")
-    assert len(llm.calls) == 5 and llm.replies == []  # 2 extractions, 1 reconcile, reader, judge
+    assert len(llm.calls) == 6 and llm.replies == []  # 2 extractions, 1 replaces asked twice, reader, judge
     assert "Moved to Portland" in full["reader"]
     assert "[earlier: 2023-05-10: Lives in Denver]" in full["reader"]
-    assert full["bench"].memory_usage.calls == 3 and full["bench"].accuracy() == (1.0, 1)
+    assert full["bench"].memory_usage.calls == 4 and full["bench"].accuracy() == (1.0, 1)
 
     ablated, _ = qa_with_memory(lme, embedder, "no-supersedes")
     reader = ablated["reader"]

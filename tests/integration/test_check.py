@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support.replies import extraction, item, item_id, judged
+from support.replies import extraction, item, item_id, replaced
 
 from dcpm_cli.llm import ScriptedLLM
 from dcpm_cli.models import DONE, PENDING, Edge, MemoryItem, Node, RawInput
@@ -44,7 +44,7 @@ def two_stances(writer: Writer, llm: ScriptedLLM) -> tuple[RawInput, RawInput]:
     writer.add([first])
     llm.enqueue(
         extraction(item("Is vegetarian", topic="food", attribute="diet")),
-        judged("replaces"),
+        *replaced(),
     )
     return first, second
 

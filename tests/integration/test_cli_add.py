@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from support.fitness import FITNESS, assert_one_chain_of_five, fitness_replies
 from support.replies import extraction, item, item_id, judged
 
@@ -21,7 +22,7 @@ def test_llm_failure_at_the_third_input_loses_nothing_and_process_completes_the_
     journal.write_text(FITNESS_JOURNAL, encoding="utf-8")
     raws = ingest.parse(FITNESS_JOURNAL, session="fitness")
     assert len(raws) == 5
-    llm.enqueue(*fitness_replies(raws)[:3])  # input 1; input 2 and its reconcile; then it is down
+    llm.enqueue(*fitness_replies(raws)[:4])  # input 1; input 2 and its judgement, asked twice; then down
 
     added = cli("add", "--file", str(journal))
 
@@ -159,6 +160,7 @@ def test_failed_extraction_exits_3_and_process_retries_it(cli, llm) -> None:
     assert [i.text for i in cli.open_store().all_items()] == ["Has started bouldering"]
 
 
+@pytest.mark.four_way
 def test_refused_judgements_are_reported(cli, llm) -> None:
     llm.enqueue(extraction(item("Drinks three flat whites a day", topic="food", attribute="coffee habit")))
     cli("add", "Three flat whites a day.", "--at", "2026-02-01")

@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from support.dream_fixtures import dream_once
-from support.replies import extraction, item, item_id, judge_calls, judged
+from support.replies import extraction, item, item_id, judge_calls, judged, replaced
 
 from dcpm_cli.llm import ScriptedLLM
 from dcpm_cli.models import JUDGED, RawInput
@@ -34,7 +34,7 @@ def test_the_dream_relinks_a_late_import(writer: Writer, llm: ScriptedLLM, store
     meat, vegan = late_import(writer, llm)
     assert store.judged_pairs() == set() and all(i.is_current for i in store.all_items())
     calls = len(llm.calls)
-    llm.enqueue(judged("replaces", "both about diet; meat then vegan"))
+    llm.enqueue(*replaced("both about diet; meat then vegan"))
 
     out = dream_once(store, embedder, llm, writer=writer, relink=True)
 
@@ -75,6 +75,6 @@ def test_the_relink_pass_keeps_to_the_budget_and_resumes(
     spent = dream_once(store, embedder, llm, writer=writer, relink=True, max_calls=0)
 
     assert spent.run.status == "budget" and store.judged_pairs() == set()
-    llm.enqueue(judged("replaces"))
+    llm.enqueue(*replaced())
     assert dream_once(store, embedder, llm, writer=writer, relink=True).run.status == "ok"
     assert [i.id for i in store.chain(meat)] == [meat, vegan]

@@ -6,6 +6,7 @@ import dataclasses
 import json
 from pathlib import Path
 
+import pytest
 from support.fitness import fitness_raws, fitness_replies
 from support.replies import extraction, item, judged
 
@@ -232,6 +233,7 @@ def test_forget_unknown_id_is_bad_input(cli, llm) -> None:
     assert res.exit_code == 2 and "r_doesnotexist" in res.stderr
 
 
+@pytest.mark.four_way
 def test_an_update_made_by_a_forgotten_input_is_undone(writer, llm, store, cli) -> None:
 
     from dcpm_cli.models import RawInput

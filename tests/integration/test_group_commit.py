@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import pytest
 from support.replies import extraction, item, item_id, judged
 
 from dcpm_cli.config import Settings
@@ -24,6 +25,10 @@ SPORT = {"topic": "fitness", "attribute": "exercise"}
 
 def said(day: int) -> datetime:
     return datetime(2026, 5, day, 8, tzinfo=UTC)
+
+
+# The diary has an UPDATE (the fifth input), which comes from the four-way judgement.
+pytestmark = pytest.mark.four_way
 
 
 def diary() -> list[tuple[RawInput, Callable[[ScriptedLLM], None]]]:

@@ -152,10 +152,11 @@ def test_export_to_stdout_is_one_json_record_a_line(rich_store, cli) -> None:
     assert all("vector" not in json.loads(line) for line in lines)
 
 
+@pytest.mark.four_way  # an item updated
 def test_a_newer_export_moves_an_older_copy_forward(cli, llm, tmp_path: Path) -> None:
     """Importing Tuesday's export over Monday's copy: what changed since (an item superseded,
     an item updated, an input extracted) comes over; importing Monday's again changes nothing."""
-    from support.replies import extraction, item, judged
+    from support.replies import extraction, item, judged, replaced
 
     llm.enqueue(
         extraction(
@@ -171,7 +172,7 @@ def test_a_newer_export_moves_an_older_copy_forward(cli, llm, tmp_path: Path) ->
 
     llm.enqueue(
         extraction(item("Eats meat again", topic="food", attribute="diet")),
-        judged("replaces"),
+        *replaced(),
         extraction(item("Bought a bread machine", topic="home", attribute="kitchen")),
         judged("unrelated"),  # the meat
         judged("unrelated"),  # Leeds

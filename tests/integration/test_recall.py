@@ -12,7 +12,7 @@ import jsonschema
 import pytest
 from support.paths import README
 from support.procs import dcpm_script
-from support.replies import extraction, item, item_id, judged
+from support.replies import extraction, item, item_id, replaced
 
 from dcpm_cli.models import RawInput
 from dcpm_cli.read.recall import recall
@@ -38,7 +38,7 @@ def fitness(writer, llm):
         raw = RawInput(text=f"Journal: {text}.", session="journal", said_at=_at(day))
         llm.enqueue(extraction(item(text, attribute="group fitness")))
         if previous is not None:
-            llm.enqueue(judged("replaces"))
+            llm.enqueue(*replaced())
         writer.add([raw])
         previous = item_id(raw)
     return previous

@@ -18,7 +18,7 @@ from support.dream_fixtures import (
     ids_of,
     night_one,
 )
-from support.replies import extraction, item, judged
+from support.replies import extraction, item, replaced
 
 from dcpm_cli.llm import ScriptedLLM
 from dcpm_cli.models import Edge, Node, RawInput
@@ -90,7 +90,7 @@ def supersede_all(writer, llm, store, old_ids: list[str], texts: list[str]) -> N
     raw = RawInput(text="Journal: " + " ".join(texts), said_at=datetime(2026, 6, 1, 12, tzinfo=UTC))
     llm.enqueue(
         extraction(*(item(t, topic="fitness", attribute="morning exercise") for t in texts)),
-        *(judged("replaces") for _ in old_ids),
+        *(r for _ in old_ids for r in replaced()),
     )
     outcome = writer.add([raw]).outcomes[0]
     assert len(outcome.superseded) == len(old_ids), outcome.rejected
@@ -145,7 +145,7 @@ def test_a_node_whose_evidence_was_all_superseded_is_stale(cli, writer, llm, sto
     for day, fact in enumerate(late, 2):
         # Short words around the fact's own: the fact, not the previous change, is the nearest.
         text = f"No longer: {fact.text}"
-        llm.enqueue(extraction(item(text, topic="work")), judged("replaces"))
+        llm.enqueue(extraction(item(text, topic="work")), *replaced())
         writer.add([RawInput(text=text, said_at=datetime(2026, 6, day, 12, tzinfo=UTC))])
     assert store.superseded_ids([f.id for f in late]) == {f.id for f in late}
     result = recall(store, embedder, "swims before breakfast", k=4)

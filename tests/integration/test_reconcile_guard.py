@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 
 import jsonschema
 import pytest
-from support.replies import extraction, item, item_id, judge_calls, judged
+from support.replies import extraction, item, item_id, judge_calls, judged, replaced
 
 from dcpm_cli.dates import resolve_when
 from dcpm_cli.llm import ScriptedLLM
@@ -36,6 +36,7 @@ ALLERGY = item("Is allergic to penicillin", kind="identity", topic="health", att
 DIET = item("Eats meat every day, steak is the favourite dinner", topic="food", attribute="diet")
 
 
+@pytest.mark.four_way
 def test_a_refused_judgement_is_recorded_and_shown(
     writer: Writer, llm: ScriptedLLM, store: Store, cli
 ) -> None:
@@ -86,6 +87,7 @@ def test_an_item_with_nothing_near_it_is_added_without_asking(
     ]
 
 
+@pytest.mark.four_way
 def test_a_change_of_stance_judged_an_added_detail_becomes_a_supersede(
     writer: Writer, llm: ScriptedLLM, store: Store
 ) -> None:
@@ -109,6 +111,7 @@ def test_a_change_of_stance_judged_an_added_detail_becomes_a_supersede(
     ]
 
 
+@pytest.mark.four_way
 def test_a_real_added_detail_is_still_an_update(writer: Writer, llm: ScriptedLLM, store: Store) -> None:
     first = seed(writer, llm, item("Grows tomatoes on the balcony", topic="hobbies", attribute="gardening"))
     target = item_id(first)
@@ -124,6 +127,7 @@ def test_a_real_added_detail_is_still_an_update(writer: Writer, llm: ScriptedLLM
     assert store.get_items([target])[target].text == merged
 
 
+@pytest.mark.four_way
 def test_a_duplicate_must_say_the_same_thing(writer: Writer, llm: ScriptedLLM, store: Store) -> None:
     first = seed(writer, llm, ALLERGY, DIET)
     allergy, diet = item_id(first, 0), item_id(first, 1)
@@ -143,7 +147,56 @@ def test_a_duplicate_must_say_the_same_thing(writer: Writer, llm: ScriptedLLM, s
     assert len(store.all_items()) == 3
 
 
-def test_the_judgement_schema_is_a_relation_of_four(writer: Writer, llm: ScriptedLLM, store: Store) -> None:
+def test_the_judgement_names_both_things_then_answers_yes_or_no_and_a_replaces_is_asked_again(
+    writer: Writer, llm: ScriptedLLM, store: Store
+) -> None:
+    seed(writer, llm, DIET)
+    llm.enqueue(extraction(item("Has gone vegan", topic="food", attribute="diet")), *replaced())
+
+    report = writer.add([said("2026-05-01")])
+
+    assert report.superseded == 1
+    first, again = (c for c in llm.calls[-2:])
+    names = ["earlier_about", "later_about", "same_thing", "earlier_still_true"]
+    assert list(first["schema"]["properties"]) == names
+    assert list(again["schema"]["properties"]) == ["later_about", "earlier_about", *names[2:]]
+    for call in (first, again):
+        schema = call["schema"]
+        jsonschema.validate({"earlier_about": "diet", "later_about": "diet", "same_thing": "yes",
+                             "earlier_still_true": "no"}, schema)  # fmt: skip
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate({"earlier_about": "diet", "later_about": "diet", "same_thing": "maybe",
+                                 "earlier_still_true": "no"}, schema)  # fmt: skip
+    # One system message for every pair and both phrasings (a server's prompt cache serves it).
+    assert first["messages"][0]["content"] == again["messages"][0]["content"] == PROMPTS[DEFAULT].system
+    assert first["messages"][1] == again["messages"][1]
+
+
+def test_a_replaces_the_second_phrasing_does_not_confirm_is_no_link(
+    writer: Writer, llm: ScriptedLLM, store: Store
+) -> None:
+    seed(writer, llm, DIET)
+    vegan = said("2026-05-01")
+    llm.enqueue(
+        extraction(item("Has gone vegan", topic="food", attribute="diet")),
+        judged("replaces", "diet"),
+        judged("unrelated", "veganism"),
+    )
+
+    report = writer.add([vegan])
+
+    assert (report.added, report.superseded) == (1, 0)
+    assert all(i.is_current for i in store.all_items())
+    (e,) = [e for e in store.events_for(item_id(vegan)) if e.op == "JUDGED"]
+    assert e.detail.startswith(
+        "unrelated: diet / diet; same thing: yes; earlier still true: no; but asked again:"
+    )
+
+
+@pytest.mark.four_way
+def test_the_four_way_judgement_schema_is_a_relation_of_four(
+    writer: Writer, llm: ScriptedLLM, store: Store
+) -> None:
     seed(writer, llm, DIET)
     llm.enqueue(extraction(item("Has gone vegan", topic="food", attribute="diet")), judged("replaces"))
 
@@ -156,7 +209,7 @@ def test_the_judgement_schema_is_a_relation_of_four(writer: Writer, llm: Scripte
         with pytest.raises(jsonschema.ValidationError):
             jsonschema.validate(bad, schema)
     # The system message is the same for every pair (a server's prompt cache serves it).
-    assert llm.calls[-1]["messages"][0]["content"] == PROMPTS[DEFAULT].system
+    assert llm.calls[-1]["messages"][0]["content"] == PROMPTS["four"].system
 
 
 def test_an_invalid_judgement_is_asked_again_and_never_silently_added(
@@ -164,13 +217,18 @@ def test_an_invalid_judgement_is_asked_again_and_never_silently_added(
 ) -> None:
     first = seed(writer, llm, DIET)
     raw = said("2026-05-01")
-    invalid = {"reason": "merge them", "relation": "MERGE"}
+    invalid = {
+        "earlier_about": "diet",
+        "later_about": "diet",
+        "same_thing": "MERGE",
+        "earlier_still_true": "no",
+    }
     llm.enqueue(extraction(item("Has gone vegan", topic="food", attribute="diet")), invalid, invalid, invalid)
 
     report = writer.add([raw])
 
     assert (report.failed, report.added, report.superseded) == (1, 0, 0)
-    assert "relation" in report.outcomes[0].error
+    assert "same_thing" in report.outcomes[0].error
     assert "That reply was invalid" in llm.calls[-1]["messages"][-1]["content"]
     assert store.get_raw([raw.id])[raw.id].status == FAILED  # `dcpm process` tries it again
     assert [i.id for i in store.all_items()] == [item_id(first)]
@@ -266,7 +324,7 @@ def test_a_stance_said_before_the_current_one_never_replaces_it(
     llm.enqueue(
         extraction(item("Eats fish again since March", topic="food", attribute="diet", when="since March")),
         judged("unrelated"),  # the meat of the old journal, the nearest
-        judged("replaces"),  # the vegan diet
+        *replaced(),  # the vegan diet
     )
     assert writer.add([later]).superseded == 1
     assert not store.get_items([vegan])[vegan].is_current

@@ -8,12 +8,15 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
+import pytest
 from support.replies import extraction, item, item_id, judged
 
 from dcpm_cli.llm import ScriptedLLM
 from dcpm_cli.models import RawInput
 from dcpm_cli.store import Store
 from dcpm_cli.write.pipeline import Writer
+
+pytestmark = pytest.mark.four_way  # UPDATE comes from the four-way judgement
 
 GARDEN = {"topic": "hobbies", "attribute": "gardening"}
 

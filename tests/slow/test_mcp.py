@@ -77,7 +77,7 @@ def test_an_agent_remembers_recalls_and_follows_a_change_of_mind(dcpm_home: Path
     replies = [
         R.extraction(R.item("runs 5 km every morning before work", attribute="morning exercise")),
         R.extraction(R.item("swims every morning instead of running", attribute="morning exercise")),
-        R.judged("replaces"),
+        *R.replaced(),
         R.extraction(R.item("is vegetarian", kind="identity", topic="diet", attribute="diet")),
         R.judged("unrelated"),
     ]

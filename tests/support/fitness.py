@@ -9,7 +9,7 @@ from typing import Any
 from dcpm_cli.ingest.text import parse_time
 from dcpm_cli.models import JUDGED, RawInput
 from dcpm_cli.store import Store
-from support.replies import extraction, item, item_id, judged
+from support.replies import extraction, item, item_id, replaced
 
 # The paper's supersedes example: one user's stance on group fitness, five times in seven months.
 FITNESS = [
@@ -58,7 +58,7 @@ def fitness_replies(raws: list[RawInput], start: int = 0) -> list[dict[str, Any]
         day, _, stance = FITNESS[i]
         out.append(extraction(item(stance, kind="identity", attribute="group fitness", when=day)))
         if i > 0:
-            out.append(judged("replaces"))  # the previous stance, the only current one
+            out.extend(replaced())  # the previous stance, the only current one
     return out
 
 

@@ -33,16 +33,40 @@ def extraction(*items: dict[str, Any]) -> dict[str, Any]:
 
 
 def judged(relation: str, reason: str = "scripted") -> dict[str, Any]:
-    """A pairwise judgement (prompts/judge.py): how the LATER statement relates to the EARLIER."""
-    return {"reason": reason, "relation": relation}
+    """A pairwise judgement (prompts/judge.py): how the LATER statement relates to the EARLIER,
+    answered in every prompt's fields (each reads its own): the four-way `relation`, and the
+    default `thing` prompt's names and yes/no answers. `thing` asks a replaces twice, so a
+    replaces under it takes two of these (`replaced()`); it reads adds_detail and same as
+    unrelated."""
+    same = relation != "unrelated"
+    return {
+        "reason": reason,
+        "relation": relation,
+        "earlier_about": reason,
+        "later_about": reason,
+        "same_thing": "yes" if same else "no",
+        "earlier_still_true": "no" if relation == "replaces" else "yes",
+    }
+
+
+def answered(relation: str, reason: str = "scripted") -> list[dict[str, Any]]:
+    """The replies one judgement under the default prompt takes: two for a replaces."""
+    return list(replaced(reason)) if relation == "replaces" else [judged(relation, reason)]
+
+
+def replaced(reason: str = "scripted") -> tuple[dict[str, Any], dict[str, Any]]:
+    """A replaces under the default prompt: the question, and the same answer asked again."""
+    return judged("replaces", reason), judged("replaces", reason)
 
 
 def judge_calls(calls: list[dict[str, Any]]) -> list[tuple[str, str]]:
-    """The (EARLIER, LATER) texts of every judgement a scripted LLM was asked, in order."""
+    """The (EARLIER, LATER) texts of every pair a scripted LLM was asked about, in order (a
+    replaces asked again, in the other order, is the same question)."""
     out = []
     for c in calls:
         user = c["messages"][-1]["content"]
-        if user.startswith("EARLIER"):
+        again = next(iter((c["schema"] or {}).get("properties", {})), "") == "later_about"
+        if user.startswith("EARLIER") and not again:
             earlier, later = user.split("\n", 1)
             out.append((earlier.split(": ", 1)[1], later.split(": ", 1)[1]))
     return out

@@ -11,11 +11,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.replies import judged
 
 from benchmarks import pairs
 from dcpm_cli.errors import LLMBadReply
 from dcpm_cli.llm import ScriptedLLM
-from dcpm_cli.prompts.judge import _EXAMPLES, PROMPTS, Statement
+from dcpm_cli.prompts.judge import _EXAMPLES, _THING_EXAMPLES, PROMPTS, Statement, Thing
 from dcpm_cli.write.judge import judge
 
 
@@ -29,7 +30,8 @@ def pair(label: str, n: int) -> dict[str, Any]:
 
 
 def answer(relation: str) -> dict[str, str]:
-    return {"reason": "because", "relation": relation}
+    """A reply in every prompt's fields (support.replies.judged)."""
+    return judged(relation, "because")
 
 
 # gold → answered: 3 replaces (2 right, 1 said unrelated), 2 adds_detail (1 right, 1 said
@@ -44,7 +46,7 @@ SAID = (
 
 def test_precision_recall_and_matrix_on_the_four_way_prompt(tmp_path: Path) -> None:
     llm = ScriptedLLM().enqueue(*(answer(r) for r in SAID), *["not json"] * 3)
-    results = pairs.run(llm, [pair(g, i) for i, g in enumerate(GOLD)])
+    results = pairs.run(llm, [pair(g, i) for i, g in enumerate(GOLD)], prompt="four")
 
     s = pairs.score(results)
 
@@ -102,10 +104,28 @@ def test_a_reasoned_prompt_asks_for_the_reason_before_the_verdict(prompt: str, f
 
 def test_an_answer_outside_the_enum_is_asked_again_then_refused() -> None:
     llm = ScriptedLLM().enqueue(answer("supersede"), answer("replaces"))
-    assert judge(llm, Statement("a", _at(1)), Statement("b", _at(2))).relation == "replaces"
+    assert judge(llm, Statement("a", _at(1)), Statement("b", _at(2)), prompt="four").relation == "replaces"
     llm.enqueue(*[answer("maybe")] * 3)
     with pytest.raises(LLMBadReply):
+        judge(llm, Statement("a", _at(1)), Statement("b", _at(2)), prompt="four")
+    llm.enqueue(*[answer("replaces") | {"same_thing": "perhaps"}] * 3)
+    with pytest.raises(LLMBadReply, match="same_thing"):
         judge(llm, Statement("a", _at(1)), Statement("b", _at(2)))
+
+
+def test_the_default_asks_a_replaces_again_with_the_later_thing_named_first() -> None:
+    llm = ScriptedLLM().enqueue(*[answer("replaces")] * 3, answer("unrelated"))
+    bees, sold = Statement("I keep bees.", _at(1)), Statement("Sold the hives.", _at(2))
+    assert judge(llm, bees, sold).relation == "replaces"
+    first, again = (list(c["schema"]["properties"])[:2] for c in llm.calls)
+    assert (first, again) == (["earlier_about", "later_about"], ["later_about", "earlier_about"])
+    # The second phrasing disagrees: no replaces (a wrong link hides a true belief).
+    v = judge(llm, bees, sold)
+    assert (v.relation, v.answer) == ("unrelated", "not confirmed") and "but asked again" in v.reason
+    # Only a replaces is asked twice.
+    calls = len(llm.calls)
+    assert judge(llm.enqueue(answer("adds_detail")), bees, sold).relation == "unrelated"
+    assert len(llm.calls) == calls + 1
 
 
 def test_the_command_writes_one_row_per_pair(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -115,7 +135,20 @@ def test_the_command_writes_one_row_per_pair(tmp_path: Path, capsys: pytest.Capt
     replies.write_text("\n".join(json.dumps(answer(r)) for r in ["replaces", "replaces", "same"]))
     out = tmp_path / "out.jsonl"
 
-    pairs.main(["--llm", f"scripted:{replies}", "--set", str(data), "--limit", "2", "--out", str(out)])
+    pairs.main(
+        [
+            "--llm",
+            f"scripted:{replies}",
+            "--set",
+            str(data),
+            "--limit",
+            "2",
+            "--out",
+            str(out),
+            "--prompt",
+            "four",
+        ]
+    )
 
     rows = [json.loads(line) for line in out.read_text().splitlines()]
     assert [(r["label"], r["relation"]) for r in rows] == [
@@ -137,11 +170,21 @@ def test_the_packaged_sets_meet_the_issue_shape(name: str) -> None:
         assert p["earlier"]["said_at"] <= p["later"]["said_at"]
     # the few-shot examples come from topics in neither set
     texts = {p[side]["text"] for p in data for side in ("earlier", "later")}
-    assert not texts & {t for e in _EXAMPLES for t in e[:2]}
+    assert not texts & {t for e in (*_EXAMPLES, *_THING_EXAMPLES) for t in e[:2]}
+
+
+def test_every_prompt_a_user_can_choose_is_a_prompt() -> None:
+    from dcpm_cli.config import JUDGE_PROMPTS
+
+    assert set(JUDGE_PROMPTS) == set(PROMPTS) - {"thing_later_first"}  # that one only confirms
 
 
 def test_every_prompt_names_its_answers_in_its_examples() -> None:
     for p in PROMPTS.values():
+        if isinstance(p, Thing):
+            for said in ('"same_thing": "yes"', '"same_thing": "no"', '"earlier_still_true": "no"'):
+                assert said in p.system
+            continue
         for a in p.answers:
             assert f'"relation": "{a}"' in p.system
 
@@ -156,7 +199,8 @@ def test_a_model_that_stops_answering_ends_the_run_with_the_pairs_judged(
     data = tmp_path / "set.json"
     data.write_text(json.dumps([pair("replaces", 0), pair("unrelated", 1), pair("same", 2)]))
     replies = tmp_path / "replies.jsonl"
-    replies.write_text(json.dumps(answer("replaces")) + "\n" + json.dumps({"raise": "unavailable"}))
+    replaced = json.dumps(answer("replaces"))  # the default prompt asks a replaces twice
+    replies.write_text(f"{replaced}\n{replaced}\n" + json.dumps({"raise": "unavailable"}))
 
     pairs.main(["--llm", f"scripted:{replies}", "--set", str(data)])
 
