@@ -59,6 +59,7 @@ from types import ModuleType
 from typing import Any
 
 import dcpm_cli
+from benchmarks.judgements import judged
 
 ROOT = Path(dcpm_cli.__file__).resolve().parents[1]
 FAULTS = ("down", "timeout", "http500", "invalid_json", "schema", "length")
@@ -126,6 +127,11 @@ def fake_ollama_module() -> ModuleType:
     return module
 
 
+# The four-way judgement: its adds_detail is an UPDATE (a row rewritten in place), so kills and
+# faults meet every write the writer makes, not only the default prompt's ADD and SUPERSEDE.
+JUDGE_PROMPT = "four"
+
+
 class Responder:
     """Answers every chat request like a model that follows the schemas, unless a fault is set
     for the request's phase (told apart by the reply schema the client sends)."""
@@ -159,7 +165,7 @@ class Responder:
         if kind == "down":  # at extraction the harness points at no server at all
             return fo.Drop()
         if kind == "timeout":
-            return fo.Delay(LLM_TIMEOUT * 3, then={"items": [], "reason": "", "relation": "unrelated"})
+            return fo.Delay(LLM_TIMEOUT * 3, then={"items": [], **judged("unrelated")})
         if kind == "http500":
             return fo.Error(500, "model runner has unexpectedly stopped")
         if kind == "invalid_json":
@@ -167,7 +173,7 @@ class Responder:
         if kind == "schema":
             if phase == "extraction":
                 return {"items": [{"kind": "opinion", "text": "", "salience": "high"}]}
-            return {"reason": "", "relation": "MAYBE"}
+            return judged("unrelated") | {"relation": "MAYBE", "same_thing": "MAYBE"}
         if kind == "length":
             body = {
                 "model": model,
@@ -182,7 +188,12 @@ class Responder:
         raise ValueError(f"unknown fault {kind!r}")
 
 
-_PHASE_OF = {"items": "extraction", "relation": "reconcile", "actions": "induction"}
+_PHASE_OF = {
+    "items": "extraction",
+    "relation": "reconcile",
+    "same_thing": "reconcile",
+    "actions": "induction",
+}
 
 
 def _fact(prompt: str) -> dict[str, Any]:
@@ -201,12 +212,18 @@ def _fact(prompt: str) -> dict[str, Any]:
 
 
 def _judgement(prompt: str) -> dict[str, Any]:
-    """Unrelated, and now and then `replaces` or `adds_detail` (so chains and updates are
+    """Like a model that reads the two texts: statements on different themes are unrelated; on
+    the same theme, `replaces`, `adds_detail` or `unrelated` by turns (so chains and updates are
     written, and a kill can cut them short)."""
-    later = prompt.split("\nLATER", 1)[-1]
-    roll = zlib.crc32(later.encode()) % 5
-    relation = "replaces" if roll == 0 else "adds_detail" if roll == 1 else "unrelated"
-    return {"reason": "scripted", "relation": relation}
+    earlier, _, later = prompt.partition("\nLATER")
+
+    def theme(text: str) -> str | None:
+        return next((t for t, s in THEMES.items() if s.casefold() in text.casefold()), None)
+
+    if theme(earlier) is None or theme(earlier) != theme(later):
+        return judged("unrelated")
+    roll = zlib.crc32(later.encode()) % 3
+    return judged("replaces" if roll == 0 else "adds_detail" if roll == 1 else "unrelated")
 
 
 def _actions(prompt: str) -> list[dict[str, Any]]:
@@ -298,6 +315,7 @@ class Lab:
             "DCPM_HOME": str(self.home),
             "DCPM_LLM": f"ollama:{MODEL}",
             "DCPM_LLM_TIMEOUT": "30",
+            "DCPM_JUDGE_PROMPT": JUDGE_PROMPT,
             "OLLAMA_HOST": self.server.host,
             "PYTHONPATH": path,
             "COLUMNS": "100",
@@ -325,7 +343,13 @@ class Lab:
         from dcpm_cli.config import Settings
         from dcpm_cli.write.pipeline import Writer
 
-        s = Settings(store=str(self.store_path), llm=f"ollama:{MODEL}", llm_timeout=LLM_TIMEOUT, **settings)
+        s = Settings(
+            store=str(self.store_path),
+            llm=f"ollama:{MODEL}",
+            llm_timeout=LLM_TIMEOUT,
+            judge_prompt=JUDGE_PROMPT,
+            **settings,
+        )
         return Writer(self.store(), self.embedder, llm, s)
 
     def llm(self, host: str | None = None) -> Any:

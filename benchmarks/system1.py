@@ -49,6 +49,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from benchmarks.judgements import judged
 from dcpm_cli.config import Settings
 from dcpm_cli.embed import Embedder, get_embedder
 from dcpm_cli.ingest import formats as ingest
@@ -366,8 +367,7 @@ class BenchLLM(ScriptedLLM):
     def _judge(self, prompt: str) -> dict[str, Any]:
         later = prompt.split("\nLATER (said ", 1)[1].split("): ", 1)[1]
         op = self.plan.get(later, "ADD")
-        relation = {"SUPERSEDE": "replaces", "UPDATE": "adds_detail"}.get(op, "unrelated")
-        return {"reason": "planned", "relation": relation}
+        return judged({"SUPERSEDE": "replaces", "UPDATE": "adds_detail"}.get(op, "unrelated"))
 
 
 # -- part 1: overhead per add -------------------------------------------------------------

@@ -256,6 +256,7 @@ def test_dcpm_add_runs_the_whole_pipeline_through_ollama_host(
         Reply(coffee, 50, 10),
         Reply(GOOD, 60, 30),
         Reply(judged("replaces"), 70, 10),
+        Reply(judged("replaces"), 70, 10),  # a replaces is asked again before it links
     )
 
     done = dcpm(
@@ -267,10 +268,10 @@ def test_dcpm_add_runs_the_whole_pipeline_through_ollama_host(
     assert done.returncode == 0, done.stderr
     summary = json.loads(done.stdout)
     assert (summary["stored"], summary["extracted"], summary["added"], summary["superseded"]) == (3, 2, 2, 1)
-    assert (summary["llm_calls"], summary["prompt_tokens"], summary["completion_tokens"]) == (3, 180, 50)
+    assert (summary["llm_calls"], summary["prompt_tokens"], summary["completion_tokens"]) == (4, 250, 60)
     sent = fake_ollama.chat_requests
-    assert [s.get("think") for s in sent] == [False, None, None, None]  # refused once, then omitted
-    assert [s["format"]["title"] for s in sent] == ["Extraction"] * 3 + ["Judgement"]
+    assert [s.get("think") for s in sent] == [False, None, None, None, None]  # refused once, then omitted
+    assert [s["format"]["title"] for s in sent] == ["Extraction"] * 3 + ["Judgement"] * 2
     assert {s["model"] for s in sent} == {"tiny"}
     assert "I quit coffee, green tea now." in sent[2]["messages"][-1]["content"]
     assert "assistant: That is a lot of coffee." in sent[2]["messages"][-1]["content"]
