@@ -335,6 +335,9 @@ def test_ctrl_c_during_add_prints_what_was_done_and_exits_130(fake_ollama: FakeO
         stderr=subprocess.PIPE,
         text=True,
         env={**os.environ, "OLLAMA_HOST": fake_ollama.host, "COLUMNS": "100"},
+        # As in a terminal: a runner started in the background (`cmd &` in a script) hands its
+        # children SIGINT ignored, and Python then never raises KeyboardInterrupt.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     assert proc.stdin is not None
     proc.stdin.write(log)
