@@ -59,7 +59,7 @@ from types import ModuleType
 from typing import Any
 
 import dcpm_cli
-from benchmarks.judgements import judged
+from dcpm_cli.prompts.judge import scripted_reply
 
 ROOT = Path(dcpm_cli.__file__).resolve().parents[1]
 FAULTS = ("down", "timeout", "http500", "invalid_json", "schema", "length")
@@ -165,7 +165,7 @@ class Responder:
         if kind == "down":  # at extraction the harness points at no server at all
             return fo.Drop()
         if kind == "timeout":
-            return fo.Delay(LLM_TIMEOUT * 3, then={"items": [], **judged("unrelated")})
+            return fo.Delay(LLM_TIMEOUT * 3, then={"items": [], **scripted_reply("unrelated")})
         if kind == "http500":
             return fo.Error(500, "model runner has unexpectedly stopped")
         if kind == "invalid_json":
@@ -173,7 +173,7 @@ class Responder:
         if kind == "schema":
             if phase == "extraction":
                 return {"items": [{"kind": "opinion", "text": "", "salience": "high"}]}
-            return judged("unrelated") | {"relation": "MAYBE", "same_thing": "MAYBE"}
+            return scripted_reply("unrelated") | {"relation": "MAYBE", "same_thing": "MAYBE"}
         if kind == "length":
             body = {
                 "model": model,
@@ -221,9 +221,9 @@ def _judgement(prompt: str) -> dict[str, Any]:
         return next((t for t, s in THEMES.items() if s.casefold() in text.casefold()), None)
 
     if theme(earlier) is None or theme(earlier) != theme(later):
-        return judged("unrelated")
+        return scripted_reply("unrelated")
     roll = zlib.crc32(later.encode()) % 3
-    return judged("replaces" if roll == 0 else "adds_detail" if roll == 1 else "unrelated")
+    return scripted_reply("replaces" if roll == 0 else "adds_detail" if roll == 1 else "unrelated")
 
 
 def _actions(prompt: str) -> list[dict[str, Any]]:

@@ -49,13 +49,13 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from benchmarks.judgements import judged
 from dcpm_cli.config import Settings
 from dcpm_cli.embed import Embedder, get_embedder
 from dcpm_cli.ingest import formats as ingest
 from dcpm_cli.ingest.text import read_file
 from dcpm_cli.llm import Reply, ScriptedLLM
 from dcpm_cli.models import DONE, Event, MemoryItem, RawInput, short_hash
+from dcpm_cli.prompts.judge import scripted_reply
 from dcpm_cli.store import Store
 from dcpm_cli.write.pipeline import Writer
 
@@ -367,7 +367,7 @@ class BenchLLM(ScriptedLLM):
     def _judge(self, prompt: str) -> dict[str, Any]:
         later = prompt.split("\nLATER (said ", 1)[1].split("): ", 1)[1]
         op = self.plan.get(later, "ADD")
-        return judged({"SUPERSEDE": "replaces", "UPDATE": "adds_detail"}.get(op, "unrelated"))
+        return scripted_reply({"SUPERSEDE": "replaces", "UPDATE": "adds_detail"}.get(op, "unrelated"))
 
 
 # -- part 1: overhead per add -------------------------------------------------------------

@@ -291,8 +291,6 @@ class Thing:
     name: str
     later_first: bool = False
     confirm: str | None = None  # the variant that must agree before a replaces stands
-    answers: tuple[str, ...] = ("replaces", "unrelated")
-    reasoned: bool = True  # the names of the things are its reasoning
 
     def _order(self) -> tuple[str, str]:
         return ("later_about", "earlier_about") if self.later_first else ("earlier_about", "later_about")
@@ -323,15 +321,31 @@ class Thing:
 
     @property
     def labels(self) -> tuple[str, ...]:
-        return self.answers
+        return ("replaces", "unrelated")
 
     def read(self, got: Any) -> tuple[str, str, str]:
         replaces = got.same_thing == "yes" and got.earlier_still_true == "no"
+        relation = "replaces" if replaces else "unrelated"
         reason = (
             f"{got.earlier_about} / {got.later_about}; same thing: {got.same_thing}; "
             f"earlier still true: {got.earlier_still_true}"
         )
-        return ("replaces" if replaces else "unrelated"), reason, ("replaces" if replaces else "unrelated")
+        return relation, reason, relation
+
+
+def scripted_reply(relation: str, reason: str = "scripted") -> dict[str, str]:
+    """A reply that every prompt here reads as `relation` (one of `RELATIONS`), for a scripted
+    model (the tests, the harnesses that fake the model): the four-way `relation` with its
+    reason, and the `thing` prompt's names and yes/no answers (it reads adds_detail and same as
+    unrelated, and asks a replaces twice)."""
+    return {
+        "reason": reason,
+        "relation": relation,
+        "earlier_about": reason,
+        "later_about": reason,
+        "same_thing": "no" if relation == "unrelated" else "yes",
+        "earlier_still_true": "no" if relation == "replaces" else "yes",
+    }
 
 
 def _messages(system: str, earlier: Statement, later: Statement) -> list[dict[str, str]]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from dcpm_cli.models import RawInput, short_hash
+from dcpm_cli.prompts.judge import scripted_reply
 
 
 def item(
@@ -34,19 +35,9 @@ def extraction(*items: dict[str, Any]) -> dict[str, Any]:
 
 def judged(relation: str, reason: str = "scripted") -> dict[str, Any]:
     """A pairwise judgement (prompts/judge.py): how the LATER statement relates to the EARLIER,
-    answered in every prompt's fields (each reads its own): the four-way `relation`, and the
-    default `thing` prompt's names and yes/no answers. `thing` asks a replaces twice, so a
-    replaces under it takes two of these (`replaced()`); it reads adds_detail and same as
-    unrelated."""
-    same = relation != "unrelated"
-    return {
-        "reason": reason,
-        "relation": relation,
-        "earlier_about": reason,
-        "later_about": reason,
-        "same_thing": "yes" if same else "no",
-        "earlier_still_true": "no" if relation == "replaces" else "yes",
-    }
+    answered in every prompt's fields. The default prompt asks a replaces twice, so a replaces
+    under it takes two of these (`replaced()`)."""
+    return scripted_reply(relation, reason)
 
 
 def answered(relation: str, reason: str = "scripted") -> list[dict[str, Any]]:
