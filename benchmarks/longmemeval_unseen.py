@@ -1,0 +1,118 @@
+"""LongMemEval questions nobody here has tuned on, in haystacks built as LongMemEval_S builds them.
+
+    python -m benchmarks.longmemeval_unseen [--eval DIR] [--out DIR]
+    dcpm bench longmemeval OUT/longmemeval_unseen_a.json.gz     # read first
+    dcpm bench longmemeval OUT/longmemeval_unseen_b.json.gz     # kept unread until the end
+
+The shared data hold 500 LongMemEval questions with only their evidence sessions (the
+"oracle" file) and 135 of them (dev100, sample35) with a full S haystack of ~48 sessions.
+The read path was tuned on dev100 and checked on sample35; this builds a haystack for each of
+the other 365 so they can judge it:
+
+- the question, its answer, its date and its evidence sessions (with their dates and
+  `has_answer` marks) come from the oracle file, untouched;
+- the rest of the haystack is filler drawn from the sessions of the 135 S haystacks, as S
+  draws it (ShareGPT and UltraChat chats and simulated sessions of other people's lives);
+  a filler session is never an evidence session (no `answer_` id, no `has_answer` turn) and
+  never one of the question's own;
+- sizes and dates follow one S haystack chosen at random for each question (its session
+  count, and its sessions' distances in time from its question, laid back from this
+  question's date), so the haystacks are as long and as spread in time as S's;
+- the haystack is in date order, as S's are.
+
+Everything is seeded by the question id, so the files are the same on every machine. The
+questions are split in two halves by a hash of their id: `a` to look at, `b` to keep unread
+until a change is final (the rule that a result must hold on data nobody tuned on).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import hashlib
+import json
+import random
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+EVAL = Path(__file__).resolve().parents[1].parent / "shared" / "eval" / "longmemeval"
+ORACLE = "longmemeval_oracle.json.gz"
+S_FILES = ("longmemeval_s_dev100.json.gz", "longmemeval_s_sample35.json.gz")
+DATE = "%Y/%m/%d (%a) %H:%M"
+
+
+def read(path: Path) -> list[dict[str, Any]]:
+    with gzip.open(path, "rt", encoding="utf-8") as f:
+        return json.load(f)
+
+
+def when(value: str) -> datetime:
+    return datetime.strptime(value[:10] + value[16:], "%Y/%m/%d %H:%M")
+
+
+def half(question_id: str) -> str:
+    return "ab"[hashlib.sha256(question_id.encode()).digest()[0] % 2]
+
+
+def filler_pool(s_records: list[dict[str, Any]], exclude: set[str]) -> list[tuple[str, list[dict[str, Any]]]]:
+    """Every session of the S haystacks that is no question's evidence, once, in a fixed order."""
+    pool: dict[str, list[dict[str, Any]]] = {}
+    for rec in s_records:
+        for sid, session in zip(rec["haystack_session_ids"], rec["haystack_sessions"], strict=True):
+            if sid.startswith("answer_") or sid in exclude or any(t.get("has_answer") for t in session):
+                continue
+            pool.setdefault(sid, session)
+    return sorted(pool.items())
+
+
+def build(rec: dict[str, Any], pool: list, templates: list[dict[str, Any]]) -> dict[str, Any]:
+    rng = random.Random(hashlib.sha256(rec["question_id"].encode()).hexdigest())
+    template = rng.choice(templates)
+    asked = when(rec["question_date"])
+    back = [when(template["question_date"]) - when(d) for d in template["haystack_dates"]]
+    own = set(rec["haystack_session_ids"])
+    n_fill = max(len(back) - len(own), 0)
+    fill = rng.sample(pool, n_fill)  # the pool holds none of the question's own sessions
+    dates = rng.sample(back, n_fill)
+    evidence = zip(rec["haystack_dates"], rec["haystack_session_ids"], rec["haystack_sessions"], strict=True)
+    sessions = [(when(d), sid, session) for d, sid, session in evidence]
+    minute = timedelta(minutes=1)
+    sessions += [(asked - ago - minute, sid, s) for ago, (sid, s) in zip(dates, fill, strict=True)]
+    sessions.sort(key=lambda x: x[0])
+    return {
+        **{k: rec[k] for k in ("question_id", "question_type", "question", "answer", "question_date")},
+        "haystack_dates": [d.strftime(DATE) for d, _, _ in sessions],
+        "haystack_session_ids": [sid for _, sid, _ in sessions],
+        "haystack_sessions": [s for _, _, s in sessions],
+        "answer_session_ids": rec["answer_session_ids"],
+    }
+
+
+def main(argv: list[str] | None = None) -> None:
+    name = "python -m benchmarks.longmemeval_unseen"
+    ap = argparse.ArgumentParser(prog=name, description=__doc__.splitlines()[0])
+    ap.add_argument("--eval", type=Path, default=EVAL, help="the folder of the shared LongMemEval files")
+    ap.add_argument("--out", type=Path, default=Path("."), help="where to write the two halves")
+    args = ap.parse_args(argv)
+    oracle = read(args.eval / ORACLE)
+    s_records = [r for name in S_FILES for r in read(args.eval / name)]
+    seen = {r["question_id"] for r in s_records}
+    unseen = [r for r in oracle if r["question_id"] not in seen]
+    evidence = {sid for r in oracle for sid in r["answer_session_ids"]}
+    evidence |= {sid for r in unseen for sid in r["haystack_session_ids"]}
+    pool = filler_pool(s_records, evidence)
+    halves: dict[str, list[dict[str, Any]]] = {"a": [], "b": []}
+    for rec in unseen:
+        halves[half(rec["question_id"])].append(build(rec, pool, s_records))
+    args.out.mkdir(parents=True, exist_ok=True)
+    for name, recs in halves.items():
+        path = args.out / f"longmemeval_unseen_{name}.json.gz"
+        with gzip.open(path, "wt", encoding="utf-8") as f:
+            json.dump(recs, f)
+        scored = sum(not r["question_id"].endswith("_abs") for r in recs)
+        print(f"{path}: {len(recs)} questions ({scored} scored), filler pool {len(pool)} sessions")
+
+
+if __name__ == "__main__":
+    main()

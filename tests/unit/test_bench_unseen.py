@@ -1,0 +1,81 @@
+"""The unseen LongMemEval set: each question keeps its own evidence, gets filler that is nobody's
+evidence, as many sessions as an S haystack and in date order, the same on every run."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+from typing import Any
+
+from benchmarks import longmemeval_unseen as unseen
+from dcpm_cli.bench.longmemeval import parse_question
+
+
+def session(words: str, answer: bool = False) -> list[dict[str, Any]]:
+    return [
+        {"role": "user", "content": words, "has_answer": answer},
+        {"role": "assistant", "content": "ok", "has_answer": False},
+    ]
+
+
+def s_record(n: int) -> dict[str, Any]:
+    """A dev/sample question: its own evidence, two filler chats and a simulated session."""
+    ids = [f"sharegpt_{n}_a", f"answer_s{n}", f"ultrachat_{n}", f"sim{n}"]
+    return {
+        "question_id": f"s{n}", "question_type": "multi-session", "question": "q?", "answer": "a",
+        "question_date": "2023/05/30 (Tue) 18:40",
+        "haystack_dates": [f"2023/05/{d} (Sat) 10:00" for d in (10, 20, 25, 29)],
+        "haystack_session_ids": ids,
+        "haystack_sessions": [
+            session(f"chat {n}"), session(f"evidence {n}", True), session(f"ultra {n}"), session(f"sim {n}"),
+        ],
+        "answer_session_ids": [f"answer_s{n}"],
+    }  # fmt: skip
+
+
+def oracle_record(qid: str) -> dict[str, Any]:
+    return {
+        "question_id": qid, "question_type": "temporal-reasoning", "question": f"when {qid}?", "answer": "x",
+        "question_date": "2023/03/01 (Wed) 09:00",
+        "haystack_dates": ["2023/02/27 (Mon) 08:00"],
+        "haystack_session_ids": [f"answer_{qid}"],
+        "haystack_sessions": [session(f"gold {qid}", True)],
+        "answer_session_ids": [f"answer_{qid}"],
+    }  # fmt: skip
+
+
+def write(path: Path, records: list[dict[str, Any]]) -> None:
+    with gzip.open(path, "wt", encoding="utf-8") as f:
+        json.dump(records, f)
+
+
+def build(tmp_path: Path, out: str) -> list[dict[str, Any]]:
+    unseen.main(["--eval", str(tmp_path), "--out", str(tmp_path / out)])
+    return [r for h in "ab" for r in unseen.read(tmp_path / out / f"longmemeval_unseen_{h}.json.gz")]
+
+
+def test_unseen_questions_get_s_sized_haystacks_of_other_peoples_sessions(tmp_path: Path) -> None:
+    s = [s_record(n) for n in range(6)]
+    write(tmp_path / unseen.S_FILES[0], s[:4])
+    write(tmp_path / unseen.S_FILES[1], s[4:])
+    questions = [oracle_record(f"q{n}") for n in range(12)]
+    write(tmp_path / unseen.ORACLE, s[:2] + questions)  # the oracle holds the S questions too
+
+    built = build(tmp_path, "one")
+    assert sorted(r["question_id"] for r in built) == sorted(q["question_id"] for q in questions)
+    halves = [unseen.half(r["question_id"]) for r in built]
+    assert set(halves) == {"a", "b"}, "both halves get questions"
+    for rec in built:
+        ids = rec["haystack_session_ids"]
+        own = f"answer_{rec['question_id']}"
+        assert own in ids and rec["answer_session_ids"] == [own]
+        assert len(ids) == 4, "as many sessions as the S haystack it follows"
+        filler = [sid for sid in ids if sid != own]
+        assert not any(sid.startswith("answer_") for sid in filler), "filler is nobody's evidence"
+        assert len(set(ids)) == len(ids)
+        assert rec["haystack_dates"] == sorted(rec["haystack_dates"], key=unseen.when)
+        q = parse_question(rec)
+        assert q.gold_sessions == [own] and [t.key for t in q.turns if t.has_answer] == [f"{own}_1"]
+        assert all(t.said_at < q.asked_at for t in q.turns), "filler is laid back from the question's date"
+    assert build(tmp_path, "two") == built, "seeded by the question ids: the same files on every run"
