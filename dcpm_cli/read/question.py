@@ -2,7 +2,8 @@
 several things it names. Rules only, no LLM: the read path never calls one.
 
 - A time window: "last Friday", "four weeks ago", "in June", "the past weekend", "the last three
-  months", read against the moment the question is asked (`dcpm recall --as-of`, or now).
+  months", "over the past month", read against the moment the question is asked
+  (`dcpm recall --as-of`, or now).
   `dateparser` reads calendar phrases (imported only when the question has one: it costs ~0.2 s
   cold); counted phrases ("N units ago", "the last N units") are plain arithmetic.
 - An order: "first / initially / originally" wants the earliest of the memories about one
@@ -30,6 +31,9 @@ _UNIT_DAYS = {"day": 1, "week": 7, "month": 30, "year": 365}
 _COUNT = r"(\d+|a couple of|couple of|a few|few|several|an?|" + "|".join(list(_NUMBERS)[2:14]) + ")"
 _AGO = re.compile(rf"\b{_COUNT}\s+(day|week|month|year)s?\s+ago\b", re.I)
 _LAST_N = re.compile(rf"\b(?:the\s+)?(?:last|past|previous)\s+{_COUNT}\s+(day|week|month|year)s\b", re.I)
+# "the past month", "over the previous week", "the last year": the one unit before the question,
+# not a calendar period ("last month" without "the" is April when asked in May: dateparser's).
+_PAST_ONE = re.compile(r"\b(?:(?:the\s+)?(?:past|previous)|the\s+last)\s+(day|week|month|year)\b", re.I)
 _WEEKEND = re.compile(r"\b(last|past|previous|this)\s+weekend\b", re.I)
 _MONTHS = "january|february|march|april|june|july|august|september|october|november|december"
 _WEEKDAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
@@ -114,6 +118,8 @@ def window_of(text: str, now: datetime) -> Window | None:
     if m := _LAST_N.search(text):
         days = _count(m.group(1)) * _UNIT_DAYS[m.group(2).lower()]
         return Window(now - timedelta(days=days), now, m.group(0))
+    if m := _PAST_ONE.search(text):
+        return Window(now - timedelta(days=_UNIT_DAYS[m.group(1).lower()]), now, m.group(0))
     if m := _WEEKEND.search(text):
         today = _day_start(now)
         # The Saturday of the weekend that last began before now (this one if it is Sat/Sun).
@@ -215,6 +221,6 @@ def _clean(piece: str) -> str:
 def _content(piece: str) -> bool:
     """At least one word that is not a function word, a question word or part of a time phrase
     ("since May 2025" names a time, not a second event)."""
-    for phrase in (_AGO, _LAST_N, _WEEKEND, _CALENDAR):
+    for phrase in (_AGO, _LAST_N, _PAST_ONE, _WEEKEND, _CALENDAR):
         piece = phrase.sub(" ", piece)
     return any(w not in _STOP for w in re.findall(r"[a-z0-9']+", piece.lower()))

@@ -41,6 +41,12 @@ MONDAY = _at("2026-03-09")
         ("What did I mention four weeks ago?", "2026-02-05", "2026-02-13"),  # ± 15%
         ("What did I cook in February?", "2026-02-01", "2026-03-01"),
         ("How many films did I watch in the last 3 months?", "2025-12-09", "2026-03-09"),
+        # No count: the one unit before the question (dateparser reads none of these).
+        ("How many art events did I attend in the past month?", "2026-02-07", "2026-03-09"),
+        ("What did I bake over the previous week?", "2026-03-02", "2026-03-09"),
+        ("Which platform gained me followers the last year?", "2025-03-09", "2026-03-09"),
+        # Without "the", "last month" is the calendar month before.
+        ("What did I cook last month?", "2026-02-01", "2026-03-01"),
     ],
 )
 def test_time_phrases_read_against_the_question_date(question, start, end):
