@@ -1,6 +1,6 @@
 """Pairwise judgements (#18): does the LLM tell a change of the same thing from everything else?
 
-    python -m benchmarks.pairs --llm ollama:MODEL [--set dev|heldout] [--limit N]
+    python -m benchmarks.pairs --llm ollama:MODEL [--set dev|heldout|heldout2] [--limit N]
         [--prompt four|binary|both_true[_reasoned]] [--out FILE.jsonl]
 
 A set (`pairs_dev.json`, `pairs_heldout.json`) holds labelled statement pairs, each
@@ -29,7 +29,7 @@ from dcpm_cli.prompts.judge import DEFAULT, PROMPTS, RELATIONS, Statement
 if TYPE_CHECKING:
     from dcpm_cli.llm import LLM
 
-SETS = {"dev": "pairs_dev.json", "heldout": "pairs_heldout.json"}
+SETS = {"dev": "pairs_dev.json", "heldout": "pairs_heldout.json", "heldout2": "pairs_heldout2.json"}
 ERROR = "error"  # a pair whose reply never validated
 
 
@@ -162,7 +162,7 @@ def report(s: Score) -> str:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m benchmarks.pairs", description=__doc__.split("\n")[0])
     ap.add_argument("--llm", required=True, help="ollama:MODEL or scripted:FILE")
-    ap.add_argument("--set", default="dev", help="dev | heldout | a path")
+    ap.add_argument("--set", default="dev", help="dev | heldout | heldout2 | a path")
     ap.add_argument("--prompt", default=DEFAULT, choices=sorted(PROMPTS))
     ap.add_argument("--limit", type=int, default=None, help="only the first N pairs")
     ap.add_argument("--out", default=None, help="per-pair results as JSONL")
