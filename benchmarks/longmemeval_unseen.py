@@ -32,9 +32,11 @@ import gzip
 import hashlib
 import json
 import random
-from datetime import datetime, timedelta
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
+
+from dcpm_cli.bench.longmemeval import parse_date as when
 
 EVAL = Path(__file__).resolve().parents[1].parent / "shared" / "eval" / "longmemeval"
 ORACLE = "longmemeval_oracle.json.gz"
@@ -45,10 +47,6 @@ DATE = "%Y/%m/%d (%a) %H:%M"
 def read(path: Path) -> list[dict[str, Any]]:
     with gzip.open(path, "rt", encoding="utf-8") as f:
         return json.load(f)
-
-
-def when(value: str) -> datetime:
-    return datetime.strptime(value[:10] + value[16:], "%Y/%m/%d %H:%M")
 
 
 def half(question_id: str) -> str:
@@ -90,13 +88,14 @@ def build(rec: dict[str, Any], pool: list, templates: list[dict[str, Any]]) -> d
 
 
 def main(argv: list[str] | None = None) -> None:
-    name = "python -m benchmarks.longmemeval_unseen"
-    ap = argparse.ArgumentParser(prog=name, description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(
+        prog="python -m benchmarks.longmemeval_unseen", description=__doc__.splitlines()[0]
+    )
     ap.add_argument("--eval", type=Path, default=EVAL, help="the folder of the shared LongMemEval files")
     ap.add_argument("--out", type=Path, default=Path("."), help="where to write the two halves")
     args = ap.parse_args(argv)
     oracle = read(args.eval / ORACLE)
-    s_records = [r for name in S_FILES for r in read(args.eval / name)]
+    s_records = [r for file in S_FILES for r in read(args.eval / file)]
     seen = {r["question_id"] for r in s_records}
     unseen = [r for r in oracle if r["question_id"] not in seen]
     evidence = {sid for r in oracle for sid in r["answer_session_ids"]}
@@ -106,8 +105,8 @@ def main(argv: list[str] | None = None) -> None:
     for rec in unseen:
         halves[half(rec["question_id"])].append(build(rec, pool, s_records))
     args.out.mkdir(parents=True, exist_ok=True)
-    for name, recs in halves.items():
-        path = args.out / f"longmemeval_unseen_{name}.json.gz"
+    for h, recs in halves.items():
+        path = args.out / f"longmemeval_unseen_{h}.json.gz"
         with gzip.open(path, "wt", encoding="utf-8") as f:
             json.dump(recs, f)
         scored = sum(not r["question_id"].endswith("_abs") for r in recs)
