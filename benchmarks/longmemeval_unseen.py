@@ -36,17 +36,14 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+from dcpm_cli.bench.longmemeval import load
 from dcpm_cli.bench.longmemeval import parse_date as when
+from dcpm_cli.errors import InputError
 
 EVAL = Path(__file__).resolve().parents[1].parent / "shared" / "eval" / "longmemeval"
 ORACLE = "longmemeval_oracle.json.gz"
 S_FILES = ("longmemeval_s_dev100.json.gz", "longmemeval_s_sample35.json.gz")
 DATE = "%Y/%m/%d (%a) %H:%M"
-
-
-def read(path: Path) -> list[dict[str, Any]]:
-    with gzip.open(path, "rt", encoding="utf-8") as f:
-        return json.load(f)
 
 
 def half(question_id: str) -> str:
@@ -94,8 +91,11 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--eval", type=Path, default=EVAL, help="the folder of the shared LongMemEval files")
     ap.add_argument("--out", type=Path, default=Path("."), help="where to write the two halves")
     args = ap.parse_args(argv)
-    oracle = read(args.eval / ORACLE)
-    s_records = [r for file in S_FILES for r in read(args.eval / file)]
+    try:
+        oracle = load(args.eval / ORACLE)
+        s_records = [r for file in S_FILES for r in load(args.eval / file)]
+    except InputError as e:
+        ap.exit(2, f"error: {e.message} (--eval names the folder of the shared LongMemEval files)\n")
     seen = {r["question_id"] for r in s_records}
     unseen = [r for r in oracle if r["question_id"] not in seen]
     evidence = {sid for r in oracle for sid in r["answer_session_ids"]}

@@ -3,7 +3,7 @@
     python -m benchmarks.pairs --llm ollama:MODEL [--set dev|heldout|heldout2] [--limit N]
         [--prompt four|binary|both_true[_reasoned]] [--out FILE.jsonl]
 
-A set (`pairs_dev.json`, `pairs_heldout.json`) holds labelled statement pairs, each
+A set (`pairs_dev.json`, `pairs_heldout.json`, `pairs_heldout2.json`) holds labelled statement pairs, each
 {"earlier": {"text", "said_at"}, "later": {...}, "label", "why"}, label one of replaces /
 adds_detail / same / unrelated. Each pair is one judgement (`write.judge.judge`); the harness
 prints precision and recall per label, the confusion matrix (gold rows, answers columns) and

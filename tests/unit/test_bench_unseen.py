@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks import longmemeval_unseen as unseen
-from dcpm_cli.bench.longmemeval import parse_question
+from dcpm_cli.bench.longmemeval import load, parse_question
 
 
 def session(words: str, answer: bool = False) -> list[dict[str, Any]]:
@@ -52,7 +52,7 @@ def write(path: Path, records: list[dict[str, Any]]) -> None:
 
 def build(tmp_path: Path, out: str) -> list[dict[str, Any]]:
     unseen.main(["--eval", str(tmp_path), "--out", str(tmp_path / out)])
-    return [r for h in "ab" for r in unseen.read(tmp_path / out / f"longmemeval_unseen_{h}.json.gz")]
+    return [r for h in "ab" for r in load(tmp_path / out / f"longmemeval_unseen_{h}.json.gz")]
 
 
 def test_unseen_questions_get_s_sized_haystacks_of_other_peoples_sessions(tmp_path: Path) -> None:
