@@ -1,9 +1,10 @@
 """Pairwise judgements (#18): does the LLM tell a change of the same thing from everything else?
 
-    python -m benchmarks.pairs --llm ollama:MODEL [--set dev|heldout|heldout2] [--limit N]
-        [--prompt four|binary|both_true[_reasoned]] [--out FILE.jsonl]
+    python -m benchmarks.pairs --llm ollama:MODEL [--set dev|heldout|heldout2|heldout3] [--limit N]
+        [--prompt thing|four|binary|both_true[_reasoned]] [--no-change-words] [--out FILE.jsonl]
+    python -m benchmarks.pairs --rescore FILE.jsonl     # a --no-change-words run, words checked
 
-A set (`pairs_dev.json`, `pairs_heldout.json`, `pairs_heldout2.json`) holds labelled statement pairs, each
+A set (`pairs_dev.json`, `pairs_heldout*.json`) holds labelled statement pairs, each
 {"earlier": {"text", "said_at"}, "later": {...}, "label", "why"}, label one of replaces /
 adds_detail / same / unrelated. Each pair is one judgement (`write.judge.judge`); the harness
 prints precision and recall per label, the confusion matrix (gold rows, answers columns) and
@@ -11,6 +12,11 @@ prompt tokens, completion tokens and seconds per call. With a binary prompt, a g
 adds_detail or same counts as unrelated for precision and recall (the matrix keeps the gold
 label). `replaces` precision matters most: a wrong link hides a true belief. Never tune on
 `heldout`. Figures are printed, never asserted.
+
+A `replaces` stands only if the LATER statement says a change in words (write/change.py), as
+in the writer; `--no-change-words` asks without that check. The check acts before the second
+call of `thing`, so `--rescore` of a `--no-change-words` run gives exactly what a run with it
+would (at temperature 0): both figures from one run of the model.
 """
 
 from __future__ import annotations
@@ -29,7 +35,12 @@ from dcpm_cli.prompts.judge import DEFAULT, PROMPTS, RELATIONS, Statement
 if TYPE_CHECKING:
     from dcpm_cli.llm import LLM
 
-SETS = {"dev": "pairs_dev.json", "heldout": "pairs_heldout.json", "heldout2": "pairs_heldout2.json"}
+SETS = {
+    "dev": "pairs_dev.json",
+    "heldout": "pairs_heldout.json",
+    "heldout2": "pairs_heldout2.json",
+    "heldout3": "pairs_heldout3.json",
+}
 ERROR = "error"  # a pair whose reply never validated
 
 
@@ -85,7 +96,13 @@ def score(results: list[dict[str, Any]], labels: tuple[str, ...] = RELATIONS) ->
 
 
 def run(
-    llm: LLM, pairs: list[dict[str, Any]], *, prompt: str = DEFAULT, out: Any = None, echo: Any = None
+    llm: LLM,
+    pairs: list[dict[str, Any]],
+    *,
+    prompt: str = DEFAULT,
+    change_words: bool = True,
+    out: Any = None,
+    echo: Any = None,
 ) -> list[dict[str, Any]]:
     """Judge every pair; one result row each (also written to `out` as JSONL as it comes).
     Ctrl-C, or a model that stops answering (a timeout), ends the run: the pairs judged so far
@@ -94,7 +111,7 @@ def run(
 
     results: list[dict[str, Any]] = []
     try:
-        _judge_all(llm, pairs, prompt, out, echo, results)
+        _judge_all(llm, pairs, prompt, change_words, out, echo, results)
     except (KeyboardInterrupt, LLMUnavailable) as e:
         if echo is not None:
             print(f"stopped after {len(results)} pairs: {getattr(e, 'message', 'interrupted')}", file=echo)
@@ -102,7 +119,13 @@ def run(
 
 
 def _judge_all(
-    llm: LLM, pairs: list[dict[str, Any]], prompt: str, out: Any, echo: Any, results: list[dict[str, Any]]
+    llm: LLM,
+    pairs: list[dict[str, Any]],
+    prompt: str,
+    change_words: bool,
+    out: Any,
+    echo: Any,
+    results: list[dict[str, Any]],
 ) -> None:
     from dcpm_cli.errors import LLMBadReply
     from dcpm_cli.write.judge import judge
@@ -111,7 +134,13 @@ def _judge_all(
         before = (llm.usage.calls, llm.usage.prompt_tokens, llm.usage.completion_tokens)
         t0 = time.perf_counter()
         try:
-            v = judge(llm, _statement(pair["earlier"]), _statement(pair["later"]), prompt=prompt)
+            v = judge(
+                llm,
+                _statement(pair["earlier"]),
+                _statement(pair["later"]),
+                prompt=prompt,
+                change_words=change_words,
+            )
             relation, reason = v.relation, v.reason
         except LLMBadReply as e:
             relation, reason = None, e.message
@@ -138,7 +167,6 @@ def _judge_all(
                 file=echo,
                 flush=True,
             )
-    return results
 
 
 def report(s: Score) -> str:
@@ -159,15 +187,39 @@ def report(s: Score) -> str:
     return "\n".join(lines)
 
 
+def rescore(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Rows of a `--no-change-words` run as a run with the check would have given them: a
+    `replaces` whose LATER statement says no change is `unrelated`."""
+    from dcpm_cli.write.change import no_change
+
+    out = []
+    for r in results:
+        why = no_change(r["later"]) if r["relation"] == "replaces" else ""
+        out.append(r | {"relation": "unrelated", "reason": f"{r['reason']}; but {why}"} if why else r)
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m benchmarks.pairs", description=__doc__.split("\n")[0])
-    ap.add_argument("--llm", required=True, help="ollama:MODEL or scripted:FILE")
-    ap.add_argument("--set", default="dev", help="dev | heldout | heldout2 | a path")
+    ap.add_argument("--llm", help="ollama:MODEL or scripted:FILE")
+    ap.add_argument("--rescore", metavar="FILE.jsonl", help="score a --no-change-words run with the check")
+    ap.add_argument("--set", default="dev", help="dev | heldout | heldout2 | heldout3 | a path")
     ap.add_argument("--prompt", default=DEFAULT, choices=sorted(PROMPTS))
     ap.add_argument("--limit", type=int, default=None, help="only the first N pairs")
     ap.add_argument("--out", default=None, help="per-pair results as JSONL")
     ap.add_argument("--timeout", type=float, default=600.0)
+    ap.add_argument("--no-change-words", action="store_true", help="a replaces needs no word of change")
     args = ap.parse_args(argv)
+    if args.rescore:
+        try:
+            rows = [json.loads(line) for line in Path(args.rescore).read_text(encoding="utf-8").splitlines()]
+        except (OSError, ValueError) as e:
+            ap.error(f"cannot read {args.rescore}: {e}")
+        print(f"{args.rescore}, the words of change checked")
+        print(report(score(rescore(rows), PROMPTS[args.prompt].labels)))
+        return 0
+    if not args.llm:
+        ap.error("--llm is required (or --rescore FILE.jsonl)")
 
     from dcpm_cli.llm import get_llm
 
@@ -175,13 +227,16 @@ def main(argv: list[str] | None = None) -> int:
     pairs = load(args.set)[: args.limit]
     out = open(args.out, "w", encoding="utf-8") if args.out else None  # noqa: SIM115
     try:
-        results = run(llm, pairs, prompt=args.prompt, out=out, echo=sys.stderr)
+        results = run(
+            llm, pairs, prompt=args.prompt, change_words=not args.no_change_words, out=out, echo=sys.stderr
+        )
     finally:
         if out is not None:
             out.close()
     labels = PROMPTS[args.prompt].labels
     partial = f", PARTIAL: {len(results)} of {len(pairs)} pairs" if len(results) < len(pairs) else ""
-    print(f"{args.llm}, set {args.set}, prompt {args.prompt}{partial}")
+    words = ", no words of change needed" if args.no_change_words else ""
+    print(f"{args.llm}, set {args.set}, prompt {args.prompt}{words}{partial}")
     print(report(score(results, labels)))
     return 0
 

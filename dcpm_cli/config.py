@@ -62,6 +62,11 @@ class Settings:
     # The question asked about each pair (prompts/judge.py): `thing` (replaces or not, asked
     # twice before a link) suits a small model; `four` also answers adds_detail and same.
     judge_prompt: str = "thing"
+    # A `replaces` stands only if the later statement (or its input) says a change in words
+    # (write/change.py): a small model links a stance said again, a plan or a question. Off for
+    # a model that tells a contradiction from a restatement: a change told without such words
+    # ("I live in Leeds" after "I live in Bristol") then links too.
+    judge_change_words: bool = True
     recall_min_similarity: float = 0.2  # cosine below which a memory is not "found" (MiniLM)
     no_supersedes: bool = False  # the paper's ablation: no revision chains written or read
 

@@ -56,7 +56,15 @@ def pairs(store: Store, embedder: Embedder, k: int, floor: float) -> list[tuple[
 
 
 def relink(
-    store: Store, embedder: Embedder, llm: LLM, budget: Budget, *, k: int, floor: float, prompt: str = DEFAULT
+    store: Store,
+    embedder: Embedder,
+    llm: LLM,
+    budget: Budget,
+    *,
+    k: int,
+    floor: float,
+    prompt: str = DEFAULT,
+    change_words: bool = True,
 ) -> Relinked:
     """Ask about every pair never compared, within the budget (BudgetReached stops it)."""
     out = Relinked()
@@ -66,7 +74,9 @@ def relink(
         if e is None or lt is None or not (e.is_current and lt.is_current) or lt.supersedes:
             continue  # linked meanwhile (by this pass, or a writer): no longer a question
         budget.check()
-        verdict = judge(llm, Statement(e.text, e.event_at), Statement(lt.text, lt.event_at), prompt=prompt)
+        words = " ".join(r.text for r in store.get_raw(lt.raw_ids).values())
+        said = Statement(e.text, e.event_at), Statement(lt.text, lt.event_at, words)
+        verdict = judge(llm, *said, prompt=prompt, change_words=change_words)
         out.asked += 1
         events = [Event(JUDGED, lt.id, "", e.id, detail=f"{verdict.relation}: {verdict.reason} (dream)")]
         with store.write():

@@ -365,6 +365,7 @@ def _relink(
         k=settings.judge_k,
         floor=settings.judge_min_similarity,
         prompt=settings.judge_prompt,
+        change_words=settings.judge_change_words,
     )
     if got.asked:
         out.notes.append(

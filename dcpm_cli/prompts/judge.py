@@ -138,6 +138,7 @@ _MAP = {  # what each variant's answer is called in the four-way vocabulary, and
 class Statement:
     text: str
     said_at: datetime
+    words: str = ""  # the input it was taken from, when the writer knows it (not sent to the model)
 
 
 @dataclass(frozen=True)

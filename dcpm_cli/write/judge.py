@@ -6,6 +6,9 @@ from dataclasses import dataclass
 
 from dcpm_cli.llm import LLM, structured
 from dcpm_cli.prompts.judge import DEFAULT, PROMPTS, Statement
+from dcpm_cli.write.change import no_change
+
+NO_CHANGE = "no change said"  # a Verdict.answer: a replaces the later statement's words refuse
 
 
 @dataclass(frozen=True)
@@ -15,13 +18,22 @@ class Verdict:
     answer: str  # the model's own word, in the variant's vocabulary
 
 
-def judge(llm: LLM, earlier: Statement, later: Statement, *, prompt: str = DEFAULT) -> Verdict:
+def judge(
+    llm: LLM, earlier: Statement, later: Statement, *, prompt: str = DEFAULT, change_words: bool = True
+) -> Verdict:
     """One pairwise judgement, validated (an invalid reply is asked for again, then raises
     LLMBadReply). A variant with a `confirm` asks its `replaces` again in the other phrasing;
-    it stands only if both say so (a wrong link hides a true belief, a missing one does not)."""
+    it stands only if both say so (a wrong link hides a true belief, a missing one does not).
+    Before that, with `change_words`, a `replaces` whose LATER statement says no change (a
+    stance said again, a plan, a question: write/change.py) is `unrelated`, without a second
+    call."""
     first = _ask(llm, prompt, earlier, later)
+    if first.relation != "replaces":
+        return first
+    if change_words and (why := no_change(later.text, later.words)):
+        return Verdict("unrelated", f"{first.reason}; but {why}", NO_CHANGE)
     confirm = PROMPTS[prompt].confirm
-    if first.relation != "replaces" or confirm is None:
+    if confirm is None:
         return first
     again = _ask(llm, confirm, earlier, later)
     if again.relation == "replaces":

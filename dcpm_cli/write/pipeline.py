@@ -330,6 +330,7 @@ class Writer:
             settings=self.settings,
             similar=self._similar,
             said_at=raw.said_at,
+            words=raw.text,
         )
         self.checkpoint("reconciled")
         if self.settings.no_supersedes:  # the paper's ablation: no chains, a change of mind is new

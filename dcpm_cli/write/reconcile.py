@@ -9,19 +9,20 @@ write/judge.py): `replaces` → SUPERSEDE, `adds_detail` → UPDATE, `same` → 
 `unrelated` → nothing. The first judgement that stands decides: an item replaces at most one
 chain. Every judgement is kept (`Plan.judged`) with the model's reason and, when a check
 refused it, why: an UPDATE never changes a stance, a DUPLICATE must say the same thing, a
-stance never replaces a later one, and nothing links across subjects.
+stance never replaces a later one, nothing links across subjects, and a `replaces` whose item
+(and input) says no change in words links nothing (write/change.py, checked in write/judge.py).
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING
 
 from dcpm_cli.models import MemoryItem, normalise
-from dcpm_cli.prompts.judge import DEFAULT, Statement
+from dcpm_cli.prompts.judge import Statement
+from dcpm_cli.write.change import changes_stance
 from dcpm_cli.write.judge import Verdict, judge
 
 if TYPE_CHECKING:
@@ -39,12 +40,6 @@ KINDS = ("fact", "identity")
 # A DUPLICATE drops the new item: only when both say nearly the same (MiniLM puts paraphrases
 # of one statement above ~0.8 and two stances on one attribute, "vegetarian"/"vegan", below).
 DUPLICATE_MIN_COS = 0.8
-# Words that say a stance changed; an UPDATE whose new item says one is a SUPERSEDE.
-_CHANGE = re.compile(
-    r"\b(no longer|any ?more|stopped|quit|gave up|switched|instead|used to|now|sold|moved|dropped|"
-    r"changed|started|back to|again|left|new)\b",
-    re.IGNORECASE,
-)
 # Subjects that all mean the speaker.
 _USER = {"user", "the user", "i", "me", "myself", ""}
 
@@ -93,25 +88,38 @@ def plan(
     settings: Settings,
     similar: Similarity,
     said_at: datetime,
+    words: str = "",
 ) -> list[Plan]:
     """A checked plan per item: its candidates, then one judgement per candidate until one
-    stands. An item without candidates is added without a call."""
+    stands. An item without candidates is added without a call. `words`: the input the items
+    were taken from (a `replaces` stands only if the item or its input says a change)."""
     cands = candidates(store, kept, vectors, settings.judge_k, settings.judge_min_similarity)
     plans = []
     for item, cs in zip(kept, cands, strict=True):
         ask = [c for c in cs if not (subject_refusal(item, c) or said_before(item, said_at, c))]
-        plans.append(decide(item, ask, llm, similar, settings.judge_prompt) if ask else Plan("ADD"))
+        plans.append(decide(item, ask, llm, similar, settings, words) if ask else Plan("ADD"))
     return plans
 
 
 def decide(
-    item: MemoryItem, cands: Sequence[MemoryItem], llm: LLM | None, similar: Similarity, prompt: str = DEFAULT
+    item: MemoryItem,
+    cands: Sequence[MemoryItem],
+    llm: LLM | None,
+    similar: Similarity,
+    settings: Settings,
+    words: str = "",
 ) -> Plan:
     """Ask about each candidate, nearest first; the first judgement that stands is the plan."""
     judged: list[Judged] = []
     for c in cands:
-        earlier, later = Statement(c.text, c.event_at), Statement(item.text, item.event_at)
-        verdict = judge(llm, earlier, later, prompt=prompt)  # type: ignore[arg-type]
+        earlier, later = Statement(c.text, c.event_at), Statement(item.text, item.event_at, words)
+        verdict = judge(
+            llm,  # type: ignore[arg-type]
+            earlier,
+            later,
+            prompt=settings.judge_prompt,
+            change_words=settings.judge_change_words,
+        )
         j = Judged(c, verdict)
         judged.append(j)
         p = check(item, j, similar)
@@ -148,14 +156,6 @@ def subject_refusal(item: MemoryItem, old: MemoryItem) -> str:
     if a == b or (a in _USER and b in _USER):
         return ""
     return f"different subject ({item.subject!r} vs {old.subject!r})"
-
-
-def changes_stance(new: str) -> str:
-    """Why `new`, judged a detail added to a memory, is a change of stance ('' if it is not):
-    it says a change in so many words."""
-    if m := _CHANGE.search(new):
-        return f"the new item says a change ({m.group(0)!r})"
-    return ""
 
 
 def said_before(item: MemoryItem, said_at: datetime, head: MemoryItem) -> str:

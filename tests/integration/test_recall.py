@@ -17,12 +17,13 @@ from support.replies import extraction, item, item_id, replaced
 from dcpm_cli.models import RawInput
 from dcpm_cli.read.recall import recall
 
+# Each later stance says its change in words, as a link needs (write/change.py).
 FITNESS = [
     ("2025-11-03", "Finds working out with others a motivator that pushes them to new physical milestones"),
-    ("2026-01-12", "Prefers working out alone, on solitary early runs"),
+    ("2026-01-12", "Now prefers working out alone, on solitary early runs"),
     ("2026-03-02", "Went back to Zumba classes and enjoys dancing with a group again"),
-    ("2026-04-20", "Celebrated their birthday at a Zumba class with friends"),
-    ("2026-06-01", "Finds hiking more fulfilling than fitness classes, prefers welcoming interactive places"),
+    ("2026-04-20", "Now brings friends to their Zumba class, as on their birthday"),
+    ("2026-06-01", "Now finds hiking more fulfilling than fitness classes, prefers welcoming places"),
 ]
 
 

@@ -13,6 +13,7 @@ from support.fitness import FITNESS, assert_one_chain_of_five, fitness_raws, fit
 from support.paths import SAMPLE_DATA
 from support.replies import extraction, item, item_id, judge_calls, judged, replaced
 
+from dcpm_cli.config import Settings
 from dcpm_cli.errors import LLMBadReply, LLMUnavailable
 from dcpm_cli.ingest import formats as ingest
 from dcpm_cli.ingest.text import parse_time
@@ -583,3 +584,28 @@ def test_small_model_quirks_are_tolerated_not_fatal() -> None:
     assert len(llm.calls) == 1
     assert got.items[0].salience == 1.0
     assert got.items[0].text == "Runs\nalone"
+
+
+def test_a_stance_said_again_is_not_linked_even_when_the_model_says_replaces(
+    writer: Writer, llm: ScriptedLLM, store: Store, settings: Settings
+) -> None:
+    first = RawInput(text="I don't drink alcohol.", said_at=datetime(2026, 1, 1, tzinfo=UTC))
+    second = RawInput(text="Teetotal, never touch the stuff.", said_at=datetime(2026, 3, 1, tzinfo=UTC))
+    llm.enqueue(extraction(item("Does not drink alcohol", topic="health", attribute="drinking")))
+    writer.add([first])
+    llm.enqueue(extraction(item("Is teetotal and never touches alcohol", topic="health")), judged("replaces"))
+
+    report = writer.add([second])
+
+    # One call for the judgement: its replaces is refused by the words, not asked again.
+    assert (report.added, report.superseded, report.llm_calls) == (1, 0, 2)
+    assert all(i.is_current for i in store.all_items())
+    (e,) = [e for e in store.events_for(item_id(second)) if e.op == "JUDGED"]
+    assert e.detail.startswith("unrelated:") and "says no change" in e.detail
+
+    # With the check off (a model that tells a restatement from a change), the replaces links.
+    third = RawInput(text="Teetotal, honestly.", said_at=datetime(2026, 4, 1, tzinfo=UTC))
+    off = Writer(store, writer.embedder, llm, replace(settings, judge_change_words=False))
+    llm.enqueue(extraction(item("Is teetotal", topic="health")), *replaced())
+    assert off.add([third]).superseded == 1
+    assert not llm.replies

@@ -32,7 +32,9 @@ FITNESS = [
     (
         "2025-06-14",
         "For my birthday I took six friends to my Zumba class. Best birthday workout ever.",
-        "Celebrated their birthday by bringing friends to their Zumba class",
+        # Told as a change ("now"), as a link needs (write/change.py): the paper's own words
+        # here, a birthday at the class, say none.
+        "Now brings friends along to their Zumba class, as they did for their birthday",
     ),
     (
         "2025-08-09",

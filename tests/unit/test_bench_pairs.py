@@ -17,13 +17,13 @@ from benchmarks import pairs
 from dcpm_cli.errors import LLMBadReply
 from dcpm_cli.llm import ScriptedLLM
 from dcpm_cli.prompts.judge import _EXAMPLES, _THING_EXAMPLES, PROMPTS, Statement, Thing
-from dcpm_cli.write.judge import judge
+from dcpm_cli.write.judge import NO_CHANGE, judge
 
 
 def pair(label: str, n: int) -> dict[str, Any]:
     return {
         "earlier": {"text": f"earlier {n}", "said_at": "2025-01-01"},
-        "later": {"text": f"later {n}", "said_at": "2025-03-01"},
+        "later": {"text": f"switched to later {n}", "said_at": "2025-03-01"},
         "label": label,
         "why": "",
     }
@@ -104,13 +104,14 @@ def test_a_reasoned_prompt_asks_for_the_reason_before_the_verdict(prompt: str, f
 
 def test_an_answer_outside_the_enum_is_asked_again_then_refused() -> None:
     llm = ScriptedLLM().enqueue(answer("supersede"), answer("replaces"))
-    assert judge(llm, Statement("a", _at(1)), Statement("b", _at(2)), prompt="four").relation == "replaces"
+    a, b = Statement("a", _at(1)), Statement("b now", _at(2))
+    assert judge(llm, a, b, prompt="four").relation == "replaces"
     llm.enqueue(*[answer("maybe")] * 3)
     with pytest.raises(LLMBadReply):
-        judge(llm, Statement("a", _at(1)), Statement("b", _at(2)), prompt="four")
+        judge(llm, Statement("a", _at(1)), Statement("b now", _at(2)), prompt="four")
     llm.enqueue(*[answer("replaces") | {"same_thing": "perhaps"}] * 3)
     with pytest.raises(LLMBadReply, match="same_thing"):
-        judge(llm, Statement("a", _at(1)), Statement("b", _at(2)))
+        judge(llm, Statement("a", _at(1)), Statement("b now", _at(2)))
 
 
 def test_the_default_asks_a_replaces_again_with_the_later_thing_named_first() -> None:
@@ -207,3 +208,37 @@ def test_a_model_that_stops_answering_ends_the_run_with_the_pairs_judged(
     captured = capsys.readouterr()
     assert "PARTIAL: 1 of 3 pairs" in captured.out and "stopped after 1 pairs" in captured.err
     assert re.search(r"^replaces +1\.00 +1\.00", captured.out, re.M)
+
+
+def test_a_replaces_without_a_word_of_change_is_unrelated_and_not_asked_again() -> None:
+    llm = ScriptedLLM().enqueue(*[answer("replaces")] * 3)
+    drink = Statement("I don't drink alcohol.", _at(1))
+    again = Statement("Teetotal, never touch the stuff.", _at(2))
+
+    v = judge(llm, drink, again)
+
+    assert (v.relation, v.answer) == ("unrelated", NO_CHANGE) and "says no change" in v.reason
+    assert len(llm.calls) == 1
+    # Without the check (a model that tells a restatement from a change), it is asked again.
+    assert judge(llm, drink, again, change_words=False).relation == "replaces"
+    assert len(llm.calls) == 3
+
+
+def test_rescore_applies_the_check_to_a_run_without_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rows = [
+        {"label": "same", "relation": "replaces", "reason": "r", "later": "Teetotal, never touch it"},
+        {"label": "replaces", "relation": "replaces", "reason": "r", "later": "Quit drinking in May"},
+        {"label": "unrelated", "relation": "unrelated", "reason": "r", "later": "Never touch it"},
+    ]
+    run = tmp_path / "run.jsonl"
+    usage = {"calls": 1, "prompt_tokens": 1, "completion_tokens": 1, "seconds": 1}
+    run.write_text("\n".join(json.dumps(r | usage) for r in rows))
+
+    assert pairs.main(["--rescore", str(run)]) == 0
+
+    out = capsys.readouterr().out
+    assert re.search(r"^replaces +1\.00 +1\.00", out, re.M)  # the restatement no longer counts
+    with pytest.raises(SystemExit):
+        pairs.main(["--rescore", str(tmp_path / "missing.jsonl")])
