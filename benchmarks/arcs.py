@@ -1,7 +1,8 @@
 """Belief arcs: does System 1 keep a person's changing stances as chains, on a given LLM?
 
     python -m benchmarks.arcs [--llm ollama:MODEL]
-        [--set dev|heldout|heldout2|heldout3|heldout4|heldout5] [--data FILE] [--json]
+        [--set dev|heldout|heldout2|heldout3|heldout4|heldout5] [--data FILE] [--store DIR] [--json]
+    python -m benchmarks.arcs --set SET --score DIR    # score a kept store again (after a dream)
 
 A set (`arcs_dev.json`, `arcs_heldout.json`, `arcs_heldout2.json`, `arcs_heldout3.json`,
 `arcs_heldout4.json`, `arcs_heldout5.json`; original text) holds documents said on different
@@ -181,7 +182,6 @@ def run(
 ) -> Result:
     """Feed the set through the write path into a store at `store_dir`, then score recall."""
     from dcpm_cli.config import Settings
-    from dcpm_cli.read.recall import recall
     from dcpm_cli.store import Store
     from dcpm_cli.write.pipeline import Writer
 
@@ -199,11 +199,7 @@ def run(
     t0 = time.perf_counter()
     report = writer.add(raws, progress=tick)
     seconds = time.perf_counter() - t0
-    arcs = data["arcs"]
-    scores = [score_arc(a, recall(store, embedder, a["probe"], k=K).hits) for a in arcs]
-    kept = [
-        distractor_kept(d, recall(store, embedder, d["probe"], k=K).hits, arcs) for d in data["distractors"]
-    ]
+    scores, kept = _probe(data, store, embedder)
     return Result(
         set=data.get("name", ""),
         llm=llm.name,
@@ -217,6 +213,30 @@ def run(
         rejected=[r for o in report.outcomes for r in o.rejected],
         llm_error=report.llm_error,
         extracted=report.extracted,
+    )
+
+
+def _probe(data: dict[str, Any], store: Any, embedder: Embedder) -> tuple[list[ArcScore], list[bool]]:
+    """Each arc's and each distractor's probe through `recall`, scored."""
+    from dcpm_cli.read.recall import recall
+
+    arcs = data["arcs"]
+    scores = [score_arc(a, recall(store, embedder, a["probe"], k=K).hits) for a in arcs]
+    kept = [
+        distractor_kept(d, recall(store, embedder, d["probe"], k=K).hits, arcs) for d in data["distractors"]
+    ]
+    return scores, kept
+
+
+def score_store(data: dict[str, Any], embedder: Embedder, store_dir: str) -> Result:
+    """Score a store the set was written into before (`--store`), as it is now: after a
+    `dcpm dream` on it, say. Nothing is written; no LLM is called."""
+    from dcpm_cli.store import Store
+
+    scores, kept = _probe(data, Store(store_dir, embedder), embedder)
+    users = sum(r.role == "user" for r in inputs(data))
+    return Result(
+        data.get("name", ""), "(scored as stored)", users, scores, kept, 0, 0, 0, 0.0, extracted=users
     )
 
 
@@ -252,6 +272,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--store", default=None, help="keep the store here (default: a temp dir)")
     ap.add_argument("--llm-timeout", type=float, default=600.0)
     ap.add_argument("--json", action="store_true", help="print the result as JSON")
+    ap.add_argument("--score", metavar="STORE", help="only score a store kept by --store (after a dream)")
     args = ap.parse_args(argv)
 
     from dcpm_cli.config import Settings
@@ -259,9 +280,15 @@ def main(argv: list[str] | None = None) -> None:
     from dcpm_cli.llm import get_llm
 
     settings = Settings.resolve()
-    llm = get_llm(args.llm or settings.llm, timeout=args.llm_timeout)
     embedder = get_embedder(settings.embedder)
     data = load(args.data or args.set)
+    if args.score:
+        if not Path(args.score).is_dir():
+            ap.error(f"no store at {args.score}")
+        result = score_store(data, embedder, args.score)
+        print(json.dumps(result.to_dict(), indent=1) if args.json else render(result))
+        return
+    llm = get_llm(args.llm or settings.llm, timeout=args.llm_timeout)
     with tempfile.TemporaryDirectory(prefix="dcpm-arcs-") as tmp:
         result = run(data, llm, embedder, args.store or tmp, progress=True)
     print(json.dumps(result.to_dict(), indent=1) if args.json else render(result))

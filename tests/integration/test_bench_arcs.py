@@ -153,3 +153,24 @@ def test_the_command_prints_figures_as_json(tmp_path: Path, capsys: pytest.Captu
         "1/1",
     )
     assert out["calls_per_input"] == pytest.approx(5 / 3)
+
+
+def test_a_kept_store_is_scored_again_as_it_is_now(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = tmp_path / "tiny.json"
+    data.write_text(json.dumps(TINY), encoding="utf-8")
+    script = tmp_path / "replies.jsonl"
+    script.write_text("\n".join(json.dumps(r) for r in replies("replaces")) + "\n", encoding="utf-8")
+    store = tmp_path / "store"
+    arcs.main(["--data", str(data), "--llm", f"scripted:{script}", "--store", str(store), "--json"])
+    written = json.loads(capsys.readouterr().out)
+
+    arcs.main(["--data", str(data), "--score", str(store), "--json"])  # no LLM needed
+
+    again = json.loads(capsys.readouterr().out)
+    keys = ("current_at_1", "completeness", "stale_current", "distractors")
+    assert [again[k] for k in keys] == [written[k] for k in keys] == [1.0, 1.0, 0, "1/1"]
+    assert again["llm_calls"] == 0
+    with pytest.raises(SystemExit):
+        arcs.main(["--data", str(data), "--score", str(tmp_path / "nowhere")])
