@@ -206,7 +206,7 @@ def test_show_gives_provenance_and_links(cli, store, fitness):
     item_view = json.loads(cli("show", fitness, "--json").stdout)
     assert item_view["type"] == "item"
     assert item_view["item"]["supersedes"] is not None
-    assert item_view["sources"][0]["text"].startswith("Journal: Finds hiking")
+    assert item_view["sources"][0]["text"].startswith("Journal: Now finds hiking")
     # The judgement that linked it, then the link itself.
     assert [e["op"] for e in item_view["events"]][:2] == ["JUDGED", "SUPERSEDE"]
     assert item_view["events"][0]["detail"].startswith("replaces: ")
