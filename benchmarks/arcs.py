@@ -236,7 +236,16 @@ def score_store(data: dict[str, Any], embedder: Embedder, store_dir: str) -> Res
     scores, kept = _probe(data, Store(store_dir, embedder), embedder)
     users = sum(r.role == "user" for r in inputs(data))
     return Result(
-        data.get("name", ""), "(scored as stored)", users, scores, kept, 0, 0, 0, 0.0, extracted=users
+        set=data.get("name", ""),
+        llm="(scored as stored)",
+        inputs=users,
+        arcs=scores,
+        distractors_kept=kept,
+        llm_calls=0,
+        prompt_tokens=0,
+        completion_tokens=0,
+        seconds=0.0,
+        extracted=users,
     )
 
 

@@ -26,8 +26,8 @@ import re
 
 # Words that mark a state as new, whatever the verb.
 _NEW_STATE = (
-    r"now|nowadays|these days|any ?more|no longer|no more|not any ?more|since|from now on|as of|"
-    r"from (?:this|next|last|the) \w+|lately|recently|at last|finally|for the first time|"
+    r"now|nowadays|these days|any ?more|no longer|no more|since|from now on|as of|"
+    r"from (?:this|next|last|the) \w+|lately|recently|at last|finally|"
     r"first time|used to|instead|after all|again|new|newly|former|ex"
 )
 # Verbs of change, stems with their inflections (sold/bought/left… spelled out).
@@ -50,7 +50,7 @@ _CHANGE_VERB = (
     # a phrasal verb around its object: "cut caffeine out", "gave it up", "took the job on"
     r"(?:cut|gave|giving|given|took|taken|packed) "
     r"(?:\w+ ){1,3}?(?:out|up|down|back|off|on|in)|"
-    r"no longer|gone|took (?:a|an|the|my) \w+ (?:job|role|position)|accepted|appointed|elected"
+    r"gone|took (?:a|an|the|my) \w+ (?:job|role|position)|accepted|appointed|elected"
 )
 _SAYS_CHANGE = re.compile(rf"\b(?:{_NEW_STATE}|{_CHANGE_VERB})\b", re.IGNORECASE)
 # A change verb right after "never" is a stance said again ("never learned to drive").
