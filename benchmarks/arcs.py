@@ -28,6 +28,7 @@ during a slow run stops extraction and scores what was extracted (said as partia
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 import tempfile
@@ -39,6 +40,7 @@ from typing import TYPE_CHECKING, Any
 from dcpm_cli.ingest.text import parse_time
 
 if TYPE_CHECKING:
+    from dcpm_cli.config import Settings
     from dcpm_cli.embed import Embedder
     from dcpm_cli.llm import LLM
     from dcpm_cli.models import Hit, RawInput
@@ -178,14 +180,21 @@ def distractor_kept(d: dict[str, Any], hits: list[Hit], arcs: list[dict[str, Any
 
 
 def run(
-    data: dict[str, Any], llm: LLM, embedder: Embedder, store_dir: str, *, progress: bool = False
+    data: dict[str, Any],
+    llm: LLM,
+    embedder: Embedder,
+    store_dir: str,
+    *,
+    progress: bool = False,
+    settings: Settings | None = None,
 ) -> Result:
-    """Feed the set through the write path into a store at `store_dir`, then score recall."""
+    """Feed the set through the write path into a store at `store_dir`, then score recall.
+    `settings`: the writer's (DCPM_* variables, config.toml), defaults if not given."""
     from dcpm_cli.config import Settings
     from dcpm_cli.store import Store
     from dcpm_cli.write.pipeline import Writer
 
-    settings = Settings(store=store_dir, llm=llm.name)
+    settings = dataclasses.replace(settings or Settings(), store=store_dir, llm=llm.name)
     store = Store(store_dir, embedder)
     writer = Writer(store, embedder, llm, settings)
     raws = inputs(data)
@@ -299,7 +308,7 @@ def main(argv: list[str] | None = None) -> None:
         return
     llm = get_llm(args.llm or settings.llm, timeout=args.llm_timeout)
     with tempfile.TemporaryDirectory(prefix="dcpm-arcs-") as tmp:
-        result = run(data, llm, embedder, args.store or tmp, progress=True)
+        result = run(data, llm, embedder, args.store or tmp, progress=True, settings=settings)
     print(json.dumps(result.to_dict(), indent=1) if args.json else render(result))
 
 

@@ -67,6 +67,9 @@ class Settings:
     # a model that tells a contradiction from a restatement: a change told without such words
     # ("I live in Leeds" after "I live in Bristol") then links too.
     judge_change_words: bool = True
+    # An item whose input names what it took the place of ("sold the car": the car) supersedes
+    # the nearest current memory that says those words, without a judgement (write/reconcile.py).
+    named_ends: bool = True
     recall_min_similarity: float = 0.2  # cosine below which a memory is not "found" (MiniLM)
     no_supersedes: bool = False  # the paper's ablation: no revision chains written or read
 

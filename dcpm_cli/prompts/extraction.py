@@ -20,6 +20,9 @@ Return JSON {"items": [...]}. Each item:
   facts (moods, rambling): then one short summary of it and nothing else.
 - text: one self-contained sentence in the third person about the user ("Prefers running
   alone in the early morning"), keeping reasons, details and dates that were given.
+- instead_of: what the user stopped, left or gave up for this, in the input's own words
+  ("Binned my paper diary, it's all in an app now": "paper diary"; "the tomatoes failed, so
+  I grow chillies instead": "tomatoes"); "" when the input names nothing that ended.
 - topic: the life domain in one lowercase word (food, fitness, work, sleep, health, family,
   relationships, home, money, learning, hobbies, travel, mood, ...).
 - subject: "user", or the person or thing the statement is about ("user's sister Hanna").
@@ -44,6 +47,7 @@ class ExtractedItem(BaseModel):
 
     kind: Literal["fact", "identity", "summary"]
     text: str = Field(min_length=3, max_length=600)
+    instead_of: str = Field(default="", max_length=200)
     topic: str = Field(min_length=1, max_length=40)
     subject: str = Field(default="user", max_length=80)
     attribute: str = Field(default="", max_length=80)

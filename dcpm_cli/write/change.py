@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import re
 
+from dcpm_cli.write.words import words
+
 # Words that mark a state as new, whatever the verb.
 _NEW_STATE = (
     r"now|nowadays|these days|any ?more|no longer|no more|since|from now on|as of|"
@@ -82,6 +84,21 @@ def no_change(text: str, words: str = "") -> str:
             if not any(n.start() <= m.start() < n.end() for n in _NEVER.finditer(t)):
                 return ""
     return "it says no change (no word of change or of a new state)"
+
+
+_SENTENCE = re.compile(r"[^.!?\n]+[.!?]*")
+
+
+def sentence_naming(phrase: str, text: str) -> str:
+    """The sentence of `text` that holds most of `phrase`'s words (its end mark kept: "?" makes
+    a question); `text` itself if none holds any."""
+    want = set(words(phrase))
+    best, most = text, 0
+    for m in _SENTENCE.finditer(text):
+        n = len(want & set(words(m.group(0))))
+        if n > most:
+            best, most = m.group(0).strip(), n
+    return best
 
 
 def changes_stance(new: str) -> str:

@@ -104,6 +104,17 @@ def from_context(text: str, said: set[str], turns: Sequence[tuple[str, set[str]]
     return ""
 
 
+def ended_words(x: ExtractedItem, said: set[str]) -> str:
+    """What the input says this item took the place of, as the model copied it ('' when it
+    named nothing, or words the input does not hold: at least half the phrase's words must be
+    the input's, `said`). A small model reliably copies words; it does not reliably judge."""
+    phrase = (x.instead_of or "").strip().strip("\"'.")
+    got = set(words(phrase))
+    if not got or phrase.casefold() in {"null", "none", "n/a", "nothing"}:
+        return ""
+    return phrase if len(got & said) * 2 >= len(got) else ""
+
+
 def grounded_subject(x: ExtractedItem, heard: set[str]) -> ExtractedItem:
     """The item about the user when the subject it names is named nowhere in the input or its
     conversation (`heard`: their words); a subject they do name ("she" after "my sister

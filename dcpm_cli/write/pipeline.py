@@ -4,9 +4,10 @@
    embedder fails, the words are stored without a vector, filled in by the next write.
 2. Extraction (write/extract.py): one structured call per user input (per bounded piece of a
    long one), with the conversation it ends; items the input does not say are dropped.
-3. Reconciliation (write/reconcile.py): each item meets its nearest current facts (at most
-   `judge_k`), and the model judges each pair, nearest first, until one judgement stands:
-   SUPERSEDE / UPDATE / DUPLICATE, else ADD; exact duplicates are dropped before any call.
+3. Reconciliation (write/reconcile.py): an item whose input names what it replaced supersedes
+   the memory that says so; else it meets its nearest current facts (at most `judge_k`), and
+   the model judges each pair, nearest first, until one judgement stands: SUPERSEDE / UPDATE /
+   DUPLICATE, else ADD; exact duplicates are dropped before any call.
 4. Upsert and chain (here): SUPERSEDE links `supersedes` / `superseded_by` and never deletes;
    UPDATE keeps the previous text in the event log.
 
@@ -43,6 +44,7 @@ from dcpm_cli.store.base import Write
 from dcpm_cli.write import extract, reconcile
 from dcpm_cli.write.claims import Claims, new_owner
 from dcpm_cli.write.reconcile import Plan
+from dcpm_cli.write.words import words
 
 if TYPE_CHECKING:
     import numpy as np
@@ -322,6 +324,13 @@ class Writer:
             return outcome
 
         vectors = self._embed([i.text for i in kept])
+        # What the input says each item took the place of, in its words, and their vectors.
+        said = set(words(raw.text))
+        named = {item.id: extract.ended_words(x, said) for (_, x), item in zip(grounded, items, strict=True)}
+        phrases = [named[i.id] for i in kept]
+        said_ended = [p for p in phrases if p]
+        phrase_vectors = iter(self._embed(said_ended) if said_ended else [])
+        ended = [(p, next(phrase_vectors) if p else None) for p in phrases]
         plan = reconcile.plan(
             kept,
             vectors,
@@ -331,6 +340,7 @@ class Writer:
             similar=self._similar,
             said_at=raw.said_at,
             words=raw.text,
+            ended=ended,
         )
         self.checkpoint("reconciled")
         if self.settings.no_supersedes:  # the paper's ablation: no chains, a change of mind is new

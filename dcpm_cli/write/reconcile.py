@@ -1,7 +1,11 @@
 """System 1, step 3: which memories each new item meets, and what it may do to them (#18).
 
 The one place where candidates are chosen (`candidates`), the model is asked (`plan`) and its
-judgements are checked (`decide`, `said_before`). Candidates are chosen by meaning: the current
+judgements are checked (`decide`, `said_before`). First, what the input says ended: extraction
+copies the words of what a new item took the place of ("Sold the car, I cycle now": "the car"),
+and the nearest current memory that says them is superseded with no judgement asked
+(`named_ends`, `named_end`), under the same checks as a judged link. Copying words is within a
+1.5B model's reach where judging two statements is not. Else candidates by meaning: the current
 facts nearest the item, at most `judge_k` of them, none below `judge_min_similarity`; the
 attribute words the model wrote are data, never a gate. The model is asked one question per
 candidate, nearest first ("how does the LATER statement relate to the EARLIER one?",
@@ -22,8 +26,9 @@ from typing import TYPE_CHECKING
 
 from dcpm_cli.models import MemoryItem, normalise
 from dcpm_cli.prompts.judge import Statement
-from dcpm_cli.write.change import changes_stance
+from dcpm_cli.write.change import changes_stance, no_change, sentence_naming
 from dcpm_cli.write.judge import Verdict, judge
+from dcpm_cli.write.words import stems
 
 if TYPE_CHECKING:
     import numpy as np
@@ -40,6 +45,8 @@ KINDS = ("fact", "identity")
 # A DUPLICATE drops the new item: only when both say nearly the same (MiniLM puts paraphrases
 # of one statement above ~0.8 and two stances on one attribute, "vegetarian"/"vegan", below).
 DUPLICATE_MIN_COS = 0.8
+# A Verdict.answer: the link the input's own words made (`named_end`), with no judgement asked.
+ENDED = "the input names what ended"
 # Subjects that all mean the speaker.
 _USER = {"user", "the user", "i", "me", "myself", ""}
 
@@ -89,16 +96,77 @@ def plan(
     similar: Similarity,
     said_at: datetime,
     words: str = "",
+    ended: Sequence[tuple[str, np.ndarray | None]] = (),
 ) -> list[Plan]:
-    """A checked plan per item: its candidates, then one judgement per candidate until one
-    stands. An item without candidates is added without a call. `words`: the input the items
-    were taken from (a `replaces` stands only if the item or its input says a change)."""
+    """A checked plan per item: the memory its input says it took the place of, if any
+    (`named_end`); else its candidates, then one judgement per candidate until one stands. An
+    item without candidates is added without a call. `words`: the input the items were taken
+    from (a `replaces` stands only if the item or its input says a change); `ended`: per item,
+    the words of what the input says it replaced ('' for none) and their vector."""
     cands = candidates(store, kept, vectors, settings.judge_k, settings.judge_min_similarity)
+    ends = (
+        named_ends(store, ended, settings.judge_k, settings.recall_min_similarity)
+        if ended and settings.named_ends
+        else [None] * len(kept)
+    )
     plans = []
-    for item, cs in zip(kept, cands, strict=True):
+    for item, cs, end in zip(kept, cands, ends, strict=True):
+        if end is not None and (p := named_end(item, end, similar, settings, said_at, words)):
+            plans.append(p)
+            continue
         ask = [c for c in cs if not (subject_refusal(item, c) or said_before(item, said_at, c))]
         plans.append(decide(item, ask, llm, similar, settings, words) if ask else Plan("ADD"))
     return plans
+
+
+def named_ends(
+    store: Store, ended: Sequence[tuple[str, np.ndarray | None]], k: int, floor: float
+) -> list[tuple[str, MemoryItem, float] | None]:
+    """Per item, the memory that names what its input says it replaced: of the `k` current
+    facts and identity items nearest to those words (cosine at or above `floor`, one search),
+    the nearest that says one of them ("the car": "Drives everywhere, the car is easier").
+    With the words and the cosine. A neighbour in meaning alone is not enough: qwen2.5-coder
+    wrote "hills" for an e-bike bought for them, and "climbing" was 0.31 away."""
+    rows = [i for i, (phrase, v) in enumerate(ended) if phrase and v is not None]
+    out: list[tuple[str, MemoryItem, float] | None] = [None] * len(ended)
+    if not rows:
+        return out
+    import numpy as np
+
+    vectors = np.stack([v for i in rows if (v := ended[i][1]) is not None])
+    for i, near in zip(rows, store.nearest_items_many(vectors, k, kinds=KINDS), strict=True):
+        phrase = ended[i][0]
+        said = stems(phrase)
+        out[i] = next(((phrase, c, cos) for c, cos in near if cos >= floor and said & stems(c.text)), None)
+    return out
+
+
+def named_end(
+    item: MemoryItem,
+    end: tuple[str, MemoryItem, float],
+    similar: Similarity,
+    settings: Settings,
+    said_at: datetime,
+    words: str,
+) -> Plan | None:
+    """A SUPERSEDE of the memory the input says the item took the place of ("Sold the car, I
+    cycle now": the car), without a judgement: copying the words of what ended is within a
+    small model's reach where judging two statements is not (#18). It stands only where a
+    judged one would (same subject, not said before the memory, a change in words; nor may the
+    sentence naming what ended be a plan or a question) and if the item is near the memory at
+    all (`judge_min_similarity`: not two unrelated domains)."""
+    phrase, target, cos = end
+    why = (
+        subject_refusal(item, target)
+        or said_before(item, said_at, target)
+        or no_change(item.text, words)
+        or no_change(sentence_naming(phrase, words), words)
+        or ("unrelated to it" if similar(item.text, target.text) < settings.judge_min_similarity else "")
+    )
+    if why:
+        return None
+    reason = f"the input says {phrase!r} ended, nearest {target.id} (cosine {cos:.2f})"
+    return Plan("SUPERSEDE", target, judged=[Judged(target, Verdict("replaces", reason, ENDED))])
 
 
 def decide(

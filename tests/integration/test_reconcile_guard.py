@@ -251,12 +251,20 @@ def test_extraction_is_offered_the_attributes_already_in_memory(
     assert "job" not in offered
 
     # The schema sent requires the attribute (non-empty) and the time words: a small model
-    # under a grammar left an optional attribute empty, and nothing could chain to it.
+    # under a grammar left an optional attribute empty, and nothing could chain to it. What
+    # the input says ended is a string, "" for nothing: offered null, the model wrote null
+    # even for "No more meat for me".
     schema = llm.calls[-1]["schema"]
-    full = {"kind": "fact", "text": "Went vegetarian", "topic": "food", "subject": "user",
-            "attribute": "diet", "salience": 0.8, "when": "last month"}  # fmt: skip
+    full = {"kind": "fact", "text": "Went vegetarian", "instead_of": "meat", "topic": "food",
+            "subject": "user", "attribute": "diet", "salience": 0.8, "when": "last month"}  # fmt: skip
     jsonschema.validate({"items": [full]}, schema)
-    for broken in ({**full, "attribute": ""}, {k: v for k, v in full.items() if k != "attribute"}):
+    nothing_ended = {**full, "instead_of": ""}
+    jsonschema.validate({"items": [nothing_ended]}, schema)
+    for broken in (
+        {**full, "attribute": ""},
+        {k: v for k, v in full.items() if k != "attribute"},
+        {**full, "instead_of": None},
+    ):
         with pytest.raises(jsonschema.ValidationError):
             jsonschema.validate({"items": [broken]}, schema)
 

@@ -609,3 +609,87 @@ def test_a_stance_said_again_is_not_linked_even_when_the_model_says_replaces(
     llm.enqueue(extraction(item("Is teetotal", topic="health")), *replaced())
     assert off.add([third]).superseded == 1
     assert not llm.replies
+
+
+SPANISH = ("Signed up for Spanish evening classes.", "Signed up for Spanish evening classes")
+
+
+def said_on(month: int, text: str) -> RawInput:
+    return RawInput(text=text, said_at=datetime(2026, month, 1, tzinfo=UTC))
+
+
+def then(writer: Writer, llm: ScriptedLLM, first: tuple[str, str], later: str, *replies: Any):
+    """`first` (an input, the item extracted from it) said in January, then `later` in March
+    with these replies: the two inputs and the second one's report."""
+    earlier, said_later = said_on(1, first[0]), said_on(3, later)
+    llm.enqueue(extraction(item(first[1], topic="learning")))
+    writer.add([earlier])
+    llm.enqueue(*replies)
+    return earlier, said_later, writer.add([said_later])
+
+
+def test_an_input_that_names_what_ended_supersedes_it_without_a_judgement(
+    writer: Writer, llm: ScriptedLLM, store: Store
+) -> None:
+    later = "Learns Japanese with a tutor on Sundays"
+    first, second, report = then(
+        writer,
+        llm,
+        SPANISH,
+        "Dropped the Spanish classes. I'm learning Japanese now, with a tutor on Sundays.",
+        extraction(item(later, topic="learning", instead_of="the Spanish classes")),
+    )
+
+    # One call: the extraction. The model copied what ended; no judgement was asked.
+    assert (report.added, report.superseded, report.llm_calls) == (1, 1, 1)
+    assert [i.text for i in store.chain(item_id(first))] == [SPANISH[1], later]
+    (e,) = [e for e in store.events_for(item_id(second)) if e.op == "JUDGED"]
+    assert (e.target_id, e.detail.split(":")[0]) == (item_id(first), "replaces")
+    assert "the input says 'the Spanish classes' ended" in e.detail
+
+
+def test_what_ended_in_words_the_input_never_says_links_nothing_by_itself(
+    writer: Writer, llm: ScriptedLLM, store: Store, settings: Settings
+) -> None:
+    # The model names an end the user never said: the pair is judged as any other.
+    *_, report = then(
+        writer,
+        llm,
+        SPANISH,
+        "I'm learning Japanese now, with a tutor.",
+        extraction(
+            item("Learns Japanese with a tutor", topic="learning", instead_of="Spanish evening classes")
+        ),
+        judged("unrelated", "two languages"),
+    )
+    assert report.superseded == 0
+
+    # And with named ends off, words the input does say are judged too.
+    third = said_on(4, "Dropped the Japanese tutor, I'm doing Duolingo French now.")
+    off = Writer(store, writer.embedder, llm, replace(settings, named_ends=False))
+    llm.enqueue(
+        extraction(item("Learns French on Duolingo", topic="learning", instead_of="the Japanese tutor")),
+        judged("unrelated", "two languages"),
+        judged("unrelated", "two languages"),
+    )
+    assert off.add([third]).superseded == 0
+    assert all(i.is_current for i in store.all_items())
+    assert not llm.replies
+
+
+def test_a_neighbour_in_meaning_that_does_not_say_what_ended_is_judged_not_linked(
+    writer: Writer, llm: ScriptedLLM, store: Store
+) -> None:
+    # As qwen2.5-coder:1.5b wrote it on the dev arcs: "hills" as what an e-bike replaced, and
+    # the nearest memory to "hills" was the climbing gym (cosine 0.31 there, 0.48 here).
+    *_, report = then(
+        writer,
+        llm,
+        ("I started bouldering at the climbing gym.", "Goes bouldering at the climbing gym"),
+        "Upgraded to an e-bike, the hills on my way to work were killing me.",
+        extraction(item("Upgraded to an e-bike for the hills on the way to work", instead_of="the hills")),
+        judged("unrelated", "a sport and a commute"),
+    )
+
+    assert (report.superseded, report.llm_calls) == (0, 2)
+    assert all(i.is_current for i in store.all_items())

@@ -17,6 +17,7 @@ def item(
     subject: str = "user",
     salience: float = 0.7,
     when: str | None = None,
+    instead_of: str = "",
 ) -> dict[str, Any]:
     return {
         "kind": kind,
@@ -26,6 +27,7 @@ def item(
         "attribute": attribute,
         "salience": salience,
         "when": when,
+        "instead_of": instead_of,
     }
 
 

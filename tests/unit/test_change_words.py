@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from dcpm_cli.write.change import no_change
+from dcpm_cli.write.change import no_change, sentence_naming
 
 
 @pytest.mark.parametrize(
@@ -49,3 +49,12 @@ def test_the_input_a_statement_came_from_may_say_the_change() -> None:
     assert no_change("Lives in Leeds", "We finally moved to Leeds at the weekend!") == ""
     # A plan in the item itself is not a change whatever the input says.
     assert "a plan" in no_change("Is thinking about moving to Leeds", "We moved house in 2019.")
+
+
+def test_the_sentence_naming_what_ended_is_the_one_read() -> None:
+    text = "Sold the bike at last. Might sell the car too?\nAnyway, the car is fine for now."
+    assert sentence_naming("the bike", text) == "Sold the bike at last."
+    # The first sentence that holds the most of the phrase's words: here a question.
+    assert sentence_naming("sell the car", text) == "Might sell the car too?"
+    assert no_change(sentence_naming("the car", text), text).startswith("a plan or a wish")
+    assert sentence_naming("the boat", text) == text  # named nowhere: the whole input

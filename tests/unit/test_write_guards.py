@@ -5,6 +5,7 @@ model; a similarity is a table of the cosines the embedder would give."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 from support.replies import item
@@ -259,3 +260,53 @@ def test_a_stance_said_later_about_an_earlier_time_still_supersedes() -> None:
     swimming = memory("m_swim", "Has swum since March", attribute="exercise", event_at=at("2026-03-01 12:00"))
 
     assert reconcile.said_before(swimming, at("2026-06-01 09:00"), running) == ""
+
+
+# -- reconcile: what the input says ended -----------------------------------------------------
+
+SOLD = "Sold the car last week! I cycle to work now."
+CAR = memory(
+    "m_car", "Drives everywhere because the car is easier", topic="travel", event_at=at("2026-01-05 09:00")
+)
+CYCLES = memory("m_cycle", "Cycles to work, 8 km each way", topic="travel", event_at=at("2026-03-01 09:00"))
+NEAR = similarity(**{f"{CYCLES.text}__{CAR.text}".replace(" ", "_"): 0.3})
+
+
+def named(phrase: str | None, text: str = SOLD) -> str:
+    from dcpm_cli.write.words import words
+
+    return extract.ended_words(extracted("Cycles to work", instead_of=phrase or ""), set(words(text)))
+
+
+def test_what_ended_is_kept_only_in_the_inputs_own_words() -> None:
+    assert named("the car") == "the car"
+    assert named('"The car."') == "The car"
+    # Words the input does not say are the model's, not the user's: nothing ended.
+    assert named("the old bus pass") == ""
+    assert named("null") == named("None") == named(None) == named("") == ""
+
+
+def test_the_memory_named_as_ended_is_superseded_without_a_judgement() -> None:
+    p = reconcile.named_end(CYCLES, ("the car", CAR, 0.42), NEAR, DEFAULTS, at("2026-03-01 09:00"), SOLD)
+
+    assert p is not None and (p.op, p.target) == ("SUPERSEDE", CAR)
+    (j,) = p.judged  # recorded as a judgement, so the dream never asks about the pair again
+    assert j.verdict.answer == reconcile.ENDED and "'the car' ended" in j.verdict.reason
+
+
+def test_a_named_end_links_only_where_a_judged_one_would() -> None:
+    when = at("2026-03-01 09:00")
+    # A plan says no change; another person's news is not the user's; an unrelated domain.
+    plan = "Thinking of selling the car and cycling to work?"
+    assert reconcile.named_end(CYCLES, ("the car", CAR, 0.42), NEAR, DEFAULTS, when, plan) is None
+    hers = memory("m_hers", "Cycles to work", subject="user's sister Hanna", event_at=when)
+    assert reconcile.named_end(hers, ("the car", CAR, 0.42), NEAR, DEFAULTS, when, SOLD) is None
+    assert reconcile.named_end(CYCLES, ("the car", CAR, 0.42), similarity(), DEFAULTS, when, SOLD) is None
+    # An old journal imported late does not replace a later state.
+    later = memory("m_car2", "Drives to work", event_at=at("2026-06-01 09:00"))
+    early = replace(CYCLES, event_at=at("2026-01-01 09:00"))
+    cos = similarity(**{f"{early.text}__{later.text}".replace(" ", "_"): 0.3})
+    assert (
+        reconcile.named_end(early, ("the car", later, 0.42), cos, DEFAULTS, at("2026-01-01 09:00"), SOLD)
+        is None
+    )
