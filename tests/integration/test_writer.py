@@ -693,3 +693,25 @@ def test_a_neighbour_in_meaning_that_does_not_say_what_ended_is_judged_not_linke
 
     assert (report.superseded, report.llm_calls) == (0, 2)
     assert all(i.is_current for i in store.all_items())
+
+
+def test_a_memory_that_says_one_word_of_several_is_not_what_ended(
+    writer: Writer, llm: ScriptedLLM, store: Store
+) -> None:
+    # heldout3, qwen2.5-coder:1.5b: D&D "instead of the library games evenings" superseded the
+    # audiobooks borrowed on the library app (cosine 0.48, one word of three).
+    *_, report = then(
+        writer,
+        llm,
+        ("I borrow audiobooks on the library app.", "Borrows audiobooks on the library app for walks"),
+        "Starting a D&D campaign with five friends, so I've stopped going to the library games evenings.",
+        extraction(
+            item(
+                "Is starting a D&D campaign with five friends, no more library games evenings",
+                instead_of="library games evenings",
+            )
+        ),
+        judged("unrelated", "games and audiobooks"),
+    )
+
+    assert (report.superseded, report.llm_calls) == (0, 2)
