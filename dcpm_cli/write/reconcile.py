@@ -124,11 +124,11 @@ def named_ends(
 ) -> list[tuple[str, MemoryItem, float] | None]:
     """Per item, the memory that names what its input says it replaced: of the `k` current
     facts and identity items nearest to those words (cosine at or above `floor`, one search),
-    the nearest that says at least half of them ("the car": "Drives everywhere, the car is
-    easier"), as the input must. With the words and the cosine. A neighbour in meaning alone is
-    not enough (qwen2.5-coder wrote "hills" for an e-bike bought for them, and "climbing" was
-    0.31 away), nor is one word of several ("library games evenings" is not "borrows
-    audiobooks on the library app")."""
+    the nearest that says most of them ("the car": "Drives everywhere, the car is easier").
+    With the words and the cosine. A neighbour in meaning alone is not enough (qwen2.5-coder
+    wrote "hills" for an e-bike bought for them, and "climbing" was 0.31 away), nor is one word
+    of several ("library games evenings" is not "borrows audiobooks on the library app";
+    "reading glasses" is not "read the paper over my porridge")."""
     rows = [i for i, (phrase, v) in enumerate(ended) if phrase and v is not None]
     out: list[tuple[str, MemoryItem, float] | None] = [None] * len(ended)
     if not rows:
@@ -143,7 +143,7 @@ def named_ends(
             (
                 (phrase, c, cos)
                 for c, cos in near
-                if cos >= floor and 2 * len(said & stems(c.text)) >= len(said)
+                if cos >= floor and 2 * len(said & stems(c.text)) > len(said)
             ),
             None,
         )

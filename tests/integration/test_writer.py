@@ -715,3 +715,21 @@ def test_a_memory_that_says_one_word_of_several_is_not_what_ended(
     )
 
     assert (report.superseded, report.llm_calls) == (0, 2)
+
+
+def test_a_memory_that_says_one_of_two_words_is_not_what_ended(
+    writer: Writer, llm: ScriptedLLM, store: Store
+) -> None:
+    # heldout4, qwen2.5-coder:1.5b: "lost another pair of reading glasses" superseded the
+    # morning paper ("read it over my porridge"): "read" is one word of two.
+    *_, report = then(
+        writer,
+        llm,
+        ("I fetch the paper and read it over my porridge.", "Reads the paper over porridge"),
+        "Lost another pair of reading glasses today, that's three since Christmas.",
+        extraction(item("Lost another pair of reading glasses", instead_of="reading glasses")),
+        judged("unrelated", "glasses and a newspaper"),
+    )
+
+    assert report.superseded == 0
+    assert all(i.is_current for i in store.all_items())
