@@ -20,10 +20,7 @@ Return JSON {"items": [...]}. Each item:
   facts (moods, rambling): then one short summary of it and nothing else.
 - text: one self-contained sentence in the third person about the user ("Prefers running
   alone in the early morning"), keeping reasons, details and dates that were given.
-- instead_of: what the user stopped, left or gave up for this, in the input's own words
-  ("Binned my paper diary, it's all in an app now": "paper diary"; "the tomatoes failed, so
-  I grow chillies instead": "tomatoes"); "" when the input names nothing that ended.
-- topic: the life domain in one lowercase word (food, fitness, work, sleep, health, family,
+{instead_of}- topic: the life domain in one lowercase word (food, fitness, work, sleep, health, family,
   relationships, home, money, learning, hobbies, travel, mood, ...).
 - subject: "user", or the person or thing the statement is about ("user's sister Hanna").
 - attribute: the aspect of the subject it describes, 1-3 words ("diet", "exercise routine",
@@ -37,6 +34,17 @@ Rules: only what the USER states about themselves or their world; never facts fr
 assistant's turns (those are context only). One idea per item. No items for greetings,
 questions or small talk: then return {"items": []}. Use the earlier turns only to resolve
 references ("it", "that class")."""
+
+# Asked for only with named ends on (settings.named_ends): off, the prompt and schema are the
+# ones every arc figure before named ends was measured with.
+INSTEAD_OF = """- instead_of: what the user stopped, left or gave up for this, in the input's own words
+  ("Binned my paper diary, it's all in an app now": "paper diary"; "the tomatoes failed, so
+  I grow chillies instead": "tomatoes"); "" when the input names nothing that ended.
+"""
+
+
+def system(ask_ended: bool) -> str:
+    return SYSTEM.replace("{instead_of}", INSTEAD_OF if ask_ended else "")
 
 
 class ExtractedItem(BaseModel):
@@ -66,28 +74,36 @@ class Extraction(BaseModel):
     items: list[ExtractedItem] = Field(max_length=24)
 
 
-def schema() -> dict[str, Any]:
+def schema(ask_ended: bool = False) -> dict[str, Any]:
     """The schema sent: every field of an item required, in the order above, so that a
     grammar-constrained model cannot leave out the subject, the attribute (which chains a
-    later change to this item) or the time words. Validation stays lenient (`Extraction`).
-    Generated once per process (~4 ms each time), handed out as a copy."""
-    return copy.deepcopy(_schema())
+    later change to this item) or the time words; `instead_of` only when `ask_ended`.
+    Validation stays lenient (`Extraction`). Generated once per process (~4 ms each time),
+    handed out as a copy."""
+    return copy.deepcopy(_schema(ask_ended))
 
 
 @functools.cache
-def _schema() -> dict[str, Any]:
+def _schema(ask_ended: bool) -> dict[str, Any]:
     out = Extraction.model_json_schema()
     item = out["$defs"]["ExtractedItem"]
+    if not ask_ended:
+        del item["properties"]["instead_of"]
     item["required"] = list(item["properties"])
     item["properties"]["attribute"]["minLength"] = 1
     return out
 
 
 def messages(
-    raw: RawInput, history: list[RawInput], known: list[tuple[str, str]] | None = None
+    raw: RawInput,
+    history: list[RawInput],
+    known: list[tuple[str, str]] | None = None,
+    *,
+    ask_ended: bool = False,
 ) -> list[dict[str, str]]:
     """The prompt; `known` (subject, attribute) pairs already in memory near this input are
-    offered so that a later change of an attribute reuses its words."""
+    offered so that a later change of an attribute reuses its words; `ask_ended` asks each
+    item for what it took the place of (`instead_of`)."""
     lines = [f"[{h.said_at:%Y-%m-%d}] {h.role}: {h.text[:1000]}" for h in history]
     context = "\n".join(lines) if lines else "(none)"
     attrs = "; ".join(f"{a} ({s})" if s != "user" else a for s, a in known or [])
@@ -101,4 +117,4 @@ def messages(
         f"Earlier turns (context only):\n{context}\n\n{offered}"
         f"The user's input, said on {raw.said_at:%Y-%m-%d}:\n{raw.text}"
     )
-    return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]
+    return [{"role": "system", "content": system(ask_ended)}, {"role": "user", "content": user}]

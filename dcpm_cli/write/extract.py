@@ -52,17 +52,26 @@ def offered_attributes(near: Sequence[tuple[MemoryItem, float]], floor: float) -
 
 
 def ask(
-    llm: LLM, raw: RawInput, history: list[RawInput], known: list[tuple[str, str]], *, retries: int
+    llm: LLM,
+    raw: RawInput,
+    history: list[RawInput],
+    known: list[tuple[str, str]],
+    *,
+    retries: int,
+    ask_ended: bool = False,
 ) -> list[ExtractedItem]:
-    """The items the model extracts from `raw`: a validated call per piece of a long input."""
+    """The items the model extracts from `raw`: a validated call per piece of a long input
+    (`ask_ended`: each item says what it took the place of, for named ends)."""
     found: list[ExtractedItem] = []
     for piece in chunking.pieces(raw.text) or [raw.text]:
         got = structured(
             llm,
-            extraction.messages(raw if piece == raw.text else replace(raw, text=piece), history, known),
+            extraction.messages(
+                raw if piece == raw.text else replace(raw, text=piece), history, known, ask_ended=ask_ended
+            ),
             extraction.Extraction,
             retries=retries,
-            schema=extraction.schema(),
+            schema=extraction.schema(ask_ended),
         )
         found.extend(got.items)
     return found

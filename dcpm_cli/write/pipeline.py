@@ -299,7 +299,14 @@ class Writer:
         )
         near = self.store.nearest_items(self._embed([raw.text])[0], extract.KNOWN_ATTRIBUTES)
         known = extract.offered_attributes(near, self.settings.recall_min_similarity)
-        found = extract.ask(self.llm, raw, history, known, retries=self.settings.llm_retries)
+        found = extract.ask(
+            self.llm,
+            raw,
+            history,
+            known,
+            retries=self.settings.llm_retries,
+            ask_ended=self.settings.named_ends,
+        )
         outcome = InputOutcome(raw.id, DONE)
         grounded, outcome.rejected = extract.ground(found, raw.text, history)
         items = [extract.to_item(raw, i, x) for i, x in grounded]

@@ -6,12 +6,14 @@ times resolved against when the input was said."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from datetime import UTC, datetime
 
 import jsonschema
 import pytest
 from support.replies import extraction, item, item_id, judge_calls, judged, replaced
 
+from dcpm_cli.config import Settings
 from dcpm_cli.dates import resolve_when
 from dcpm_cli.llm import ScriptedLLM
 from dcpm_cli.models import DONE, FAILED, RawInput
@@ -251,20 +253,36 @@ def test_extraction_is_offered_the_attributes_already_in_memory(
     assert "job" not in offered
 
     # The schema sent requires the attribute (non-empty) and the time words: a small model
-    # under a grammar left an optional attribute empty, and nothing could chain to it. What
-    # the input says ended is a string, "" for nothing: offered null, the model wrote null
-    # even for "No more meat for me".
+    # under a grammar left an optional attribute empty, and nothing could chain to it.
+    schema = llm.calls[-1]["schema"]
+    full = {"kind": "fact", "text": "Went vegetarian", "topic": "food", "subject": "user",
+            "attribute": "diet", "salience": 0.8, "when": "last month"}  # fmt: skip
+    jsonschema.validate({"items": [full]}, schema)
+    for broken in ({**full, "attribute": ""}, {k: v for k, v in full.items() if k != "attribute"}):
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate({"items": [broken]}, schema)
+    # Named ends are off by default: the prompt and schema do not ask what an item replaced.
+    assert "instead_of" not in json.dumps(schema)
+    assert "instead_of" not in llm.calls[-1]["messages"][0]["content"]
+
+
+def test_with_named_ends_extraction_asks_what_ended_as_a_string(
+    writer: Writer, llm: ScriptedLLM, store: Store, settings: Settings
+) -> None:
+    named = Writer(store, writer.embedder, llm, replace(settings, named_ends=True))
+    llm.enqueue(extraction())
+
+    named.add([said("2026-06-01", "No more meat for me.")])
+
+    # A string, "" for nothing: offered null, qwen2.5-coder:1.5b wrote null even for "No more
+    # meat for me".
+    assert "instead_of" in llm.calls[-1]["messages"][0]["content"]
     schema = llm.calls[-1]["schema"]
     full = {"kind": "fact", "text": "Went vegetarian", "instead_of": "meat", "topic": "food",
-            "subject": "user", "attribute": "diet", "salience": 0.8, "when": "last month"}  # fmt: skip
+            "subject": "user", "attribute": "diet", "salience": 0.8, "when": None}  # fmt: skip
     jsonschema.validate({"items": [full]}, schema)
-    nothing_ended = {**full, "instead_of": ""}
-    jsonschema.validate({"items": [nothing_ended]}, schema)
-    for broken in (
-        {**full, "attribute": ""},
-        {k: v for k, v in full.items() if k != "attribute"},
-        {**full, "instead_of": None},
-    ):
+    jsonschema.validate({"items": [{**full, "instead_of": ""}]}, schema)
+    for broken in ({**full, "instead_of": None}, {k: v for k, v in full.items() if k != "instead_of"}):
         with pytest.raises(jsonschema.ValidationError):
             jsonschema.validate({"items": [broken]}, schema)
 

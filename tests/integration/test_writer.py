@@ -614,6 +614,13 @@ def test_a_stance_said_again_is_not_linked_even_when_the_model_says_replaces(
 SPANISH = ("Signed up for Spanish evening classes.", "Signed up for Spanish evening classes")
 
 
+@pytest.fixture
+def named(writer: Writer, settings: Settings) -> Writer:
+    """A writer with named ends on (off by default: their links were right 6 of 10 times on
+    the held-out arc sets)."""
+    return Writer(writer.store, writer.embedder, writer.llm, replace(settings, named_ends=True))
+
+
 def said_on(month: int, text: str) -> RawInput:
     return RawInput(text=text, said_at=datetime(2026, month, 1, tzinfo=UTC))
 
@@ -629,11 +636,11 @@ def then(writer: Writer, llm: ScriptedLLM, first: tuple[str, str], later: str, *
 
 
 def test_an_input_that_names_what_ended_supersedes_it_without_a_judgement(
-    writer: Writer, llm: ScriptedLLM, store: Store
+    named: Writer, llm: ScriptedLLM, store: Store
 ) -> None:
     later = "Learns Japanese with a tutor on Sundays"
     first, second, report = then(
-        writer,
+        named,
         llm,
         SPANISH,
         "Dropped the Spanish classes. I'm learning Japanese now, with a tutor on Sundays.",
@@ -649,11 +656,11 @@ def test_an_input_that_names_what_ended_supersedes_it_without_a_judgement(
 
 
 def test_what_ended_in_words_the_input_never_says_links_nothing_by_itself(
-    writer: Writer, llm: ScriptedLLM, store: Store, settings: Settings
+    named: Writer, writer: Writer, llm: ScriptedLLM, store: Store
 ) -> None:
     # The model names an end the user never said: the pair is judged as any other.
     *_, report = then(
-        writer,
+        named,
         llm,
         SPANISH,
         "I'm learning Japanese now, with a tutor.",
@@ -664,9 +671,9 @@ def test_what_ended_in_words_the_input_never_says_links_nothing_by_itself(
     )
     assert report.superseded == 0
 
-    # And with named ends off, words the input does say are judged too.
+    # And with named ends off (the default), words the input does say are judged too.
     third = said_on(4, "Dropped the Japanese tutor, I'm doing Duolingo French now.")
-    off = Writer(store, writer.embedder, llm, replace(settings, named_ends=False))
+    off = writer
     llm.enqueue(
         extraction(item("Learns French on Duolingo", topic="learning", instead_of="the Japanese tutor")),
         judged("unrelated", "two languages"),
@@ -678,12 +685,12 @@ def test_what_ended_in_words_the_input_never_says_links_nothing_by_itself(
 
 
 def test_a_neighbour_in_meaning_that_does_not_say_what_ended_is_judged_not_linked(
-    writer: Writer, llm: ScriptedLLM, store: Store
+    named: Writer, llm: ScriptedLLM, store: Store
 ) -> None:
     # As qwen2.5-coder:1.5b wrote it on the dev arcs: "hills" as what an e-bike replaced, and
     # the nearest memory to "hills" was the climbing gym (cosine 0.31 there, 0.48 here).
     *_, report = then(
-        writer,
+        named,
         llm,
         ("I started bouldering at the climbing gym.", "Goes bouldering at the climbing gym"),
         "Upgraded to an e-bike, the hills on my way to work were killing me.",
@@ -696,12 +703,12 @@ def test_a_neighbour_in_meaning_that_does_not_say_what_ended_is_judged_not_linke
 
 
 def test_a_memory_that_says_one_word_of_several_is_not_what_ended(
-    writer: Writer, llm: ScriptedLLM, store: Store
+    named: Writer, llm: ScriptedLLM, store: Store
 ) -> None:
     # heldout3, qwen2.5-coder:1.5b: D&D "instead of the library games evenings" superseded the
     # audiobooks borrowed on the library app (cosine 0.48, one word of three).
     *_, report = then(
-        writer,
+        named,
         llm,
         ("I borrow audiobooks on the library app.", "Borrows audiobooks on the library app for walks"),
         "Starting a D&D campaign with five friends, so I've stopped going to the library games evenings.",
@@ -718,12 +725,12 @@ def test_a_memory_that_says_one_word_of_several_is_not_what_ended(
 
 
 def test_a_memory_that_says_one_of_two_words_is_not_what_ended(
-    writer: Writer, llm: ScriptedLLM, store: Store
+    named: Writer, llm: ScriptedLLM, store: Store
 ) -> None:
     # heldout4, qwen2.5-coder:1.5b: "lost another pair of reading glasses" superseded the
     # morning paper ("read it over my porridge"): "read" is one word of two.
     *_, report = then(
-        writer,
+        named,
         llm,
         ("I fetch the paper and read it over my porridge.", "Reads the paper over porridge"),
         "Lost another pair of reading glasses today, that's three since Christmas.",
