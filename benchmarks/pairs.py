@@ -190,12 +190,12 @@ def report(s: Score) -> str:
 def rescore(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Rows of a `--no-change-words` run as a run with the check would have given them: a
     `replaces` whose LATER statement says no change is `unrelated`."""
-    from dcpm_cli.write.change import no_change
+    from dcpm_cli.write.judge import Verdict, said_change
 
     out = []
     for r in results:
-        why = no_change(r["later"]) if r["relation"] == "replaces" else ""
-        out.append(r | {"relation": "unrelated", "reason": f"{r['reason']}; but {why}"} if why else r)
+        v = said_change(Verdict(r["relation"], r["reason"], ""), r["later"])
+        out.append(r | {"relation": v.relation, "reason": v.reason})
     return out
 
 

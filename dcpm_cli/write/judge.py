@@ -30,8 +30,8 @@ def judge(
     first = _ask(llm, prompt, earlier, later)
     if first.relation != "replaces":
         return first
-    if change_words and (why := no_change(later.text, later.words)):
-        return Verdict("unrelated", f"{first.reason}; but {why}", NO_CHANGE)
+    if change_words and (checked := said_change(first, later.text, later.words)) is not first:
+        return checked
     confirm = PROMPTS[prompt].confirm
     if confirm is None:
         return first
@@ -39,6 +39,13 @@ def judge(
     if again.relation == "replaces":
         return Verdict("replaces", f"{first.reason}; asked again: {again.reason}", first.answer)
     return Verdict(again.relation, f"{first.reason}; but asked again: {again.reason}", "not confirmed")
+
+
+def said_change(verdict: Verdict, later: str, words: str = "") -> Verdict:
+    """`verdict` under the words-of-change check: a `replaces` whose LATER statement (or the
+    input it came from, `words`) says no change is `unrelated`; any other verdict as it is."""
+    why = no_change(later, words) if verdict.relation == "replaces" else ""
+    return Verdict("unrelated", f"{verdict.reason}; but {why}", NO_CHANGE) if why else verdict
 
 
 def _ask(llm: LLM, prompt: str, earlier: Statement, later: Statement) -> Verdict:
