@@ -15,8 +15,9 @@ label). `replaces` precision matters most: a wrong link hides a true belief. Nev
 
 A `replaces` stands only if the LATER statement says a change in words (write/change.py), as
 in the writer; `--no-change-words` asks without that check. The check acts before the second
-call of `thing`, so `--rescore` of a `--no-change-words` run gives exactly what a run with it
-would (at temperature 0): both figures from one run of the model.
+call of `thing`, so `--rescore` of a `--no-change-words` run gives the relations a run with it
+would (at temperature 0; its calls, tokens and reasons still count the second call the check
+would have saved): both figures from one run of the model.
 """
 
 from __future__ import annotations

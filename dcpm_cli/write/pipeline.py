@@ -331,13 +331,17 @@ class Writer:
             return outcome
 
         vectors = self._embed([i.text for i in kept])
-        # What the input says each item took the place of, in its words, and their vectors.
-        said = set(words(raw.text))
-        named = {item.id: extract.ended_words(x, said) for (_, x), item in zip(grounded, items, strict=True)}
-        phrases = [named[i.id] for i in kept]
-        said_ended = [p for p in phrases if p]
-        phrase_vectors = iter(self._embed(said_ended) if said_ended else [])
-        ended = [(p, next(phrase_vectors) if p else None) for p in phrases]
+        # With named ends on: what the input says each item took the place of, in its words,
+        # and their vectors. Off, a model's `instead_of` is not read (nor embedded).
+        ended: list[tuple[str, np.ndarray | None]] = []
+        if self.settings.named_ends:
+            said = set(words(raw.text))
+            pairs = zip(grounded, items, strict=True)
+            named = {item.id: extract.ended_words(x, said) for (_, x), item in pairs}
+            phrases = [named[i.id] for i in kept]
+            said_ended = [p for p in phrases if p]
+            phrase_vectors = iter(self._embed(said_ended) if said_ended else [])
+            ended = [(p, next(phrase_vectors) if p else None) for p in phrases]
         plan = reconcile.plan(
             kept,
             vectors,

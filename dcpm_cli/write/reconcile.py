@@ -1,7 +1,8 @@
 """System 1, step 3: which memories each new item meets, and what it may do to them (#18).
 
 The one place where candidates are chosen (`candidates`), the model is asked (`plan`) and its
-judgements are checked (`decide`, `said_before`). First, what the input says ended: extraction
+judgements are checked (`decide`, `said_before`). First, with `named_ends` on (opt-in, off by
+default), what the input says ended: extraction
 copies the words of what a new item took the place of ("Sold the car, I cycle now": "the car"),
 and the nearest current memory that says them is superseded with no judgement asked
 (`named_ends`, `named_end`), under the same checks as a judged link. Copying words is within a
