@@ -17,7 +17,7 @@ table version has not moved (the check `read_consistency_interval=0` makes on ev
 `TableCopy.sync` for how it is made cheap on a local disk), so what another process or `Store`
 wrote is seen by the next search. A schema change rebuilds the copy.
 
-Keeping up with numpy: the product runs on one BLAS thread (`one_blas_thread`), hits are turned
+Keeping up with numpy: a small product runs on one BLAS thread (`blas_threads`), hits are turned
 into Python objects once (`TableCopy._dicts`), and the version check avoids LanceDB's background
 thread when it can: at 10k rows these made a search 1.2× numpy's bare top-k instead of 3×.
 Scores agree with LanceDB's to float32 rounding (≈1e-7).
@@ -342,7 +342,7 @@ class TableCopy:
         if not self._blocks or k <= 0:
             return [[] for _ in q]
         q = q / np.maximum(np.linalg.norm(q, axis=1, keepdims=True), 1e-12)
-        with one_blas_thread():
+        with blas_threads(sum(b.size for b in self._blocks) * len(q)):
             parts = [b @ q.T for b in self._blocks]  # (rows, queries)
         scores = parts[0] if len(parts) == 1 else np.concatenate(parts)
         mask = self._searchable
@@ -444,6 +444,24 @@ def commit_stamp(table_dir: str | os.PathLike[str] | None) -> int | None:
         return None
 
 
+# From this many multiply-adds a product runs on BLAS's own threads, below it on one: ~31k
+# rows of 384 floats, ~16k of 768. Measured top-40 p50 on this project's two cores, one thread
+# against BLAS's own, idle and with both cores busy in other processes: 20k rows 1.4 / 0.8 ms
+# idle but 1.7 / 4.9 ms busy; 40k rows 3.5 / 2.0 ms idle and 15.3 / 8.0 ms busy; 100k rows
+# 17.6 / 9.8 ms idle and 33.3 / 18.6 ms busy. The bound sits between 20k and 40k.
+BLAS_THREADS_FROM = 12_000_000
+
+
+def blas_threads(work: int) -> Any:
+    """The BLAS threads for a product of `work` multiply-adds: one for a small product, whose
+    start-up and spinning threads cost more than they save on a busy machine
+    (`one_blas_thread`); BLAS's own for a large one, where a second core reading the other
+    half of the matrix nearly halves the time, busy or not."""
+    import contextlib
+
+    return one_blas_thread() if work < BLAS_THREADS_FROM else contextlib.nullcontext()
+
+
 def one_blas_thread() -> Any:
     """A context in which numpy's BLAS runs on one thread. A matrix–vector product is bound by
     memory, not arithmetic, and OpenBLAS's worker threads start late on a busy machine and spin
@@ -505,6 +523,7 @@ __all__ = [
     "TableCopy",
     "Term",
     "VectorSearch",
+    "blas_threads",
     "commit_stamp",
     "lancedb_search",
     "one_blas_thread",

@@ -22,7 +22,7 @@ from dcpm_cli.embed import Embedder
 from dcpm_cli.models import DONE, ITEM_KINDS, PENDING, MemoryItem, RawInput
 from dcpm_cli.store import Store
 from dcpm_cli.store.upkeep import fragment_limit
-from dcpm_cli.store.vectors import TableCopy
+from dcpm_cli.store.vectors import BLAS_THREADS_FROM, TableCopy
 
 N_ITEMS, N_RAW = 3000, 600
 RAW_FILTER = {"statuses": [PENDING], "roles": ["user"]}
@@ -120,6 +120,23 @@ def test_items_match_exact_numpy(corpus_store: tuple[Store, Corpus], queries: np
             scores = [s for _, s in hits]
             assert scores == sorted(scores, reverse=True)
             assert hits[0][1] == pytest.approx(float(np.max(corpus.vectors @ q)), abs=1e-5)
+
+
+def test_a_store_large_enough_for_blas_threads_is_exact_too(
+    tmp_path: Path, embedder: Embedder, pool: Any, queries: np.ndarray
+) -> None:
+    # Past BLAS_THREADS_FROM the product runs on BLAS's own threads: the same top-k.
+    n = BLAS_THREADS_FROM // embedder.dim + 500
+    items, vectors = make_items(n, pool[0], pool[1], seed=8)
+    store = on_path(Store(str(tmp_path / "large"), embedder), "copy")
+    store.add_items(items, vectors)
+    corpus = Corpus(items, vectors, [], np.zeros((0, embedder.dim), dtype=np.float32))
+    for q in queries:
+        hits = store.vector_search("items", q, 40, kinds=list(ITEM_KINDS))
+        assert [r.id for r, _ in hits] == corpus.top_items(q, 40)
+    current = store.nearest_items_many(queries, 10, kinds=("fact",))
+    for q, found in zip(queries, current, strict=True):
+        assert [m.id for m, _ in found] == corpus.top_items(q, 10, ("fact",), current_only=True)
 
 
 @pytest.mark.parametrize("path", PATHS)
