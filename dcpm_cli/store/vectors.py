@@ -25,6 +25,7 @@ Scores agree with LanceDB's to float32 rounding (≈1e-7).
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import time
@@ -457,8 +458,6 @@ def blas_threads(work: int) -> Any:
     start-up and spinning threads cost more than they save on a busy machine
     (`one_blas_thread`); BLAS's own for a large one, where a second core reading the other
     half of the matrix nearly halves the time, busy or not."""
-    import contextlib
-
     return one_blas_thread() if work < BLAS_THREADS_FROM else contextlib.nullcontext()
 
 
