@@ -40,11 +40,12 @@ from typing import Any
 import numpy as np
 
 from benchmarks.system1 import SLOTS, TimedEmbedder, distinct_sentences, sentence
+from dcpm_cli.blas import one_blas_thread
 from dcpm_cli.embed import Embedder, get_embedder
 from dcpm_cli.models import DONE, ITEM_KINDS, PENDING, MemoryItem, RawInput, short_hash
 from dcpm_cli.read.recall import RAW_SEARCHED, recall
 from dcpm_cli.store import Store
-from dcpm_cli.store.vectors import TableCopy, one_blas_thread
+from dcpm_cli.store.vectors import TableCopy
 
 DEPTH = 40  # recall()'s vector-search depth at k=10: max(4k, 20)
 PATHS = ("dcpm", "LanceDB scan")

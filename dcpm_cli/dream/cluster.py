@@ -25,14 +25,13 @@ neighbourhood as a Python object: ~40 s and 1.6 GB at 50k facts. Here:
 
 from __future__ import annotations
 
-import contextlib
-import functools
 import math
 import os
-from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
+
+from dcpm_cli.blas import one_blas_thread
 
 # Below this many points the plain blockwise scan is faster than building cells.
 SMALL_N = 3000
@@ -164,7 +163,7 @@ def split_oversized(
     order = np.argsort(labels, kind="stable")
     bounds = np.searchsorted(labels[order], np.arange(int(labels.max()) + 2))
     next_label = 0
-    with single_threaded_blas():
+    with one_blas_thread():
         for c in range(int(labels.max()) + 1):
             members = order[bounds[c] : bounds[c + 1]]
             groups = [members]
@@ -223,20 +222,6 @@ def _bisect(X: np.ndarray, members: np.ndarray, max_size: int, min_samples: int)
         *_bisect(X, members[~side], max_size, min_samples),
         *_bisect(X, members[side], max_size, min_samples),
     ]
-
-
-@contextlib.contextmanager
-def single_threaded_blas() -> Iterator[None]:
-    """BLAS limited to one thread (see `_Pairs`); the library scan is done once per process."""
-    with _blas_controller().limit(limits=1, user_api="blas"):
-        yield
-
-
-@functools.cache
-def _blas_controller():
-    from threadpoolctl import ThreadpoolController
-
-    return ThreadpoolController()
 
 
 def centroid(V: np.ndarray) -> np.ndarray:
@@ -323,7 +308,7 @@ def neighbour_chunks(
     if workers is None:
         workers = min(os.cpu_count() or 1, 4) if n >= small_n else 1
     out = _Pairs(X, np.float32(1.0 - eps), workers)
-    with single_threaded_blas():
+    with one_blas_thread():
         if n < 2:
             pass
         elif n < small_n:

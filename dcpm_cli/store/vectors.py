@@ -25,8 +25,6 @@ Scores agree with LanceDB's to float32 rounding (≈1e-7).
 
 from __future__ import annotations
 
-import contextlib
-import functools
 import os
 import time
 from collections.abc import Sequence
@@ -34,6 +32,7 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
+from dcpm_cli.blas import blas_threads
 from dcpm_cli.store.sql import in_list
 
 if TYPE_CHECKING:
@@ -445,37 +444,6 @@ def commit_stamp(table_dir: str | os.PathLike[str] | None) -> int | None:
         return None
 
 
-# From this many multiply-adds a product runs on BLAS's own threads, below it on one: ~31k
-# rows of 384 floats, ~16k of 768. Measured top-40 p50 on this project's two cores, one thread
-# against BLAS's own, idle and with both cores busy in other processes: 20k rows 1.4 / 0.8 ms
-# idle but 1.7 / 4.9 ms busy; 40k rows 3.5 / 2.0 ms idle and 15.3 / 8.0 ms busy; 100k rows
-# 17.6 / 9.8 ms idle and 33.3 / 18.6 ms busy. The bound sits between 20k and 40k.
-BLAS_THREADS_FROM = 12_000_000
-
-
-def blas_threads(work: int) -> Any:
-    """The BLAS threads for a product of `work` multiply-adds: one for a small product, whose
-    start-up and spinning threads cost more than they save on a busy machine
-    (`one_blas_thread`); BLAS's own for a large one, where a second core reading the other
-    half of the matrix nearly halves the time, busy or not."""
-    return one_blas_thread() if work < BLAS_THREADS_FROM else contextlib.nullcontext()
-
-
-def one_blas_thread() -> Any:
-    """A context in which numpy's BLAS runs on one thread. A matrix–vector product is bound by
-    memory, not arithmetic, and OpenBLAS's worker threads start late on a busy machine and spin
-    after the call, taking the core the embedder and LanceDB need next (at 10k rows on two busy
-    cores: 17.6 ms with two threads, 0.6 ms with one)."""
-    return _blas().limit(limits=1, user_api="blas")
-
-
-@functools.cache
-def _blas() -> Any:
-    from threadpoolctl import ThreadpoolController
-
-    return ThreadpoolController()
-
-
 def _as_dicts(table: pa.Table, columns: Sequence[str]) -> list[dict[str, Any]]:
     """`table.select(columns).to_pylist()`, but with UTC timestamps made 4× faster: Arrow looks
     the zone up for every value, and those lookups were most of a 10k-row search."""
@@ -522,9 +490,7 @@ __all__ = [
     "TableCopy",
     "Term",
     "VectorSearch",
-    "blas_threads",
     "commit_stamp",
     "lancedb_search",
-    "one_blas_thread",
     "where_sql",
 ]

@@ -18,11 +18,12 @@ import pytest
 
 from benchmarks.read_path import exact_topk, make_items
 from benchmarks.system1 import distinct_sentences
+from dcpm_cli.blas import BLAS_THREADS_FROM
 from dcpm_cli.embed import Embedder
 from dcpm_cli.models import DONE, ITEM_KINDS, PENDING, MemoryItem, RawInput
 from dcpm_cli.store import Store
 from dcpm_cli.store.upkeep import fragment_limit
-from dcpm_cli.store.vectors import BLAS_THREADS_FROM, TableCopy
+from dcpm_cli.store.vectors import TableCopy
 
 N_ITEMS, N_RAW = 3000, 600
 RAW_FILTER = {"statuses": [PENDING], "roles": ["user"]}

@@ -14,7 +14,7 @@ PACKAGE = Path(__file__).resolve().parents[2] / "dcpm_cli"
 
 # Lowest first. A module may import its own layer's modules and any layer below; never one above.
 LAYERS: list[tuple[str, ...]] = [
-    ("dcpm_cli", "dcpm_cli.errors", "dcpm_cli.models", "dcpm_cli.dates", "dcpm_cli.private"),
+    ("dcpm_cli", "dcpm_cli.errors", "dcpm_cli.models", "dcpm_cli.dates", "dcpm_cli.private", "dcpm_cli.blas"),
     ("dcpm_cli.chunking",),
     ("dcpm_cli.config",),
     ("dcpm_cli.prompts", "dcpm_cli.llm", "dcpm_cli.onnx_encoder", "dcpm_cli.minilm", "dcpm_cli.mpnet"),
