@@ -122,6 +122,7 @@ def test_the_packaged_sets_meet_the_issue_shape() -> None:
         ("heldout4", 5),
         ("heldout5", 5),
         ("heldout6", 5),
+        ("heldout7", 5),
     ):
         data = arcs.load(name)
         assert len(data["arcs"]) >= min_arcs
