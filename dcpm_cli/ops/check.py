@@ -3,7 +3,8 @@ without guessing.
 
 1. the store's format is one this dcpm knows, every migration applied;
 2. the embedder matches the store (its recorded model id, and every vector column's width);
-3. every raw input is present and reads back whole (id, text, time), none stored twice;
+3. every raw input is present and reads back whole (id, text, time), none stored twice, and
+   every day of a notes folder has a current version;
 4. no write was left unfinished (a marker of an interrupted write: see store/journal.py);
 5. revision chains: pointers symmetric, to items that exist, acyclic, one current head each;
 6. provenance: every item's raw ids are stored inputs;
@@ -13,9 +14,10 @@ without guessing.
 9. full-text search answers on every searched table (a damaged index is rebuilt);
 10. claims on inputs being extracted belong to live processes.
 
-`--repair` finishes interrupted writes, restores missing chain back-pointers, repairs the graph
-as a dream would, rebuilds missing passages and drops stale claims. It never invents a link:
-a fork, a cycle or a pointer to an item that is gone is reported, not "fixed".
+`--repair` finishes interrupted writes, restores missing chain back-pointers, makes the latest
+version of a note day with none current again, repairs the graph as a dream would, rebuilds
+missing passages and drops stale claims. It never invents a link: a fork, a cycle or a pointer
+to an item that is gone is reported, not "fixed".
 """
 
 from __future__ import annotations
@@ -24,8 +26,13 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from dcpm_cli.dream.integrity import check_graph, repair_graph
+from dcpm_cli.models import REPLACED
+from dcpm_cli.write.batches import status_before_replaced
 
 if TYPE_CHECKING:
+    from datetime import datetime
+
+    from dcpm_cli.models import RawInput
     from dcpm_cli.store import Store
 
 EXAMPLES = 5  # ids shown per problem
@@ -71,6 +78,7 @@ def check(store: Store, *, repair: bool = False) -> CheckReport:
             _format(store),
             _embedder(store),
             _raw(store),
+            _note_days(store),
             _unfinished(store),
             _chains(store),
             _provenance(store),
@@ -123,6 +131,35 @@ def _raw(store: Store) -> Finding:
         parts += [f"{len(twice)} stored twice"] if twice else []
         return Finding("raw inputs", False, f"{n} read; " + ", ".join(parts), (bad + twice)[:EXAMPLES])
     return Finding("raw inputs", True, f"all {n} present and readable")
+
+
+def _note_days(store: Store) -> Finding:
+    lost = days_without_current_note(store)
+    if lost:
+        return Finding(
+            "note days",
+            False,
+            f"{len(lost)} day(s) of a notes folder with every version replaced, so never recalled: "
+            "--repair makes the latest stored version current (or add the folder again)",
+            [versions[-1].id for versions in lost][:EXAMPLES],
+        )
+    return Finding("note days", True, "every day of a notes folder has a current version")
+
+
+def days_without_current_note(store: Store) -> list[list[RawInput]]:
+    """The days of notes folders whose every stored version is REPLACED (what dcpm left, before
+    this was fixed, of a day edited back to an earlier text), each day's versions oldest first."""
+    replaced = store.raw_by_status([REPLACED])
+    days: dict[tuple[str, str, datetime], list[RawInput]] = {}
+    for session in sorted({r.session for r in replaced}):
+        sources = sorted({r.source for r in replaced if r.session == session})
+        for r in store.note_versions(session, sources):
+            days.setdefault((session, r.source, r.said_at), []).append(r)
+    return [
+        sorted(versions, key=lambda r: (r.created_at, r.id))
+        for versions in days.values()
+        if all(r.status == REPLACED for r in versions)
+    ]
 
 
 def _unfinished(store: Store) -> Finding:
@@ -263,6 +300,10 @@ def _repair(store: Store) -> list[str]:
     for collection in store.text_index_problems():
         store.rebuild_text_index(collection)
         done.append(f"rebuilt the full-text index of {collection}")
+    if lost := days_without_current_note(store):
+        for versions in lost:
+            store.set_raw_status(versions[-1].id, status_before_replaced(versions[-1]))
+        done.append(f"made the latest version of {len(lost)} note day(s) current again")
     if stale := store.stale_claims():
         store.drop_claims(stale)
         done.append(f"dropped {len(stale)} stale claim(s)")

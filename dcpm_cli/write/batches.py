@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from dcpm_cli.errors import InputError
 from dcpm_cli.ingest.exports import NOTES, Progress, conversations, daily_notes
-from dcpm_cli.models import REPLACED, AddReport, RawInput
+from dcpm_cli.models import CONTEXT, DONE, FAILED, NO_ITEMS, PENDING, REPLACED, AddReport, RawInput
 
 if TYPE_CHECKING:
     from dcpm_cli.write.pipeline import Writer
@@ -47,7 +47,8 @@ def import_file(
 def _replace_old_versions(writer: Writer, notes: list[RawInput]) -> None:
     """A note file is one input per day: an edited day's earlier inputs become REPLACED (kept
     for `dcpm show` and export, no longer recalled). Run for every note, not only the new ones,
-    so an import killed between storing and replacing is finished by the next one."""
+    so an import killed between storing and replacing is finished by the next one. A day whose
+    text went back to an earlier version has that version recalled again, in the status it had."""
     if not notes:
         return
     store = writer.store
@@ -55,8 +56,20 @@ def _replace_old_versions(writer: Writer, notes: list[RawInput]) -> None:
     with store.write():
         for old in store.note_versions(notes[0].session, sorted({r.source for r in notes})):
             latest = current.get((old.source, old.said_at))
-            if latest is not None and old.id != latest and old.status != REPLACED:
-                store.set_raw_status(old.id, REPLACED, f"replaced by {latest}")
+            if latest is None:
+                continue
+            if old.id == latest:
+                if old.status == REPLACED:  # the day's text went back to this version
+                    store.set_raw_status(old.id, status_before_replaced(old))
+            elif old.status != REPLACED:
+                store.set_raw_status(old.id, REPLACED, f"replaced by {latest}; was {old.status}")
+
+
+def status_before_replaced(raw: RawInput) -> str:
+    """The status a REPLACED note had before (recorded with it); pending when not recorded,
+    so an input replaced by a dcpm that did not record it is extracted again, never lost."""
+    _, _, was = raw.error.rpartition("; was ")
+    return was if was in (PENDING, DONE, NO_ITEMS, FAILED, CONTEXT) else PENDING
 
 
 def _batches(conversations: Iterable[list[RawInput]]) -> Iterator[list[RawInput]]:

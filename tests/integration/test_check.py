@@ -13,7 +13,7 @@ import pytest
 from support.replies import extraction, item, item_id, replaced
 
 from dcpm_cli.llm import ScriptedLLM
-from dcpm_cli.models import DONE, PENDING, Edge, MemoryItem, Node, RawInput
+from dcpm_cli.models import DONE, PENDING, REPLACED, Edge, MemoryItem, Node, RawInput
 from dcpm_cli.ops.check import chain_problems, check
 from dcpm_cli.store import Store
 from dcpm_cli.store import schemas as S
@@ -61,12 +61,12 @@ def test_a_clean_store_passes_every_check(cli, llm: ScriptedLLM) -> None:
 
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
-    assert [line.split()[0] for line in lines[:-1]] == ["ok"] * 10
+    assert [line.split()[0] for line in lines[:-1]] == ["ok"] * 11
     assert "every check holds" in lines[-1]
     data = json.loads(cli("check", "--json").stdout)
     assert data["ok"] is True and data["repairs"] == []
     assert [c["name"] for c in data["checks"]] == [
-        "format", "embedder", "raw inputs", "unfinished writes", "chains",
+        "format", "embedder", "raw inputs", "note days", "unfinished writes", "chains",
         "provenance", "graph", "passages", "text search", "claims",
     ]  # fmt: skip
 
@@ -154,6 +154,30 @@ def test_half_written_state_from_store_verbs_is_found_and_repaired(store: Store,
     assert "rebuilt 1 passage(s) for 1 session(s)" in report.repairs
     assert store.get_items(["m_old"])["m_old"].superseded_by == "m_new"
     assert check(store, repair=True).repairs == []  # nothing left to do
+
+
+def test_a_note_day_with_every_version_replaced_is_found_and_made_current(
+    store: Store, embedder: Any
+) -> None:
+    """What an older dcpm left when a day of a notes folder was edited back to its first text:
+    both versions replaced, each by the other, so the day was never recalled."""
+    first, second = (
+        RawInput(text=t, session="notes:journal", source="2026-03-02.md", said_at=said(2), created_at=said(n))
+        for n, t in ((3, "Swam with the manatees."), (4, "Swam with the manatees and a dolphin."))
+    )
+    with store.write():
+        store.add_raw([first, second], embedder.embed([first.text, second.text]))
+        store.set_raw_status(first.id, REPLACED, f"replaced by {second.id}")
+        store.set_raw_status(second.id, REPLACED, f"replaced by {first.id}; was {DONE}")
+
+    found = findings(store)["note days"]
+    assert not found.ok and found.examples == [second.id]
+
+    report = check(store, repair=True)
+
+    assert report.ok and report.repairs == ["made the latest version of 1 note day(s) current again"]
+    statuses = {r.id: r.status for r in store.get_raw([first.id, second.id]).values()}
+    assert statuses == {first.id: REPLACED, second.id: DONE}  # the status it had before
 
 
 def test_broken_provenance_and_graph_are_reported_and_the_graph_repaired(store: Store, embedder: Any) -> None:

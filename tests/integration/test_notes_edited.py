@@ -56,3 +56,38 @@ def test_the_facts_of_a_replaced_day_are_not_recalled(cli, llm, tmp_path: Path) 
     cli("add", "--file", str(notes))
 
     assert not any("Quince" in h["text"] for h in _recall(cli, "kitten Quince"))
+
+
+def test_a_day_edited_back_to_its_first_text_is_recalled_again(cli, tmp_path: Path) -> None:
+    first = "Monday: went swimming with the manatees at the springs.\n"
+    notes = _folder(tmp_path, first)
+    cli("add", "--no-extract", "--file", str(notes))
+    _folder(tmp_path, "Monday: went swimming with the manatees and a dolphin.\n")
+    cli("add", "--no-extract", "--file", str(notes))
+    _folder(tmp_path, first)  # the edit undone
+    again = json.loads(cli("add", "--no-extract", "--file", str(notes), "--json").stdout)
+    assert again["stored"] == 0  # that text is stored already: it is current again
+
+    texts = [h["text"] for h in _recall(cli, "swimming with the manatees")]
+    assert [t for t in texts if "manatees" in t] == [
+        "Monday: went swimming with the manatees at the springs."
+    ]
+    stats = json.loads(cli("stats", "--json").stdout)
+    assert stats["raw_by_status"]["replaced"] == 1, stats  # the dolphin version, kept as history
+    assert cli("check").exit_code == 0
+
+
+def test_the_facts_of_a_day_edited_back_are_recalled_again(cli, llm, tmp_path: Path) -> None:
+    notes = _folder(tmp_path, "Monday: adopted a tabby kitten called Quince.\n")
+    llm.enqueue(extraction(item("Has a tabby kitten called Quince", topic="pets")))
+    llm.enqueue(extraction(item("Swims at the lido", topic="sport")))
+    cli("add", "--file", str(notes))
+    _folder(tmp_path, "Monday: visited a shelter, no kitten after all.\n")
+    llm.enqueue(extraction(item("Visited an animal shelter", topic="pets")))
+    cli("add", "--file", str(notes))
+    assert not any("Quince" in h["text"] for h in _recall(cli, "kitten Quince"))
+
+    _folder(tmp_path, "Monday: adopted a tabby kitten called Quince.\n")
+    cli("add", "--file", str(notes))  # no extraction asked: the first version's facts stand
+
+    assert any(h["kind"] == "fact" and "Quince" in h["text"] for h in _recall(cli, "kitten Quince"))
