@@ -229,9 +229,9 @@ class OllamaEmbedder:
     """Embeddings from an Ollama server; the model id is `ollama:<model>`."""
 
     def __init__(self, model: str, host: str | None = None, timeout: float = 60.0) -> None:
-        import ollama
+        from dcpm_cli.llm import ollama_client
 
-        self._client = ollama.Client(host=host, timeout=timeout)
+        self._client = ollama_client(host, timeout)
         self._model = model
         self.model_id = f"ollama:{model}"
         self.dim = len(self.embed(["dimension probe"])[0])

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -107,8 +108,8 @@ def ollama_errors(model: str, timeout: float | None = None) -> Iterator[None]:
     connection (or a server that cannot serve the model) reads as "unavailable"; a slow model is
     called slow, and a reply the client cannot read fails this call, not the batch."""
     import httpx
-    import ollama
 
+    ollama = import_ollama()
     hint = "start it with `ollama serve`, or set OLLAMA_HOST to where it runs"
     try:
         yield
@@ -139,6 +140,32 @@ def ollama_errors(model: str, timeout: float | None = None) -> Iterator[None]:
         ) from e
 
 
+def import_ollama() -> Any:
+    """The `ollama` package. Importing it makes a default client, which parses OLLAMA_HOST: a
+    value it cannot parse is an unavailable LLM, said in one line, not a traceback."""
+    try:
+        import ollama
+    except ValueError as e:  # "Port could not be cast to integer value as '::1'"
+        raise _no_host(os.environ.get("OLLAMA_HOST", ""), e) from e
+    return ollama
+
+
+def ollama_client(host: str | None, timeout: float) -> Any:
+    """The official client for `host` (default: OLLAMA_HOST, else Ollama's own default)."""
+    ollama = import_ollama()
+    try:
+        return ollama.Client(host=host, timeout=timeout)
+    except ValueError as e:
+        raise _no_host(host if host is not None else os.environ.get("OLLAMA_HOST", ""), e) from e
+
+
+def _no_host(given: str, e: ValueError) -> LLMUnavailable:
+    return LLMUnavailable(
+        f"OLLAMA_HOST {given!r} is not a host and port ({e})",
+        "set OLLAMA_HOST to host:port, e.g. 127.0.0.1:11434",
+    )
+
+
 class OllamaLLM:
     """A model served by Ollama, through the official client.
 
@@ -150,14 +177,21 @@ class OllamaLLM:
     MAX_PREDICT = 4096
 
     def __init__(self, model: str, *, host: str | None = None, timeout: float = 120.0) -> None:
-        import ollama
 
         self.model = model
         self.name = f"ollama:{model}"
         self.usage = Usage()
         self.timeout = timeout
-        self._client = ollama.Client(host=host, timeout=timeout)
+        self._host = host
+        self._made: Any = None  # the client, made at the first call: a bad OLLAMA_HOST must
+        # not stop an input from being stored first
         self._think: bool | None = False  # thinking off; None once the model says it has none
+
+    @property
+    def _client(self) -> Any:
+        if self._made is None:
+            self._made = ollama_client(self._host, self.timeout)
+        return self._made
 
     def chat(self, messages: list[dict[str, str]], *, schema: dict[str, Any] | None = None) -> Reply:
         budget: int | None = None  # the server's default first
@@ -179,8 +213,7 @@ class OllamaLLM:
     def _chat_once(
         self, messages: list[dict[str, str]], schema: dict[str, Any] | None, budget: int | None
     ) -> Any:
-        import ollama
-
+        ollama = import_ollama()
         options: dict[str, Any] = {"temperature": 0}
         if budget is not None:
             options["num_predict"] = budget
@@ -252,11 +285,10 @@ def probe(spec: str, *, timeout: float = 3.0) -> str:
     prefix, _, model = spec.partition(":")
     if prefix != "ollama":
         return ""
-    import ollama
 
     try:
         with ollama_errors(model):
-            names = {m.model for m in ollama.Client(timeout=timeout).list().models}
+            names = {m.model for m in ollama_client(None, timeout).list().models}
     except LLMError as e:
         return e.message + (f" ({e.hint})" if e.hint else "")
     if model not in names and f"{model}:latest" not in names:

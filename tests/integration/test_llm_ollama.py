@@ -297,6 +297,26 @@ def test_dcpm_add_without_a_server_keeps_the_input_and_says_so_once(dcpm, dcpm_h
     assert "cannot reach the Ollama server" in raw.error
 
 
+@pytest.mark.parametrize("host", ["garbage:::1", "localhost:abc", "127.0.0.1:99999"])
+def test_an_ollama_host_that_is_no_host_keeps_the_input_and_says_why(
+    dcpm, dcpm_home: Path, host: str
+) -> None:
+    done = dcpm("--llm", "ollama:tiny", "add", "I moved to Bristol in 2019.", env={"OLLAMA_HOST": host})
+
+    assert done.returncode == 3, done.stderr
+    assert "Traceback" not in done.stderr
+    assert f"OLLAMA_HOST {host!r} is not a host and port" in done.stderr
+    store = Store(Settings.resolve().store, get_embedder("minilm"), create=False)
+    assert [r.text for r in store.raw_by_status(["pending"])] == ["I moved to Bristol in 2019."]
+
+
+def test_doctor_says_an_ollama_host_that_is_no_host_in_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    from dcpm_cli.llm import probe
+
+    monkeypatch.setenv("OLLAMA_HOST", "garbage:::1")
+    assert probe("ollama:tiny").startswith("OLLAMA_HOST 'garbage:::1' is not a host and port")
+
+
 def test_scripted_llm_counts_tokens_per_call() -> None:
     from dcpm_cli.llm import ScriptedLLM
 
