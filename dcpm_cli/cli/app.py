@@ -117,6 +117,15 @@ def _memory(ctx: typer.Context, no_supersedes: bool = False) -> Memory:
     return session.memory
 
 
+def _show_version(value: bool) -> None:
+    """`dcpm --version` alone: eager, so it answers before a command is asked for."""
+    if value:
+        from dcpm_cli import __version__
+
+        typer.echo(f"dcpm {__version__}")
+        raise typer.Exit()
+
+
 @app.callback()
 def root(
     ctx: typer.Context,
@@ -145,14 +154,12 @@ def root(
         float | None,
         typer.Option("--llm-timeout", envvar="DCPM_LLM_TIMEOUT", help="Seconds per LLM call (default: 120)."),
     ] = None,
-    version: Annotated[bool, typer.Option("--version", help="Show the version and exit.")] = False,
+    version: Annotated[
+        bool,
+        typer.Option("--version", help="Show the version and exit.", callback=_show_version, is_eager=True),
+    ] = False,
 ) -> None:
     """Dual-Process Cognitive Memory: a local long-term memory that never loses what you said."""
-    if version:
-        from dcpm_cli import __version__
-
-        typer.echo(f"dcpm {__version__}")
-        raise typer.Exit()
     preset = ctx.obj if isinstance(ctx.obj, dict) else {}
     # Only what was typed is a flag: config.py resolves the environment (and says so).
     given = {"store": store, "embedder": embedder, "llm": llm, "llm_timeout": llm_timeout}

@@ -297,3 +297,11 @@ def test_a_note_in_a_cron_log_is_one_line(dcpm, dcpm_home) -> None:
     assert done.returncode == 3, done.stderr
     (note,) = [line for line in done.stderr.splitlines() if line.startswith("extraction pending")]
     assert len(note) > 80 and note.endswith("run `dcpm process` when the LLM is back.")
+
+
+def test_version_alone_answers(cli) -> None:
+    from dcpm_cli import __version__
+
+    for args in (["--version"], ["--version", "stats"]):
+        result = cli(*args)
+        assert (result.exit_code, result.stdout.strip()) == (0, f"dcpm {__version__}")
