@@ -258,6 +258,17 @@ EMBEDDERS: dict[str, Callable[[], Embedder]] = {
 }
 
 
+def embedder_option(model_id: str | None) -> str:
+    """The `--embedder` value that makes vectors of `model_id` (as a store records it): a name
+    for the packaged models, the id itself for Ollama's, "st:<path>" for a local model."""
+    names = {MINILM_ID: "minilm", MiniLMInt8.model_id: "minilm-int8", MPNetEmbedder.model_id: "mpnet"}
+    if model_id in names:
+        return names[model_id]
+    if model_id and model_id.startswith("ollama:"):
+        return model_id
+    return f"st:<the path of {model_id}>"
+
+
 @cache
 def get_embedder(spec: str) -> Embedder:
     """Build (once per process) the embedder named by `spec`."""

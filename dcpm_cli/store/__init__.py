@@ -280,10 +280,13 @@ class Store(GraphVerbs, JournalVerbs, EraseVerbs, StagingVerbs):
 
     def _refuse_other_embedder(self, meta: dict[str, str]) -> None:
         if meta.get("embedder") != self.embedder_id or meta.get("dim") != str(self.dim):
+            from dcpm_cli.embed import embedder_option
+
             raise EmbedderMismatch(
                 f"this store's vectors were made by {meta.get('embedder')} ({meta.get('dim')} dims); "
                 f"the configured embedder is {self.embedder_id} ({self.dim} dims)",
-                f"use --embedder for {meta.get('embedder')}, or a new --store for the other model",
+                f"use --embedder {embedder_option(meta.get('embedder'))}, `dcpm reembed` to move the"
+                " store to the other model, or a new --store for it",
             )
 
     def meta(self) -> dict[str, str]:

@@ -85,6 +85,27 @@ def test_a_store_made_by_another_embedder_is_refused(tmp_path: Path, embedder) -
     assert e.value.exit_code == 4
 
 
+@pytest.mark.parametrize(
+    ("made_by", "option"),
+    [
+        ("all-MiniLM-L6-v2", "minilm"),
+        ("all-MiniLM-L6-v2-int8", "minilm-int8"),
+        ("all-mpnet-base-v2", "mpnet"),
+        ("ollama:nomic-embed-text", "ollama:nomic-embed-text"),
+    ],
+)
+def test_the_refusal_names_the_embedder_option_that_opens_the_store(
+    tmp_path: Path, made_by: str, option: str
+) -> None:
+    uri = str(tmp_path / "store")
+    Store(uri, OtherEmbedder(model_id=made_by))
+
+    with pytest.raises(EmbedderMismatch) as e:
+        Store(uri, OtherEmbedder(model_id="something-else"))
+
+    assert f"use --embedder {option}," in (e.value.hint or "")
+
+
 def test_a_store_with_another_dimension_is_refused(tmp_path: Path, embedder) -> None:
     uri = str(tmp_path / "small")
     Store(uri, OtherEmbedder(model_id=embedder.model_id, dim=8))
