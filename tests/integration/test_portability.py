@@ -142,6 +142,12 @@ def test_a_file_cut_short_or_not_utf8_imports_nothing(rich_store, cli, tmp_path:
     assert piped.exit_code == 0, piped.stderr
     missing = cli("export", "--out", str(tmp_path / "no" / "such" / "dir.jsonl"))
     assert missing.exit_code == 2 and "there is no folder" in missing.stderr
+    folder = tmp_path / "exports"
+    folder.mkdir()
+    into_folder = cli("export", "--out", str(folder))
+    assert into_folder.exit_code == 2 and "it is a folder" in into_folder.stderr, into_folder.stderr
+    assert "Traceback" not in into_folder.stderr
+    assert not (tmp_path / "exports.partial").exists(), "no half copy of the memory left behind"
 
 
 def test_export_to_stdout_is_one_json_record_a_line(rich_store, cli) -> None:

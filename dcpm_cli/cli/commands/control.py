@@ -86,21 +86,31 @@ def export_(
             for line in lines:
                 sys.stdout.write(line + "\n")
         return
-    if not out.parent.is_dir():
-        from dcpm_cli.errors import InputError
+    from dcpm_cli.errors import InputError
 
+    if out.is_dir():
+        raise InputError(
+            f"cannot write {out}: it is a folder", f"name a file, e.g. --out {out / 'dcpm.jsonl'}"
+        )
+    if not out.parent.is_dir():
         raise InputError(
             f"cannot write {out}: there is no folder {out.parent}", "make it first, or pick another --out"
         )
     tmp = out.with_name(out.name + ".partial")
-    with (
-        render.progress("exporting", enabled=True) as bar,
-        m.exporting(with_vectors=with_vectors, progress=bar) as lines,
-        tmp.open("w", encoding="utf-8") as f,
-    ):
-        for line in lines:
-            f.write(line + "\n")
-    tmp.replace(out)  # a complete file or none
+    try:
+        with (
+            render.progress("exporting", enabled=True) as bar,
+            m.exporting(with_vectors=with_vectors, progress=bar) as lines,
+            tmp.open("w", encoding="utf-8") as f,
+        ):
+            for line in lines:
+                f.write(line + "\n")
+        tmp.replace(out)  # a complete file or none
+    except BaseException as e:
+        tmp.unlink(missing_ok=True)  # half a copy of the memory is left nowhere
+        if isinstance(e, OSError):
+            raise InputError(f"cannot write {out}: {e.strerror}", "pick another --out") from e
+        raise
     render.note(f"exported to {out}")
 
 
