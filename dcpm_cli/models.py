@@ -54,6 +54,7 @@ JUDGED = "JUDGED"
 # A newer version of the same daily note was stored: kept (`dcpm show`, export), never
 # recalled, and neither are the facts that came from it alone.
 REPLACED = "replaced"
+RAW_STATUSES = (PENDING, DONE, FAILED, CONTEXT, NO_ITEMS, REPLACED)
 
 
 def utcnow() -> datetime:

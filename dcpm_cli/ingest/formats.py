@@ -125,9 +125,11 @@ def parse_jsonl(text: str, *, session: str, source: str, at: datetime | None) ->
             raise InputError(f"{source} line {n}: role must be one of {', '.join(ROLES)}, got {role!r}")
         if not isinstance(content, str) or not content.strip():
             raise InputError(f"{source} line {n}: content must be a non-empty string")
+        refuse_binary(content, f"{source} line {n}: content")  # JSON can spell a NUL or half a character
         stamp = obj.get("timestamp")
         said = parse_time(stamp, f"timestamp on line {n}") if stamp is not None else (at or utcnow())
         sess = str(obj.get("session") or session)
+        refuse_binary(sess, f"{source} line {n}: session")
         earlier = same.get((sess, said), 0)
         same[(sess, said)] = earlier + 1
         text = spoken_by(name.strip(), content.strip()) if name is not None else content.strip()

@@ -16,11 +16,20 @@ LATEST = datetime(9000, 1, 1, tzinfo=UTC)
 
 
 def refuse_binary(text: str, source: str = "the input") -> None:
-    """The one NUL check every way in shares (CLI text and files, chat exports, MCP, Memory.add):
-    a NUL byte means binary, not words, and no store holds one."""
+    """The one check of words every way in shares (CLI text and files, chat exports, MCP,
+    Memory.add): a NUL byte means binary, not words, and no store holds one; nor does it hold
+    a lone surrogate (half a character, which JSON can spell as \\ud800), which no encoder reads."""
     if "\x00" in text:
         line = text.count("\n", 0, text.index("\x00")) + 1
         raise InputError(f"{source} holds a NUL byte (line {line}): it looks binary, not text")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as e:
+        line = text.count("\n", 0, e.start) + 1
+        raise InputError(
+            f"{source} holds a lone surrogate (line {line}): half a character, not Unicode text",
+            "is it an escape like \\ud800 without its other half? fix or drop it",
+        ) from None
 
 
 def parse_time(value: str | float | int, what: str = "time") -> datetime:

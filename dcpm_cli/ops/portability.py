@@ -14,6 +14,7 @@ whenever the file has no vectors or they come from another model.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -21,6 +22,7 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from dcpm_cli.errors import InputError
+from dcpm_cli.models import RAW_STATUSES
 
 if TYPE_CHECKING:
     from dcpm_cli.embed import Embedder
@@ -386,6 +388,43 @@ def _validate(n: int, record: dict[str, Any]) -> None:
             ok, want = True, ""
         if not ok:
             raise InputError(f"{where} must be {want}, not {type(value).__name__}", _IS_EXPORT)
+    _words(n, record)
+
+
+_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}")
+
+
+def _words(n: int, record: dict[str, Any]) -> None:
+    """What a record says, held to what `dcpm add` holds words to: Unicode text (no lone
+    surrogate, which JSON's \\ud800 can spell), no NUL, an input not empty, an id of id
+    characters; an input's role and status among those dcpm gives."""
+    from dcpm_cli.ingest.formats import ROLES
+    from dcpm_cli.ingest.text import refuse_binary
+
+    kind = record["type"]
+    for name, value in record.items():
+        texts = value if isinstance(value, list) else [value]
+        for text in texts:
+            if isinstance(text, str) and name not in VECTOR_COLUMNS:
+                try:
+                    text.encode("utf-8")
+                except UnicodeEncodeError:
+                    raise InputError(
+                        f"line {n}: {kind} field {name} holds a lone surrogate: not Unicode text",
+                        _IS_EXPORT,
+                    ) from None
+                refuse_binary(text, f"line {n}: {kind} field {name}")
+    if not _ID.fullmatch(record.get("id") or "x") and kind not in _KEY_FIELDS:
+        raise InputError(f"line {n}: {kind} id {record['id']!r} is not an id", _IS_EXPORT)
+    if kind == "raw":
+        for name, allowed in (("role", ROLES), ("status", RAW_STATUSES)):
+            if record[name] not in allowed:
+                raise InputError(
+                    f"line {n}: raw field {name} {record[name]!r} is not one of {', '.join(allowed)}",
+                    _IS_EXPORT,
+                )
+        if not record["text"].strip():
+            raise InputError(f"line {n}: raw input with no text", _IS_EXPORT)
 
 
 def _check_against(store: Store, survey: Survey) -> None:

@@ -258,8 +258,26 @@ def test_an_export_cut_at_a_line_boundary_is_refused_by_its_header_counts(
             "field at '0500-01-01T00:00:00+00:00' is out of range",
         ),
         ("raw", {"attempts": True}, "raw field attempts must be an integer, not bool"),
+        ("raw", {"text": "a \ud800 b"}, "raw field text holds a lone surrogate"),
+        ("item", {"text": "nul\u0000here"}, "item field text holds a NUL byte"),
+        ("raw", {"status": "weird"}, "raw field status 'weird' is not one of pending, done"),
+        ("raw", {"role": "robot"}, "raw field role 'robot' is not one of user, assistant, system"),
+        ("raw", {"text": "  "}, "line 2: raw input with no text"),
+        ("item", {"id": "x' OR 1=1"}, 'item id "x\' OR 1=1" is not an id'),
     ],
-    ids=["text a number", "a field missing", "a list that is a string", "year 500", "bool for int"],
+    ids=[
+        "text a number",
+        "a field missing",
+        "a list that is a string",
+        "year 500",
+        "bool for int",
+        "a lone surrogate",
+        "a NUL",
+        "an unknown status",
+        "an unknown role",
+        "an empty input",
+        "an id that is no id",
+    ],
 )
 def test_a_malformed_record_is_refused_before_anything_is_stored(
     rich_store, cli, tmp_path: Path, kind: str, changes: dict, says: str

@@ -101,6 +101,20 @@ CASES: list[tuple[str, Callable[[Path, Path], list[str]], str | bytes | None, in
         "timestamp on line 1 '0001-01-01' is out of range",
     ),
     (
+        "JSONL content with half a character",
+        lambda t, h: ["add", "-"],
+        '{"role": "user", "content": "a \\ud800 b"}\n',
+        2,
+        "stdin line 1: content holds a lone surrogate",
+    ),
+    (
+        "JSONL content with a NUL",
+        lambda t, h: ["add", "-"],
+        '{"role": "user", "content": "my PIN is \\u00001234"}\n',
+        2,
+        "stdin line 1: content holds a NUL byte",
+    ),
+    (
         "JSONL timestamp NaN",
         lambda t, h: ["add", "-"],
         '{"role": "user", "content": "when?", "timestamp": NaN}\n',
