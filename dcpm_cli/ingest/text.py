@@ -69,8 +69,9 @@ def read_time(value: object) -> datetime | None:
 
 
 def read_file(path: Path) -> str:
+    """A UTF-8 file's text; a byte-order mark (what Windows editors put first) is not part of it."""
     try:
-        return path.read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8-sig")
     except FileNotFoundError as e:
         raise InputError(f"no such file: {path}") from e
     except UnicodeDecodeError as e:

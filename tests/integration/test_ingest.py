@@ -314,3 +314,28 @@ def test_a_file_that_is_not_utf8_is_refused(cli, tmp_path: Path) -> None:
 
     assert done.exit_code == 2
     assert "notes.txt is not UTF-8 text" in one_line(done.stderr)
+
+
+BOM = b"\xef\xbb\xbf"  # what Windows editors put before UTF-8 text
+
+
+def test_a_byte_order_mark_is_not_part_of_the_text(cli, tmp_path: Path) -> None:
+    journal, log = tmp_path / "journal.md", tmp_path / "chat.jsonl"
+    journal.write_bytes(BOM + b"## 2025-01-05\nFirst entry.\n\n## 2025-01-06\nSecond entry.\n")
+    log.write_bytes(BOM + b'{"role": "user", "content": "a line of a chat"}\n')
+
+    for args, stdin in (
+        (["--file", str(journal)], None),
+        (["--file", str(log)], None),
+        (["-"], BOM + b"piped from a Windows file\n"),
+    ):
+        done = cli("add", "--no-extract", *args, input=stdin)
+        assert done.exit_code == 0, done.stderr
+
+    stored = {r.text: r.said_at.date().isoformat() for r in cli.open_store().raw_by_status([PENDING])}
+    assert stored == {
+        "## 2025-01-05\nFirst entry.": "2025-01-05",  # its heading read, its day kept
+        "## 2025-01-06\nSecond entry.": "2025-01-06",
+        "a line of a chat": stored["a line of a chat"],
+        "piped from a Windows file": stored["piped from a Windows file"],
+    }

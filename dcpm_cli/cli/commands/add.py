@@ -133,7 +133,7 @@ def _read_input(text: str | None, file: Path | None, kept: Any) -> tuple[str, st
         data = sys.stdin.buffer.read()
         kept.keep(data, dcpm_home() / "rejected")
         try:
-            return data.decode("utf-8"), "stdin"
+            return data.decode("utf-8-sig"), "stdin"  # a byte-order mark is not a word
         except UnicodeDecodeError as e:
             raise InputError("stdin is not UTF-8 text") from e
     if text is None:

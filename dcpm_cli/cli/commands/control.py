@@ -128,7 +128,9 @@ def import_(
     try:
         # Bytes that are not UTF-8 are kept as surrogates, so the check names their line.
         source = (
-            _spooled(sys.stdin) if str(file) == "-" else file.open(encoding="utf-8", errors="surrogateescape")
+            _spooled(sys.stdin)
+            if str(file) == "-"
+            else file.open(encoding="utf-8-sig", errors="surrogateescape")
         )
     except OSError as e:
         raise InputError(f"cannot read {file}: {e.strerror}") from e
