@@ -26,6 +26,7 @@ class Format(StrEnum):
     notes = "notes"  # a folder of Markdown daily notes (--file DIR)
 
 
+_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")  # a fenced code block opens or closes (CommonMark)
 _HEADING = re.compile(r"^(#{1,3})\s+(.*?)\s*#*\s*$")
 _DATE_FORMATS = (
     "%Y-%m-%d",
@@ -64,8 +65,15 @@ def parse_markdown(text: str, *, session: str, source: str, at: datetime | None)
     heading is an input of its own dated like the first entry (or `at`), unless it is only
     headings (a title), which then open the first entry."""
     entries: list[tuple[datetime | None, list[str]]] = [(None, [])]
+    fence = ""  # the open code block's fence: a "## 2025-03-04" inside one is code, not a day
     for line in text.splitlines():
-        m = _HEADING.match(line)
+        if f := _FENCE.match(line):
+            mark = f.group(1)
+            if not fence:
+                fence = mark
+            elif mark[0] == fence[0] and len(mark) >= len(fence) and not line[f.end() :].strip():
+                fence = ""
+        m = None if fence else _HEADING.match(line)
         when = _heading_date(m.group(2)) if m else None
         if when is not None:
             entries.append((when, []))

@@ -82,6 +82,17 @@ def test_text_before_the_first_dated_heading_is_kept() -> None:
     assert raws[0].said_at == raws[1].said_at == datetime(2026, 1, 2, 12, tzinfo=UTC)
 
 
+def test_a_dated_heading_inside_a_code_block_is_code_not_a_day() -> None:
+    journal = (
+        "## 2026-03-01\nWrote my note template today:\n\n```markdown\n## 2026-03-04\nWhat went well:\n```\n"
+        "Then went for a run.\n\n~~~~\n## 2026-03-05\n```\nstill code\n~~~~\n## 2026-03-02\nRested.\n"
+    )
+
+    raws = ingest.parse(journal, session="j", fmt=Format.markdown)
+
+    assert [(r.said_at.day, r.text.splitlines()[-1]) for r in raws] == [(1, "~~~~"), (2, "Rested.")]
+
+
 JOURNAL_WITH_EVERY_PART = """A preface, before any date, that says I keep this journal for my therapist.
 
 ### Undated heading inside the preface
