@@ -7,9 +7,17 @@ prints); nothing here prints, and nothing heavy is imported, so `dcpm --help` st
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import asdict, is_dataclass
 from datetime import date, datetime
 from typing import Any
+
+from dcpm_cli.chunking import EXTRACT_CHARS, pieces
+
+# An input longer than this is shown as one piece of it (the one sharing most words with the
+# query), in the table, `--format prompt` and the JSON: a 2 MB journal pasted in one go would
+# otherwise be printed whole by every recall that finds it. `dcpm show ID` gives it whole.
+SHOWN_CHARS = EXTRACT_CHARS
 
 
 def _default(o: Any) -> Any:
@@ -41,16 +49,42 @@ def node_dict(node: Any, stale: set[str]) -> dict[str, Any]:
     return {**d, "stale": node.id in stale}
 
 
+def excerpt(text: str, query: str) -> tuple[str, int, int]:
+    """(what to show of `text`, its piece number, how many pieces): the whole text up to
+    SHOWN_CHARS (1, 1); else the piece holding most of the query's words, the first on a tie."""
+    if len(text) <= SHOWN_CHARS:
+        return text, 1, 1
+    parts = pieces(text, SHOWN_CHARS)
+    words = set(re.findall(r"\w{3,}", query.casefold()))
+    best = max(
+        range(len(parts)), key=lambda i: (len(words & set(re.findall(r"\w{3,}", parts[i].casefold()))), -i)
+    )
+    return parts[best], best + 1, len(parts)
+
+
+def shown_text(hit: Any, query: str) -> str:
+    """A hit's words as the table and the prompt print them: a long input's best piece, saying so."""
+    text, piece, of = excerpt(hit.text, query)
+    return text if of == 1 else f"[piece {piece} of {of}; `dcpm show {hit.id}` for all] {text}"
+
+
 def hit_dict(
-    hit: Any, *, arc: bool = True, stale: set[str] | None = None, when_of: dict[str, Any] | None = None
+    hit: Any,
+    *,
+    arc: bool = True,
+    stale: set[str] | None = None,
+    when_of: dict[str, Any] | None = None,
+    query: str = "",
 ) -> dict[str, Any]:
     """The JSON shape of one recall hit (documented in the README); `when_of` gives the time of
-    the other hits it names in `same_as`."""
+    the other hits it names in `same_as`; a long input's text is its piece best matching `query`,
+    with `excerpt` saying which."""
     when_of = when_of or {}
+    text, piece, of = excerpt(hit.text, query)
     d: dict[str, Any] = {
         "id": hit.id,
         "kind": hit.kind,
-        "text": hit.text,
+        "text": text,
         "when": hit.when.isoformat(),
         "topic": hit.topic,
         "score": round(hit.score, 6),
@@ -65,6 +99,8 @@ def hit_dict(
         "nodes": [node_dict(n, stale or set()) for n in hit.nodes],
         "same_as": [{"id": i, "when": when_of[i].isoformat()} for i in hit.same_as if i in when_of],
     }
+    if of > 1:
+        d["excerpt"] = {"piece": piece, "of": of, "chars": len(hit.text)}
     return d
 
 
@@ -74,7 +110,10 @@ def recall_dict(result: Any, *, arc: bool = True) -> dict[str, Any]:
     return {
         "query": result.query,
         "as_of": result.as_of.isoformat() if result.as_of else None,
-        "hits": [hit_dict(h, arc=arc, stale=result.stale_nodes, when_of=when_of) for h in result.hits],
+        "hits": [
+            hit_dict(h, arc=arc, stale=result.stale_nodes, when_of=when_of, query=result.query)
+            for h in result.hits
+        ],
         "nodes": [node_dict(n, result.stale_nodes) for n in result.nodes],
     }
 
@@ -88,7 +127,7 @@ def recall_prompt_text(result: Any) -> str:
     when_of = {h.id: h.when for h in result.hits}
     for hit in result.hits:
         label = "said" if hit.kind == "raw" else hit.kind
-        text = hit.text.replace("\n", " ")
+        text = shown_text(hit, result.query).replace("\n", " ")
         earlier = [c for c in hit.chain if c.event_at < hit.when and c.id != hit.id]
         arc = "; ".join(f"{c.event_at:%Y-%m-%d}: {c.text}" for c in earlier)
         alike = _alike(hit, when_of)

@@ -112,6 +112,31 @@ def test_recall_json_follows_the_documented_schema(cli, fitness):
         jsonschema.validate(json.loads(line), schema)
 
 
+def test_a_long_input_is_shown_as_its_piece_that_answers(cli, tmp_path):
+    """A 2 MB journal pasted in one go: recall shows the piece holding the query's words, in the
+    table, the prompt and the JSON (which says so); `dcpm show` gives it whole."""
+    filler = "Another ordinary day at the office, nothing much to report about it. " * 40
+    paragraphs = [filler] * 300
+    paragraphs[217] = "Paddled the new kayak round the headland at dawn, seals everywhere."
+    diary = tmp_path / "diary.txt"
+    diary.write_text("\n\n".join(paragraphs), encoding="utf-8")
+    assert cli("add", "--no-extract", "--file", str(diary)).exit_code == 0
+
+    data = json.loads(cli("recall", "kayak headland", "--json").stdout)
+    (hit,) = [h for h in data["hits"] if "kayak" in h["text"]]
+    assert len(hit["text"]) <= 4000 and hit["excerpt"]["chars"] == len(diary.read_text().strip())
+    assert 1 < hit["excerpt"]["piece"] <= hit["excerpt"]["of"]
+    jsonschema.validate(
+        data, json.loads(re.search(r"```json\n(\{.*?\})\n```", README.read_text(), re.S).group(1))
+    )
+    for fmt in (["--format", "prompt"], []):
+        shown = cli("recall", "kayak headland", *fmt).stdout
+        assert "Paddled the new kayak" in shown and len(shown) < 10_000, fmt
+        assert f"of {hit['excerpt']['of']}; `dcpm show {hit['id']}` for all]" in " ".join(shown.split())
+    whole = json.loads(cli("show", hit["id"], "--json").stdout)
+    assert len(json.dumps(whole)) > diary.stat().st_size
+
+
 def test_table_renders_current_first_and_arc_on_request(cli, fitness):
     plain = cli("recall", "hiking", "-k", "1")
     assert "hiking" in plain.stdout and "5 states" in plain.stdout
