@@ -29,16 +29,32 @@ def import_file(
         raws = conversations(path, fmt, progress)
     total = AddReport()
     seen = 0
-    for batch in _batches(raws):
-        seen += len(batch)
-        part = writer.add(batch, extract=extract)
-        if fmt == NOTES:
-            _replace_old_versions(writer, batch)
-        _merge(total, part)
-        if part.interrupted:
-            break  # Ctrl-C: the rest is not read; importing again stores it (the rest is skipped)
-        if part.llm_error and extract:
-            extract = False  # the LLM is away: store the rest, `dcpm process` extracts later
+    batch: list[RawInput] = []
+    counted = True  # the batch in hand is in `total`
+    try:
+        for batch in _batches(raws):
+            known = writer.store.known_raw_hashes([r.content_hash for r in batch])
+            counted = False
+            seen += len(batch)
+            part = writer.add(batch, extract=extract)
+            if fmt == NOTES:
+                _replace_old_versions(writer, batch)
+            _merge(total, part)
+            counted = True
+            if part.interrupted:
+                break  # Ctrl-C: the rest is not read; importing again stores it (the rest is skipped)
+            if part.llm_error and extract:
+                extract = False  # the LLM is away: store the rest, `dcpm process` extracts later
+    except KeyboardInterrupt:
+        # Ctrl-C while a batch was being stored: the batches before it are committed (a write cut
+        # short is finished by the next command). What of this batch reached the store is
+        # counted from the store itself, so the user is told what is kept.
+        total.interrupted = True
+        if not counted:
+            now = writer.store.known_raw_hashes([r.content_hash for r in batch])
+            total.stored += len(now - known)
+            total.already_stored += len(known)
+        return total
     if not seen:
         raise InputError(f"no {fmt} messages found in {path}", "check --format (chatgpt, claude, notes)")
     return total

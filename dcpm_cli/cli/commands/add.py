@@ -62,6 +62,13 @@ def add(
         _llm_outcome(report)
         return
     kept = StdinKeeper()  # stdin cannot be read twice: kept on disk until it is stored
+    stored = False
+
+    def on_stored() -> None:
+        nonlocal stored
+        stored = True
+        kept.stored()
+
     try:
         content, source = _read_input(text, file, kept)
         when = parse_time(at, "--at") if at else None
@@ -70,8 +77,13 @@ def add(
             fmt = ingest.default_format_for(file)
         raws = ingest.parse(content, fmt, session=sess, source=source, at=when, role=role)
         with render.progress("extracting", enabled=len(raws) > 1) as bar:
-            report = m.add(raws, extract=not no_extract, progress=bar, on_stored=kept.stored)
-    except BaseException:
+            report = m.add(raws, extract=not no_extract, progress=bar, on_stored=on_stored)
+    except BaseException as e:
+        if isinstance(e, KeyboardInterrupt) and not stored:
+            render.note(
+                "interrupted while storing: what was committed is kept; run the same command "
+                "again to store the rest (what is stored already is skipped)"
+            )
         if kept.where():
             render.note(kept.where())
         raise
