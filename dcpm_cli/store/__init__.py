@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import errno
 import functools
 import os
 import threading
@@ -182,6 +183,11 @@ class Store(GraphVerbs, JournalVerbs, EraseVerbs, StagingVerbs):
             raise LockBusy("another dcpm process is writing to this store", "try again later") from e
         except PermissionError as e:
             raise StoreError(f"cannot write to the store at {self.uri}: permission denied", _WHERE) from e
+        except OSError as e:
+            if e.errno != errno.EROFS:
+                raise
+            why = f"cannot write to the store at {self.uri}: a read-only file system"
+            raise StoreError(why, _WHERE) from e
 
     @contextlib.contextmanager
     def _remote_lease(self) -> Iterator[None]:
@@ -839,6 +845,12 @@ class Store(GraphVerbs, JournalVerbs, EraseVerbs, StagingVerbs):
         table, where = _COLLECTIONS[collection], _filters(filters)
         try:
             self.ensure_text_index(table)
+        except StoreError as e:  # a read-only snapshot never indexed: the vectors answer alone
+            raise TextSearchFailed(
+                f"full-text search of {collection} needs an index ({e.message})",
+                "a writable copy of the store gets its index",
+            ) from e
+        try:
             q = self.table(table).search(query, query_type="fts").limit(k)
             if where:
                 q = q.where(where, prefilter=True)
