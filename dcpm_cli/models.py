@@ -74,7 +74,27 @@ def normalise(text: str) -> str:
 # A turn of a conversation between people is stored as "Name: what they said": the speaker is
 # part of the text every search indexes (no column of its own, so no store format change), and
 # the read path reads the name back to prefer a speaker the question names.
-_SPEAKER = re.compile(r"^([A-Z][\w'’.-]*(?: [A-Z][\w'’.-]*){0,2}): ")
+_SPEAKER = re.compile(r"^([^\W\d_][\w'’.-]*(?: [\w'’.-]+){0,5}): ")
+# Lower-case words a name may hold between its capitalised ones ("Mary Ann de la Cruz").
+_PARTICLES = frozenset(
+    {"de", "la", "le", "da", "di", "du", "del", "della", "van", "von", "der", "den", "ter"}
+    | {"bin", "ibn", "al", "el", "y", "dos", "das"}
+)
+_CASELESS_WORD = 6  # a name in a script without case (李雷, タナカ) is short; a sentence is not
+# Transcripts number the people they do not name ("Speaker 2"); "Step 2:" or "Day 5:" is no one.
+_NUMBERED = frozenset(
+    {"Speaker", "User", "Person", "Participant", "Interviewer", "Interviewee", "Guest", "Caller"}
+    | {"Agent", "Customer", "Host"}
+)
+
+
+def _name_word(word: str) -> bool:
+    """A word of a name: it starts with a capital letter, or is a short word of a script without
+    case (Chinese, Japanese, Korean, Arabic...)."""
+    first = word[0]
+    if first.isupper():
+        return True
+    return first.isalpha() and not first.islower() and len(word) <= _CASELESS_WORD
 
 
 def spoken_by(name: str, text: str) -> str:
@@ -83,9 +103,19 @@ def spoken_by(name: str, text: str) -> str:
 
 
 def speaker_of(text: str) -> str:
-    """The name a turn's text starts with ("Maya: …" → "Maya"), or ""."""
+    """The name a turn's text starts with ("Maya: …" → "Maya", "Élodie Roux: …", "李雷: …",
+    "Speaker 2: …", "Mary Ann de la Cruz: …"), or "": one to three name words, lower-case
+    particles between them, a number last."""
     m = _SPEAKER.match(text)
-    return m.group(1) if m else ""
+    if not m:
+        return ""
+    words = m.group(1).split(" ")
+    if words[-1].isdigit():
+        return m.group(1) if len(words) == 2 and words[0] in _NUMBERED else ""
+    named = [w for w in words if w not in _PARTICLES]
+    if not 1 <= len(named) <= 3 or words[0] in _PARTICLES or words[-1] in _PARTICLES:
+        return ""
+    return m.group(1) if all(_name_word(w) for w in named) else ""
 
 
 @dataclass

@@ -127,7 +127,9 @@ def parse_jsonl(text: str, *, session: str, source: str, at: datetime | None) ->
         role, content = obj.get("role", "user" if name is not None else None), obj.get("content")
         if name is not None and (not isinstance(name, str) or not speaker_of(f"{name.strip()}: ")):
             raise InputError(
-                f"{source} line {n}: speaker must be a name of one to three capitalised words, got {name!r}"
+                f"{source} line {n}: speaker must be a name, got {name!r}",
+                "one to three words each starting with a capital (Maya, Élodie Roux, Mary Ann de la "
+                "Cruz), a name in a script without capitals (李雷), or Speaker 2",
             )
         if role not in ROLES:
             raise InputError(f"{source} line {n}: role must be one of {', '.join(ROLES)}, got {role!r}")

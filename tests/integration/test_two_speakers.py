@@ -38,6 +38,32 @@ def test_a_speaker_field_becomes_part_of_the_turn():
     assert speaker_of("buy milk: today") == ""  # not a name
 
 
+@pytest.mark.parametrize(
+    "name",
+    [
+        "Élodie Roux",
+        "Łukasz",
+        "李雷",
+        "タナカ ハナコ",
+        "Mary Ann de la Cruz",
+        "Speaker 2",
+        "O'Brien",
+        "Jean-Luc Picard",
+    ],
+)
+def test_names_in_every_script_and_shape_a_transcript_uses_are_speakers(name):
+    (raw,) = parse_jsonl(json.dumps({"speaker": name, "content": "hello"}), session="", source="x", at=None)
+    assert speaker_of(raw.text) == name
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["buy milk: today", "Remember to buy: milk", "Step 2: preheat", "今天我去了商店很开心: 买了", "de la: x"],
+)
+def test_words_before_a_colon_that_name_no_one_are_no_speaker(text):
+    assert speaker_of(text) == ""
+
+
 @pytest.mark.parametrize("bad", ['""', "42", '"two\\nlines"', '"lower case"'])
 def test_a_speaker_that_is_not_a_name_is_refused(bad):
     with pytest.raises(InputError, match="speaker must be a name"):
