@@ -66,6 +66,12 @@ class StoreMissing(StoreError):
     exit_code = EXIT_OK
 
 
+class NothingToDo(DcpmError):
+    """What was asked for is already so (reembed to the embedder in use): said, not a failure."""
+
+    exit_code = EXIT_OK
+
+
 class EmbedderMismatch(StoreError):
     """The store's vectors were made by another embedding model."""
 

@@ -26,7 +26,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from dcpm_cli.errors import InputError, StoreError
+from dcpm_cli.errors import NothingToDo, StoreError
 
 if TYPE_CHECKING:
     from dcpm_cli.embed import Embedder
@@ -65,7 +65,7 @@ def reembed(
             "export, then import into a new store made with the other embedder",
         )
     if target.model_id == store.embedder_id and target.dim == store.dim:
-        raise InputError(f"this store is already embedded by {target.model_id}", "nothing to do")
+        raise NothingToDo(f"this store is already embedded by {target.model_id}", "nothing to do")
     start = datetime.now(UTC)
     base = store.local_path.resolve()
     staging = base.with_name(base.name + ".reembed")

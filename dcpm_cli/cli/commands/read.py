@@ -51,8 +51,14 @@ def recall(
     from dcpm_cli.memory import NOTHING_STORED, Memory
 
     kinds, when = Memory.recall_filters(kind, as_of, option="--as-of")
+    if as_json and fmt not in (OutputFormat.table, OutputFormat.json):
+        raise InputError(f"--json and --format {fmt.value} ask for two outputs", "give one of them")
     if as_json:
         fmt = OutputFormat.json
+    if batch is not None and query is not None:
+        raise InputError("give a QUERY or --batch, not both", "put the query in the batch file")
+    if batch is not None and fmt is OutputFormat.prompt:
+        raise InputError("--batch prints NDJSON; --format prompt is for one query", "drop one of them")
     if batch is not None:
         queries = list(_batch_queries(batch))
     elif query is None or not query.strip():
