@@ -110,7 +110,13 @@ def recall_table(result: Any, *, arc: bool) -> None:
         alike = sorted(h.when for h in result.hits if h.id in hit.same_as)
         if alike:
             days = ", ".join(_day(w) for w in alike)
-            newer = "newest of these" if all(w <= hit.when for w in alike) else "said differently since"
+            newer = (
+                "said differently since"
+                if any(w > hit.when for w in alike)
+                else "said at the same time as another"
+                if hit.when in alike
+                else "newest of these"
+            )
             out.print(Text(f"      (nearly the same also said {days}; {newer})", style="dim"))
         history = [c for c in hit.chain if c.id != hit.id]
         if history and not arc:
@@ -132,12 +138,17 @@ def recall_prompt(result: Any) -> None:
     sys.stdout.write(views.recall_prompt_text(result))
 
 
-def arcs_timeline(arcs: list[list[Any]], target: str) -> None:
+def arcs_timeline(arcs: list[list[Any]], target: str, *, waiting: int = 0) -> None:
     """Each belief's arc as a timeline, oldest state at the top, the current one marked."""
     from rich.text import Text
 
     if not arcs:
         out.print(f"no beliefs match {target!r}", markup=False)
+        if waiting:
+            note(
+                f"{waiting} input(s) still wait for extraction, so no belief comes from them yet: "
+                "`dcpm process` extracts them; `dcpm recall` finds their words now"
+            )
         return
     for n, arc in enumerate(arcs):
         head = arc[-1].item

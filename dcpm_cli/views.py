@@ -148,6 +148,8 @@ def _alike(hit: Any, when_of: dict[str, Any]) -> str:
     later = [w for w in others if w > hit.when]
     if later:
         return f"; said differently since, on {max(later):%Y-%m-%d}"
+    if hit.when in others:
+        return f"; one of {len(others) + 1} saying about the same, said at the same time"
     return f"; the latest of {len(others) + 1} saying about the same"
 
 

@@ -266,3 +266,24 @@ def test_a_bare_as_of_date_counts_the_whole_day(cli):
     hits = json.loads(cli("recall", "cello lessons", "--as-of", "2026-03-01", "--json").stdout)["hits"]
     assert [h["text"] for h in hits] == ["Booked the cello lessons for Thursday evenings"]
     assert json.loads(cli("recall", "cello lessons", "--as-of", "2026-02-28", "--json").stdout)["hits"] == []
+
+
+def test_history_of_words_not_yet_extracted_says_they_wait(cli):
+    assert cli("add", "--no-extract", "I switched to oat milk").exit_code == 0
+
+    done = cli("history", "oat milk")
+
+    assert done.exit_code == 0 and "no beliefs match" in done.stdout
+    assert "1 input(s) still wait for extraction" in " ".join(done.stderr.split())
+
+
+def test_the_same_words_said_at_the_same_time_are_not_each_called_the_newest(cli, tmp_path):
+    for name in ("paper.md", "phone.md"):  # one day written in two journals
+        (tmp_path / name).write_text("## 2026-03-01\nMoved to Leeds for the new job at the library.\n")
+        assert cli("add", "--no-extract", "--file", str(tmp_path / name)).exit_code == 0
+
+    table = " ".join(cli("recall", "moved to Leeds").stdout.split())
+    prompt = cli("recall", "moved to Leeds", "--format", "prompt").stdout
+
+    assert "newest of these" not in table and table.count("said at the same time as another") == 2
+    assert "the latest of" not in prompt and prompt.count("said at the same time") == 2

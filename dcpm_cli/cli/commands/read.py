@@ -96,6 +96,7 @@ def history(
     """The full revision arc of a belief: each state, when, where it came from, what replaced it."""
     from dcpm_cli import render, views
     from dcpm_cli.memory import NOTHING_STORED
+    from dcpm_cli.models import PENDING
 
     m = _memory(ctx, no_supersedes)
     if m.store_or_none() is None and not as_json:
@@ -105,7 +106,9 @@ def history(
     if as_json:
         render.print_json([views.arc_dict(a) for a in result])
     else:
-        render.arcs_timeline(result, target)
+        store = m.store_or_none()
+        waiting = store.count_by_kind("raw").get(PENDING, 0) if store is not None and not result else 0
+        render.arcs_timeline(result, target, waiting=waiting)
 
 
 @app.command()
