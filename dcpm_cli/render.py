@@ -284,7 +284,8 @@ def check_report(report: Any, *, as_json: bool) -> None:
 
 
 def doctor(r: dict[str, Any]) -> None:
-    out.print(f"store     {r['store']}", markup=False)
+    store = "" if r["store_ok"] else f": unusable: {r['store_problem']}"
+    out.print(f"store     {r['store']}{store}", markup=False)
     out.print(f"embedder  {r['embedder']}", markup=False)
     status = "ok" if r["llm_ok"] else f"unavailable: {r['llm_problem']}"
     out.print(f"llm       {r['llm']}: {status}", markup=False)

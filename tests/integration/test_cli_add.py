@@ -305,3 +305,18 @@ def test_version_alone_answers(cli) -> None:
     for args in (["--version"], ["--version", "stats"]):
         result = cli(*args)
         assert (result.exit_code, result.stdout.strip()) == (0, f"dcpm {__version__}")
+
+
+def test_doctor_says_when_the_store_cannot_be_used(cli, tmp_path: Path) -> None:
+    a_file = tmp_path / "notes.txt"
+    a_file.write_text("not a store")
+
+    for where, says in (
+        (a_file, "it is a file, not a folder"),
+        (a_file / "store", "is a file, not a folder"),
+    ):
+        done = cli("--store", str(where), "doctor", "--json")
+        report = json.loads(done.stdout)
+        assert done.exit_code == 4 and not report["store_ok"] and says in report["store_problem"], report
+    fresh = json.loads(cli("--store", str(tmp_path / "new" / "store"), "doctor", "--json").stdout)
+    assert fresh["store_ok"] and fresh["store_problem"] == ""  # the first add makes it

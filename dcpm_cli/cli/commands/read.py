@@ -10,7 +10,7 @@ from typing import Annotated, Any
 import typer
 
 from dcpm_cli.cli.app import AsJson, NoSupersedes, _memory, app
-from dcpm_cli.errors import EXIT_LLM
+from dcpm_cli.errors import EXIT_LLM, EXIT_STORE
 from dcpm_cli.ingest.text import read_file
 
 
@@ -159,9 +159,12 @@ def doctor(
     from dcpm_cli.llm import probe
 
     settings = _memory(ctx).settings
+    store_problem = _store_problem(settings.store)
     problem = probe(settings.llm)
     report = {
         "store": settings.store,
+        "store_ok": not store_problem,
+        "store_problem": store_problem,
         "embedder": settings.embedder,
         "llm": settings.llm,
         "llm_ok": not problem,
@@ -171,5 +174,26 @@ def doctor(
         render.print_json(report)
     else:
         render.doctor(report)
+    if store_problem:
+        raise typer.Exit(EXIT_STORE)
     if problem:
         raise typer.Exit(EXIT_LLM)
+
+
+def _store_problem(where: str) -> str:
+    """Why a local store cannot be used there ("" when it can: made, or makeable by `dcpm add`)."""
+    import os
+
+    if "://" in where:
+        return ""  # object storage: the first command that opens it says
+    path = Path(where)
+    if path.is_file():
+        return "it is a file, not a folder"
+    near = path if path.exists() else next((p for p in path.parents if p.exists()), None)
+    if near is None or not near.is_dir():
+        return f"{near} is a file, not a folder" if near is not None else "no folder above it exists"
+    if not os.access(near, os.W_OK | os.X_OK):
+        return (
+            f"{near} cannot be written (permissions, or a read-only file system): recall works, add does not"
+        )
+    return ""
