@@ -17,6 +17,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -77,6 +78,37 @@ def select_by_query(
     ids: list[str] = []
     for hit in recall(store, embedder, query, k=k, min_similarity=min_similarity).hits:
         ids += [hit.id] if hit.kind == "raw" else [*(hit.matched or [hit.id]), *hit.raw_ids]
+    ids += inputs_holding(store, embedder, query)
+    return list(dict.fromkeys(ids))
+
+
+_FUNCTION_WORDS = frozenset(
+    {"the", "and", "for", "you", "your", "my", "what", "was", "are", "did", "does", "how", "when"}
+    | {"where", "who", "which", "that", "this", "with", "about", "from", "its", "our", "their"}
+)
+
+
+def inputs_holding(
+    store: Store, embedder: Embedder, query: str, *, threshold: float | None = None
+) -> list[str]:
+    """The raw inputs recall does not search that hold every word of `query` (its function
+    words aside), and with `threshold` those at least that near it: an assistant's or a system's
+    turn, an input already extracted, a replaced version of a note. Recall answers from the
+    user's own words; forgetting words must reach every copy of them (an assistant that repeated
+    a secret, say)."""
+    from dcpm_cli.errors import TextSearchFailed
+
+    words = {w for w in re.findall(r"\w+", query.casefold()) if len(w) > 2 and w not in _FUNCTION_WORDS}
+    ids: list[str] = []
+    if words:
+        try:
+            found = store.text_search("raw", query, QUERY_POOL)
+        except TextSearchFailed:
+            found = []
+        ids += [raw.id for raw, _ in found if words <= set(re.findall(r"\w+", raw.text.casefold()))]
+    if threshold is not None:
+        vector = embedder.embed([query])[0]
+        ids += [raw.id for raw, cos in store.vector_search("raw", vector, QUERY_POOL) if cos >= threshold]
     return list(dict.fromkeys(ids))
 
 
@@ -115,8 +147,6 @@ def select_confident(
 
     threshold = confident_similarity(store, embedder, min_similarity)
     hits = recall(store, embedder, query, k=QUERY_POOL, min_similarity=min_similarity).hits
-    if not hits:
-        return QuerySelection([], 0, 0, threshold)
     texts = [_matched_texts(hit) for hit in hits]
     vectors = embedder.embed([query, *(t for ts in texts for t in ts)])
     q, rest, ids, taken = vectors[0], iter(vectors[1:]), [], 0
@@ -124,7 +154,8 @@ def select_confident(
         if max(float(q @ next(rest)) for _ in ts) >= threshold:
             taken += 1
             ids += [hit.id] if hit.kind == "raw" else [*(hit.matched or [hit.id]), *hit.raw_ids]
-    return QuerySelection(list(dict.fromkeys(ids)), taken, len(hits) - taken, threshold)
+    more = [i for i in inputs_holding(store, embedder, query, threshold=threshold) if i not in ids]
+    return QuerySelection(list(dict.fromkeys(ids + more)), taken + len(more), len(hits) - taken, threshold)
 
 
 def _matched_texts(hit: Hit) -> list[str]:

@@ -306,3 +306,28 @@ def test_forget_by_query_without_k_takes_only_confident_hits(cli, llm, tmp_path:
     from dcpm_cli.ops.forget import confident_similarity
 
     assert confident_similarity(store, embedder, 0.2) == 0.46  # 1 − eps₁ of MiniLM's calibration
+
+
+def test_forget_by_query_reaches_an_assistant_that_repeated_the_secret(cli, llm, dcpm_home) -> None:
+    """Recall answers from the user's words, so it never searches an assistant's turn; forget
+    must: a secret the assistant said back stayed on disk after the user's turn was forgotten."""
+    log = (
+        '{"role": "user", "content": "My bank PIN hint is ZEBRA-ORCHARD", "session": "s1"}\n'
+        '{"role": "assistant", "content": "Noted: your PIN hint is ZEBRA-ORCHARD.", "session": "s1"}\n'
+        '{"role": "user", "content": "I also like gardening", "session": "s1"}\n'
+    )
+    assert cli("add", "--no-extract", "-", input=log).exit_code == 0
+    assert (
+        cli("add", "--no-extract", "--role", "assistant", "Your locker code is 4471, by the pool").exit_code
+        == 0
+    )
+
+    for query, k in (("ZEBRA-ORCHARD", []), ("ZEBRA-ORCHARD", ["-k", "1"]), ("locker code", [])):
+        plan = json.loads(cli("forget", "--query", query, *k, "--dry-run", "--json").stdout)
+        texts = [r.text for r in cli.open_store().get_raw(plan["raw_ids"]).values()]
+        assert texts and all(query.split()[0].casefold() in t.casefold() for t in texts), (query, k, texts)
+
+    assert cli("forget", "--query", "ZEBRA-ORCHARD", "--yes").exit_code == 0
+    assert b"ZEBRA" not in every_byte(dcpm_home)
+    assert cli("forget", "--query", "locker code", "--yes").exit_code == 0
+    assert b"4471" not in every_byte(dcpm_home)
