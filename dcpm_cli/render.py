@@ -463,6 +463,12 @@ def forget_plan(plan: Any, *, as_json: bool, done: Any = None) -> None:
         out.print(f"  {len(plan.edge_ids)} graph edge(s) removed")
     for ident, why in plan.marked.items():
         out.print(f"  node {ident} kept: {why}", markup=False)
+    if plan.set_aside:
+        out.print(
+            f"  the {len(plan.set_aside)} fact(s) it rested on stay, set aside: a dream will not build it"
+            " again from them",
+            markup=False,
+        )
     if plan.passages:
         out.print(
             f"  {len(plan.passages)} passage(s) rebuilt without it, in session(s) {', '.join(plan.sessions)}",

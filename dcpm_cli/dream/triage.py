@@ -123,7 +123,7 @@ def triage(
     """Phase 1: facts to consolidate → two-stage DBSCAN → clusters with graph context."""
     t0 = time.perf_counter()
     facts, vectors = store.items_with_vectors(["fact"], current_only=not include_superseded)
-    done = store.evidenced_fact_ids()
+    done = store.evidenced_fact_ids() | store.facts_set_aside()  # aside: a forgotten node's facts
     keep = [i for i, f in enumerate(facts) if f.id not in done]
     if len(keep) < len(facts):
         facts, vectors = [facts[i] for i in keep], vectors[keep]

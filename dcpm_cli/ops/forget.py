@@ -49,6 +49,9 @@ class ForgetPlan:
     sources_kept: dict[str, list[str]] = field(default_factory=dict)  # removed item → inputs that stay
     passages: list[str] = field(default_factory=list)
     sessions: list[str] = field(default_factory=list)  # whose passages are rebuilt
+    # Facts that stay, evidence of a schema or intention forgotten by request: set aside, so the
+    # next dream does not build it again from them (the same facts made it once).
+    set_aside: list[str] = field(default_factory=list)
     texts: dict[str, str] = field(default_factory=dict)  # id → text (display only)
 
     @property
@@ -194,6 +197,9 @@ def plan_forget(store: Store, ids: list[str]) -> ForgetPlan:
     plan.texts.update({i.id: i.text for i in gone_items.values()})
     _plan_chains(store, plan, gone_items)
     _plan_graph(store, plan, list(nodes))
+    asked = {n.id for n in nodes.values() if n.kind != "core_schema"}
+    rested_on = {e.dst for e in store.edges_touching(sorted(asked)) if e.kind == EVIDENCE and e.src in asked}
+    plan.set_aside = sorted(rested_on - set(plan.item_ids))
     held = store.passages_holding(plan.raw_ids)
     plan.passages = sorted({p for p, _ in held})
     plan.sessions = sorted({s for _, s in held if s})
@@ -287,6 +293,9 @@ def apply_forget(store: Store, plan: ForgetPlan, embedder: Embedder | None = Non
             detail=_detail(plan),
             at=when,
         )
+        # First, so a kill after it still keeps the node from coming back; a forgotten fact is
+        # no longer set aside (its id means nothing any more).
+        store.set_facts_aside(add=plan.set_aside, remove=plan.item_ids)
         items = store.get_items(list(plan.reverts))
         work = forget_work(
             raw=plan.raw_ids,

@@ -284,6 +284,20 @@ class Store(GraphVerbs, JournalVerbs, EraseVerbs, StagingVerbs):
         merge = self.table(S.META).merge_insert("key")
         merge.when_matched_update_all().when_not_matched_insert_all().execute(data)
 
+    def facts_set_aside(self) -> set[str]:
+        """Facts a dream leaves out: evidence of a schema or intention the user forgot."""
+        import json
+
+        return set(json.loads(self.meta().get(_SET_ASIDE, "[]")))
+
+    def set_facts_aside(self, *, add: Iterable[str] = (), remove: Iterable[str] = ()) -> None:
+        import json
+
+        before = self.facts_set_aside()
+        after = (before | set(add)) - set(remove)
+        if after != before:
+            self.set_meta(_SET_ASIDE, json.dumps(sorted(after)))
+
     def _refuse_other_embedder(self, meta: dict[str, str]) -> None:
         if meta.get("embedder") != self.embedder_id or meta.get("dim") != str(self.dim):
             from dcpm_cli.embed import embedder_option
@@ -1014,6 +1028,7 @@ def _since(before: datetime, days: int, stamp: Any) -> str:
 NO_VECTOR = "no vector yet"  # the mark of an input stored while the embedder was failing
 _NO_VECTOR_YET = f"error LIKE '{NO_VECTOR}%'"
 _WHERE = "check --store / DCPM_STORE / DCPM_HOME"
+_SET_ASIDE = "facts_set_aside"  # meta key: a JSON list of item ids
 
 
 def _usable_dir(path: Path, uri: str, *, write: bool) -> None:

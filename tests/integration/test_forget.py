@@ -331,3 +331,34 @@ def test_forget_by_query_reaches_an_assistant_that_repeated_the_secret(cli, llm,
     assert b"ZEBRA" not in every_byte(dcpm_home)
     assert cli("forget", "--query", "locker code", "--yes").exit_code == 0
     assert b"4471" not in every_byte(dcpm_home)
+
+
+def test_a_schema_forgotten_by_request_is_not_built_again_from_its_facts(store, embedder, cli) -> None:
+    """Its facts stay (the user forgot the pattern, not what they said), but a dream once made
+    the schema from them and the next nightly dream would make it again, with the same id."""
+    from support.dream_fixtures import add_facts, fact_items
+
+    assert cli("add", "--no-extract", "A diary of late nights and early runs").exit_code == 0
+    (source,) = store.raw_by_status(["pending"])
+    facts = add_facts(store, embedder, [dataclasses.replace(i, raw_ids=[source.id]) for i in fact_items()])
+    rested_on = sorted(f.id for f in facts[:3])
+    with store.write():
+        store.add_nodes(
+            [Node("n_late", "schema", "Works late before deadlines", "work")], embedder.embed(["w"])
+        )
+        store.add_edges([Edge("evidence", "n_late", f) for f in rested_on])
+
+    def waiting() -> int:  # the facts a dream would cluster now
+        return json.loads(cli("dream", "--dry-run", "--json").stdout)["run"]["facts"]
+
+    before = waiting()
+    plan = json.loads(cli("forget", "n_late", "--dry-run", "--json").stdout)
+    assert plan["node_ids"] == ["n_late"] and plan["set_aside"] == rested_on
+    assert "set aside: a dream will not build it again" in cli("forget", "n_late", "--dry-run").stdout
+
+    assert cli("forget", "n_late", "--yes").exit_code == 0
+
+    assert waiting() == before  # not back among the facts to consolidate
+    assert cli.open_store().get_items(rested_on).keys() == set(rested_on)  # the facts themselves stay
+    assert cli("forget", rested_on[0], "--yes").exit_code == 0
+    assert cli.open_store().facts_set_aside() == set(rested_on[1:])  # a forgotten fact's id goes too
