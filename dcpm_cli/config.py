@@ -287,6 +287,8 @@ def _coerce(f: dataclasses.Field, raw: Any, key: str, env: str, source: str) -> 
             f"setting {key!r} must be a string, got {raw!r} (from {_FROM[source]})", _hint(key, env, source)
         )
     try:
+        if source == "file" and not _typed(raw, kind):
+            raise TypeError(raw)  # TOML has types: `judge_k = "3"` or `= true` is no integer
         return parse_value(raw, kind)
     except (TypeError, ValueError) as e:
         raise InputError(
@@ -294,6 +296,18 @@ def _coerce(f: dataclasses.Field, raw: Any, key: str, env: str, source: str) -> 
             f"(from {_FROM[source]})",
             _hint(key, env, source),
         ) from e
+
+
+def _typed(raw: Any, kind: str) -> bool:
+    """Whether a config.toml value already has the setting's type (a flag or a variable is text,
+    and parsed; a file's value is not guessed at)."""
+    if kind.startswith("bool"):
+        return isinstance(raw, bool)
+    if kind.startswith("int"):
+        return isinstance(raw, int) and not isinstance(raw, bool)
+    if kind.startswith("float"):
+        return isinstance(raw, int | float) and not isinstance(raw, bool)
+    return True
 
 
 def _checked(key: str, value: Any, env: str, source: str) -> Any:
