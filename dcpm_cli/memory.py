@@ -121,7 +121,7 @@ class Memory:
         for x in wanted or []:
             if x not in (*ITEM_KINDS, RAW):
                 raise InputError(f"unknown kind {x!r}", "use fact, identity, summary or raw")
-        when = parse_as_of(as_of, option) if isinstance(as_of, str) and as_of else as_of or None
+        when = parse_as_of(as_of, option) if isinstance(as_of, str) else as_of  # "" is no time
         return wanted, when
 
     def recall(

@@ -99,7 +99,7 @@ class AgentMemory:
         if role not in ingest.ROLES:
             raise InputError(f"role must be one of {', '.join(ingest.ROLES)}, got {role!r}")
         # An utterance, like a typed `dcpm add "…"`: the same words at another time are new.
-        said = parse_time(at, "at") if at else utcnow()
+        said = parse_time(at, "at") if at is not None else utcnow()
         raw = RawInput(text=text.strip(), role=role, session=session, source="mcp", said_at=said)
         with self._reads:
             stored = self.memory.add([raw], extract=False)

@@ -272,6 +272,8 @@ def test_plain_text_with_an_assistant_role_is_context(cli, llm) -> None:
         (("add", "x", "--file", "notes.txt"), "give either TEXT or --file, not both"),
         (("add", "--file", "does-not-exist.md"), "no such file: does-not-exist.md"),
         (("add", "x", "--role", "narrator"), "role must be one of user, assistant, system"),
+        (("add", "x", "--at", ""), "cannot read --at ''"),
+        (("recall", "tea", "--as-of", ""), "cannot read --as-of ''"),
         (("recall", "tea", "--batch", "-"), "give a QUERY or --batch, not both"),
         (("recall", "tea", "--json", "--format", "prompt"), "--json and --format prompt ask for two outputs"),
         (("recall", "--batch", "-", "--format", "prompt"), "--batch prints NDJSON"),

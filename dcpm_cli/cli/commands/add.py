@@ -71,7 +71,7 @@ def add(
 
     try:
         content, source = _read_input(text, file, kept)
-        when = parse_time(at, "--at") if at else None
+        when = parse_time(at, "--at") if at is not None else None  # "" is no time
         sess = session if session is not None else (file.stem if file else "")
         if fmt is Format.auto and file is not None:
             fmt = ingest.default_format_for(file)
