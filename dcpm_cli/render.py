@@ -381,7 +381,8 @@ def calibration(report: Any, *, as_json: bool) -> None:
         out.print(f"  {k.replace('_', ' ')}: {v}", markup=False)
 
 
-def schemas(overview: dict[str, Any], *, as_json: bool) -> None:
+def schemas(overview: dict[str, Any], *, as_json: bool, asked: str = "") -> None:
+    """`asked`: the filters given, said when nothing matches them."""
     if as_json:
         print_json(overview)
         return
@@ -389,6 +390,9 @@ def schemas(overview: dict[str, Any], *, as_json: bool) -> None:
     from rich.tree import Tree
 
     nodes = overview["nodes"]
+    if not nodes and asked:
+        out.print(f"no schemas or intentions match {asked}", markup=False)
+        return
     if not nodes:
         out.print("no schemas yet: `dcpm dream` builds them from your facts", markup=False)
         return

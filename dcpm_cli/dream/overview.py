@@ -18,7 +18,8 @@ def graph_overview(
 ) -> dict[str, Any]:
     nodes = store.all_nodes(kinds or None)
     if domain:
-        nodes = [n for n in nodes if n.domain == domain or domain in n.domain.split("+")]
+        wanted = domain.casefold()  # "Work" finds "work"
+        nodes = [n for n in nodes if wanted in n.domain.casefold().split("+")]
     evidence = store.evidence_counts()
     edges = store.edges()
     members: dict[str, list[str]] = {}

@@ -63,6 +63,11 @@ def test_dream_then_schemas(cli, llm, embedder) -> None:
 
     data = json.loads(cli("schemas", "--json", "--kind", "schema", "--domain", "work").stdout)
     assert [(n["kind"], n["text"], n["evidence"]) for n in data["nodes"]] == [("schema", LATE, 5)]
+    assert json.loads(cli("schemas", "--json", "--domain", "WORK").stdout) == json.loads(
+        cli("schemas", "--json", "--domain", "work").stdout
+    )  # a domain is found whatever its case
+    nothing = cli("schemas", "--domain", "sailing")
+    assert nothing.stdout.strip() == "no schemas or intentions match --domain sailing"
 
     stats = cli("stats")
     assert "dream run" in stats.stdout and "status ok" in stats.stdout

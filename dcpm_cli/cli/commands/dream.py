@@ -176,4 +176,5 @@ def schemas(
     from dcpm_cli import render
 
     overview = _memory(ctx).schemas(kinds=kind, domain=domain)
-    render.schemas(overview, as_json=as_json)
+    asked = " ".join([*(f"--kind {k}" for k in kind or []), *([f"--domain {domain}"] if domain else [])])
+    render.schemas(overview, as_json=as_json, asked=asked)
