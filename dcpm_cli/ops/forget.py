@@ -6,8 +6,9 @@
 - A removed item is unlinked from its revision chain and its neighbours are linked to each
   other, so the chain stays symmetric (`a.superseded_by == b` ⇔ `b.supersedes == a`).
 - Evidence edges to removed items go; a node left with no evidence goes, and so does a core
-  schema left with no members; a core schema that keeps some members stays, and is named in
-  the plan and the log as marked.
+  schema left with no members; a core schema that keeps some members stays, and so does a
+  schema or intention that keeps some evidence: each is named in the plan and the log as
+  marked (a node's text was written from its facts, and may still say what they said).
 - Passages holding a removed input are rebuilt without it; the event log's text about every
   removed id is blanked, and one FORGET event records when and which ids — never the text.
 - Then the store purges (see store/erase.py): no data file, old version or index keeps it.
@@ -261,6 +262,11 @@ def _plan_graph(store: Store, plan: ForgetPlan, node_ids: list[str]) -> None:
                     plan.marked[node_id] = f"lost members; keeps {members}"
             elif not any(e.kind == EVIDENCE for e in left):
                 fallen.add(node_id)
+            elif (lost := sum(e.kind == EVIDENCE for e in own) - sum(e.kind == EVIDENCE for e in left)) > 0:
+                plan.marked[node_id] = (
+                    f"lost {lost} of its facts; its own words may still say what they did "
+                    f"(`dcpm forget {node_id}` too, to be sure)"
+                )
         if not fallen:
             break
         gone_nodes |= fallen

@@ -199,7 +199,12 @@ def test_graph_cascade_nodes_without_evidence_go_core_schemas_keep_or_go_with_me
     plan = json.loads(cli("forget", a, "--dry-run", "--json").stdout)
 
     assert plan["node_ids"] == ["n_core_two", "n_only_a"]
-    assert plan["marked"] == {"n_core_three": "lost members; keeps 2"}
+    assert plan["marked"] == {
+        "n_core_three": "lost members; keeps 2",
+        # its text was written from a and c: it may still say what a said
+        "n_a_and_c": "lost 1 of its facts; its own words may still say what they did "
+        "(`dcpm forget n_a_and_c` too, to be sure)",
+    }
     # a's two evidence edges, the two member edges to n_only_a, n_core_two's last member edge
     assert len(plan["edge_ids"]) == 5
     assert cli.open_store().get_items([a])  # a dry run changes nothing
