@@ -146,6 +146,7 @@ _RADIUS = ((lambda v: 0 < v < 2), "between 0 and 2 (a cosine distance)")
 
 # config key → (test, what a valid value is). None values (not set) are never checked.
 CHECKS: dict[str, tuple[Callable[[Any], bool], str]] = {
+    "store": ((lambda v: bool(v.strip())), "a path or a LanceDB URI"),
     "embedder": ((lambda v: bool(v.strip())), "a name such as minilm"),
     "llm": ((lambda v: bool(v.strip())), "a name such as ollama:qwen3:4b"),
     "llm_timeout": _POSITIVE,
@@ -235,7 +236,7 @@ def read_config() -> dict[str, Any]:
     if not path.exists():
         return {}
     try:
-        config = tomllib.loads(path.read_text(encoding="utf-8"))
+        config = tomllib.loads(path.read_text(encoding="utf-8-sig"))  # Notepad writes a BOM
     except (tomllib.TOMLDecodeError, UnicodeDecodeError, OSError) as e:  # OSError: e.g. a directory
         raise InputError(f"cannot read {path}: {e}", "fix or remove the config file") from e
     for section, cls in SECTIONS.items():

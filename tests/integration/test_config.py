@@ -75,6 +75,7 @@ def test_config_show_names_the_source_of_every_setting(cli, dcpm_home: Path) -> 
         ("file", "judge_k = 3.0", "setting 'judge_k' must be an integer, got 3.0 (from config.toml)"),
         ("file", 'named_ends = "yes"', "setting 'named_ends' must be true or false, got 'yes'"),
         ("file", "named_ends = 0", "setting 'named_ends' must be true or false, got 0 (from config.toml)"),
+        ("file", 'store = ""', "setting 'store' must be a path or a LanceDB URI, got '' (from config.toml)"),
         ("file", "topk = 3", "unknown setting 'topk' in"),
         ("file", "[dream]\nepsilon = 0.3", "unknown setting 'epsilon' in the dream table of"),
     ],
@@ -180,3 +181,9 @@ def test_a_store_that_is_not_a_string_is_refused(
     assert res.exit_code == 2, res.stderr
     assert "setting 'store' must be a string" in " ".join(res.stderr.split())
     assert not (tmp_path / "5").exists() and not (dcpm_home / "5").exists()
+
+
+def test_a_config_file_saved_with_a_byte_order_mark_is_read(cli, dcpm_home: Path) -> None:
+    dcpm_home.mkdir(parents=True, exist_ok=True)
+    (dcpm_home / "config.toml").write_bytes(b"\xef\xbb\xbfjudge_k = 4\n")  # as Notepad saves it
+    assert shown(cli)["judge_k"]["value"] == 4
