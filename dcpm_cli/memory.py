@@ -251,6 +251,9 @@ class Memory:
                         f"{chosen.taken} hit(s) at similarity {chosen.threshold} or more taken; "
                         f"{chosen.left_out} weaker hit(s) left out (-k N takes the N best)"
                     )
+                if chosen.holding:
+                    more = f"{chosen.holding} more input(s) taken for holding every word of the query"
+                    note = f"{note}; {more}" if note else more
             if not wanted:
                 return None, note
         return plan_forget(store, wanted), note

@@ -102,13 +102,18 @@ def inputs_holding(
     a secret, say)."""
     from dcpm_cli.errors import TextSearchFailed
 
-    words = {w for w in re.findall(r"\w+", query.casefold()) if len(w) > 2 and w not in _FUNCTION_WORDS}
+    words = {w for w in re.findall(r"\w+", query.casefold()) if w not in _FUNCTION_WORDS}
     ids: list[str] = []
     if words:
-        try:
-            found = store.text_search("raw", query, QUERY_POOL)
-        except TextSearchFailed:
-            found = []
+        limit, rows = 100, store.record_count("raw")
+        while True:  # every input holding the words, however many: a page at a time
+            try:
+                found = store.text_search("raw", query, limit)
+            except TextSearchFailed:
+                found = []
+            if len(found) < limit or limit >= rows:
+                break
+            limit *= 10
         ids += [raw.id for raw, _ in found if words <= set(re.findall(r"\w+", raw.text.casefold()))]
     if threshold is not None:
         vector = embedder.embed([query])[0]
@@ -127,6 +132,7 @@ class QuerySelection:
     taken: int  # hits kept
     left_out: int  # hits recall found but below the threshold
     threshold: float
+    holding: int = 0  # inputs recall does not search, taken for holding every word of the query
 
 
 def confident_similarity(store: Store, embedder: Embedder, floor: float) -> float:
@@ -159,7 +165,7 @@ def select_confident(
             taken += 1
             ids += [hit.id] if hit.kind == "raw" else [*(hit.matched or [hit.id]), *hit.raw_ids]
     more = [i for i in inputs_holding(store, embedder, query, threshold=threshold) if i not in ids]
-    return QuerySelection(list(dict.fromkeys(ids + more)), taken + len(more), len(hits) - taken, threshold)
+    return QuerySelection(list(dict.fromkeys(ids + more)), taken, len(hits) - taken, threshold, len(more))
 
 
 def _matched_texts(hit: Hit) -> list[str]:

@@ -332,6 +332,19 @@ def test_forget_by_query_reaches_an_assistant_that_repeated_the_secret(cli, llm,
         texts = [r.text for r in cli.open_store().get_raw(plan["raw_ids"]).values()]
         assert texts and all(query.split()[0].casefold() in t.casefold() for t in texts), (query, k, texts)
 
+    echoes = (
+        "".join(
+            f'{{"role": "assistant", "content": "Reminder {n}: hint ZEBRA-ORCHARD", "session": "s2"}}\n'
+            for n in range(30)
+        )
+        + '{"role": "user", "content": "Found an old bowling pin, and a zebra mug", "session": "s3"}\n'
+    )
+    assert cli("add", "--no-extract", "-", input=echoes).exit_code == 0
+    plan = json.loads(cli("forget", "--query", "ZEBRA-ORCHARD", "--dry-run", "--json").stdout)
+    assert len(plan["raw_ids"]) == 32  # every copy, past any page of search results
+    pin = json.loads(cli("forget", "--query", "PIN 42", "-k", "1", "--dry-run", "--json").stdout)
+    assert not any("bowling" in r.text for r in cli.open_store().get_raw(pin["raw_ids"]).values())
+
     assert cli("forget", "--query", "ZEBRA-ORCHARD", "--yes").exit_code == 0
     assert b"ZEBRA" not in every_byte(dcpm_home)
     assert cli("forget", "--query", "locker code", "--yes").exit_code == 0

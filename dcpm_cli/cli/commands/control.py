@@ -34,7 +34,8 @@ def forget(
             "--top",
             min=1,
             max=100,
-            help="With --query: the k best hits. Without: only hits a confident similarity away.",
+            help="With --query: the k best hits. Without: only hits a confident similarity away."
+            " Either way, every input holding all the query's words too.",
         ),
     ] = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Show what would go; change nothing.")] = False,
@@ -149,7 +150,7 @@ def _spooled(stream: Any) -> Any:
         max_size=64 << 20, mode="w+", encoding="utf-8", errors="surrogateescape"
     )
     text = (
-        io.TextIOWrapper(stream.buffer, encoding="utf-8", errors="surrogateescape")
+        io.TextIOWrapper(stream.buffer, encoding="utf-8-sig", errors="surrogateescape")
         if hasattr(stream, "buffer")
         else stream
     )
