@@ -19,7 +19,9 @@ def graph_overview(
     nodes = store.all_nodes(kinds or None)
     if domain:
         wanted = domain.casefold()  # "Work" finds "work"
-        nodes = [n for n in nodes if wanted in n.domain.casefold().split("+")]
+        nodes = [
+            n for n in nodes if wanted == n.domain.casefold() or wanted in n.domain.casefold().split("+")
+        ]
     evidence = store.evidence_counts()
     edges = store.edges()
     members: dict[str, list[str]] = {}

@@ -65,15 +65,9 @@ def parse_markdown(text: str, *, session: str, source: str, at: datetime | None)
     heading is an input of its own dated like the first entry (or `at`), unless it is only
     headings (a title), which then open the first entry."""
     entries: list[tuple[datetime | None, list[str]]] = [(None, [])]
-    fence = ""  # the open code block's fence: a "## 2025-03-04" inside one is code, not a day
-    for line in text.splitlines():
-        if f := _FENCE.match(line):
-            mark = f.group(1)
-            if not fence:
-                fence = mark
-            elif mark[0] == fence[0] and len(mark) >= len(fence) and not line[f.end() :].strip():
-                fence = ""
-        m = None if fence else _HEADING.match(line)
+    code = _fenced_lines(text.splitlines())  # a "## 2025-03-04" inside a code block is no day
+    for n, line in enumerate(text.splitlines()):
+        m = None if n in code else _HEADING.match(line)
         when = _heading_date(m.group(2)) if m else None
         if when is not None:
             entries.append((when, []))
@@ -100,6 +94,27 @@ def parse_markdown(text: str, *, session: str, source: str, at: datetime | None)
             )
         )
     return out
+
+
+def _fenced_lines(lines: list[str]) -> set[int]:
+    """The lines inside fenced code blocks that close (CommonMark: a backtick fence's info
+    string holds no backtick, so "```rm -rf``` is what I typed" opens nothing; a fence never
+    closed is taken as no fence, so one stray line cannot swallow the rest of a journal)."""
+    inside: set[int] = set()
+    start, fence = -1, ""
+    for n, line in enumerate(lines):
+        f = _FENCE.match(line)
+        if not f:
+            continue
+        mark, rest = f.group(1), line[f.end() :]
+        if not fence:
+            if mark[0] == "`" and "`" in rest:
+                continue
+            start, fence = n, mark
+        elif mark[0] == fence[0] and len(mark) >= len(fence) and not rest.strip():
+            inside.update(range(start, n + 1))
+            start, fence = -1, ""
+    return inside
 
 
 def parse_jsonl(text: str, *, session: str, source: str, at: datetime | None) -> list[RawInput]:

@@ -155,11 +155,19 @@ def days_without_current_note(store: Store) -> list[list[RawInput]]:
         sources = sorted({r.source for r in replaced if r.session == session})
         for r in store.note_versions(session, sources):
             days.setdefault((session, r.source, r.said_at), []).append(r)
+    # A day whose current version was forgotten is no fault: its older versions stay replaced.
+    # The fault is versions replaced by one another, each "replaced by" a version still stored.
     return [
         sorted(versions, key=lambda r: (r.created_at, r.id))
         for versions in days.values()
         if all(r.status == REPLACED for r in versions)
+        and all(_replaced_by(r) in {v.id for v in versions} for r in versions)
     ]
+
+
+def _replaced_by(raw: RawInput) -> str:
+    """The id a replaced note's status names ("replaced by r_…[; was done]")."""
+    return raw.error.removeprefix("replaced by ").partition(";")[0].strip()
 
 
 def _unfinished(store: Store) -> Finding:

@@ -414,7 +414,7 @@ def _words(n: int, record: dict[str, Any]) -> None:
                         _IS_EXPORT,
                     ) from None
                 refuse_binary(text, f"line {n}: {kind} field {name}")
-    if not _ID.fullmatch(record.get("id") or "x") and kind not in _KEY_FIELDS:
+    if kind not in _KEY_FIELDS and "id" in record and not _ID.fullmatch(record["id"] or ""):
         raise InputError(f"line {n}: {kind} id {record['id']!r} is not an id", _IS_EXPORT)
     if kind == "raw":
         for name, allowed in (("role", ROLES), ("status", RAW_STATUSES)):

@@ -69,15 +69,17 @@ def _replace_old_versions(writer: Writer, notes: list[RawInput]) -> None:
         return
     store = writer.store
     current = {(r.source, r.said_at): r.id for r in notes}
+    versions = store.note_versions(notes[0].session, sorted({r.source for r in notes}))
+    day = {r.id: current.get((r.source, r.said_at)) for r in versions}
     with store.write():
-        for old in store.note_versions(notes[0].session, sorted({r.source for r in notes})):
-            latest = current.get((old.source, old.said_at))
-            if latest is None:
-                continue
-            if old.id == latest:
-                if old.status == REPLACED:  # the day's text went back to this version
-                    store.set_raw_status(old.id, status_before_replaced(old))
-            elif old.status != REPLACED:
+        # Restores first: a kill between the two loops leaves two current versions of a day
+        # (the next import settles it), never none.
+        for old in versions:
+            if old.id == day[old.id] and old.status == REPLACED:  # the text went back to this one
+                store.set_raw_status(old.id, status_before_replaced(old))
+        for old in versions:
+            latest = day[old.id]
+            if latest is not None and old.id != latest and old.status != REPLACED:
                 store.set_raw_status(old.id, REPLACED, f"replaced by {latest}; was {old.status}")
 
 

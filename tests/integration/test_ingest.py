@@ -91,6 +91,10 @@ def test_a_dated_heading_inside_a_code_block_is_code_not_a_day() -> None:
     raws = ingest.parse(journal, session="j", fmt=Format.markdown)
 
     assert [(r.said_at.day, r.text.splitlines()[-1]) for r in raws] == [(1, "~~~~"), (2, "Rested.")]
+    inline = "## 2026-03-01\n```rm -rf``` is what I typed\n\n## 2026-03-02\nSecond day.\n"
+    assert [r.said_at.day for r in ingest.parse(inline, session="j", fmt=Format.markdown)] == [1, 2]
+    unclosed = "## 2026-03-01\n```\nforgot to close this\n## 2026-03-02\nSecond day.\n"
+    assert [r.said_at.day for r in ingest.parse(unclosed, session="j", fmt=Format.markdown)] == [1, 2]
 
 
 JOURNAL_WITH_EVERY_PART = """A preface, before any date, that says I keep this journal for my therapist.

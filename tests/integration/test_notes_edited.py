@@ -91,3 +91,15 @@ def test_the_facts_of_a_day_edited_back_are_recalled_again(cli, llm, tmp_path: P
     cli("add", "--file", str(notes))  # no extraction asked: the first version's facts stand
 
     assert any(h["kind"] == "fact" and "Quince" in h["text"] for h in _recall(cli, "kitten Quince"))
+
+
+def test_a_day_whose_current_version_was_forgotten_is_no_fault(cli, tmp_path: Path) -> None:
+    notes = _folder(tmp_path, "Monday: met Jo at the lido.\n")
+    cli("add", "--no-extract", "--file", str(notes))
+    _folder(tmp_path, "Monday: met Jo and Sam at the lido.\n")
+    cli("add", "--no-extract", "--file", str(notes))
+    (now,) = [h for h in _recall(cli, "met at the lido") if "Sam" in h["text"]]
+    assert cli("forget", now["id"], "--yes").exit_code == 0
+
+    assert cli("check").exit_code == 0  # the older version stays replaced: nothing to repair
+    assert not [h for h in _recall(cli, "met at the lido") if "Jo" in h["text"]]

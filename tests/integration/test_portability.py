@@ -264,6 +264,7 @@ def test_an_export_cut_at_a_line_boundary_is_refused_by_its_header_counts(
         ("raw", {"role": "robot"}, "raw field role 'robot' is not one of user, assistant, system"),
         ("raw", {"text": "  "}, "line 2: raw input with no text"),
         ("item", {"id": "x' OR 1=1"}, 'item id "x\' OR 1=1" is not an id'),
+        ("raw", {"id": ""}, "raw id '' is not an id"),
     ],
     ids=[
         "text a number",
@@ -277,6 +278,7 @@ def test_an_export_cut_at_a_line_boundary_is_refused_by_its_header_counts(
         "an unknown role",
         "an empty input",
         "an id that is no id",
+        "an empty id",
     ],
 )
 def test_a_malformed_record_is_refused_before_anything_is_stored(

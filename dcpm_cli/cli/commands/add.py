@@ -62,7 +62,7 @@ def add(
         _llm_outcome(report)
         return
     kept = StdinKeeper()  # stdin cannot be read twice: kept on disk until it is stored
-    stored = False
+    storing = stored = False
 
     def on_stored() -> None:
         nonlocal stored
@@ -77,9 +77,10 @@ def add(
             fmt = ingest.default_format_for(file)
         raws = ingest.parse(content, fmt, session=sess, source=source, at=when, role=role)
         with render.progress("extracting", enabled=len(raws) > 1) as bar:
+            storing = True
             report = m.add(raws, extract=not no_extract, progress=bar, on_stored=on_stored)
     except BaseException as e:
-        if isinstance(e, KeyboardInterrupt) and not stored:
+        if isinstance(e, KeyboardInterrupt) and storing and not stored:
             render.note(
                 "interrupted while storing: what was committed is kept; run the same command "
                 "again to store the rest (what is stored already is skipped)"
