@@ -47,6 +47,8 @@ def header(store: Store, *, with_vectors: bool) -> dict[str, Any]:
         "with_vectors": with_vectors,
         "exported_at": datetime.now(UTC).isoformat(),
         "counts": {kind: store.record_count(kind) for kind in RECORD_TABLES},
+        # facts a dream leaves out (evidence of a schema the user forgot): ids, never text
+        "set_aside": sorted(store.facts_set_aside()),
     }
 
 
@@ -148,6 +150,8 @@ def import_lines(
                 store.replace_items(rewritten, _embed(embedder, [i.text for i in rewritten], store.dim))
             if moved:
                 report.moved_forward[kind] = moved
+        if aside := head.get("set_aside"):  # a forgotten schema stays forgotten in the copy
+            store.set_facts_aside(add=store.get_items(aside).keys())
         report.passages = store.index_passages(sessions) if sessions else 0
     store.maintain()
     if progress:
@@ -291,7 +295,10 @@ def _header(numbered: tuple[int, str]) -> dict[str, Any]:
         )
     for name, typ, what in _HEADER_FIELDS:
         value = head.get(name)
-        if name in head and not (isinstance(value, typ) and (typ is bool or not isinstance(value, bool))):
+        ok = isinstance(value, typ) and (typ is bool or not isinstance(value, bool))
+        if name in head and not (
+            ok and (not isinstance(value, list) or all(isinstance(v, str) for v in value))
+        ):
             raise InputError(f"line {n}: the header's {name} {head[name]!r} is not {what}", _IS_EXPORT)
     return head
 
@@ -302,6 +309,7 @@ _HEADER_FIELDS: list[tuple[str, Any, str]] = [
     ("with_vectors", bool, "true or false"),
     ("dcpm", str, "a version"),
     ("exported_at", str, "a time"),
+    ("set_aside", list, "a list of item ids"),
 ]
 
 

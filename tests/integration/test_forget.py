@@ -351,7 +351,9 @@ def test_forget_by_query_reaches_an_assistant_that_repeated_the_secret(cli, llm,
     assert b"4471" not in every_byte(dcpm_home)
 
 
-def test_a_schema_forgotten_by_request_is_not_built_again_from_its_facts(store, embedder, cli) -> None:
+def test_a_schema_forgotten_by_request_is_not_built_again_from_its_facts(
+    store, embedder, cli, tmp_path: Path
+) -> None:
     """Its facts stay (the user forgot the pattern, not what they said), but a dream once made
     the schema from them and the next nightly dream would make it again, with the same id."""
     from support.dream_fixtures import add_facts, fact_items
@@ -378,5 +380,10 @@ def test_a_schema_forgotten_by_request_is_not_built_again_from_its_facts(store, 
 
     assert waiting() == before  # not back among the facts to consolidate
     assert cli.open_store().get_items(rested_on).keys() == set(rested_on)  # the facts themselves stay
+    copy = tmp_path / "copy.jsonl"  # an export (and so a reembed) carries the set-aside facts
+    assert cli("export", "--out", str(copy)).exit_code == 0
+    assert cli("import", str(copy), DCPM_HOME=str(tmp_path / "other")).exit_code == 0
+    other = json.loads(cli("dream", "--dry-run", "--json", DCPM_HOME=str(tmp_path / "other")).stdout)
+    assert other["run"]["facts"] == before
     assert cli("forget", rested_on[0], "--yes").exit_code == 0
     assert cli.open_store().facts_set_aside() == set(rested_on[1:])  # a forgotten fact's id goes too
