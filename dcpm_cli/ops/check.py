@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 
 from dcpm_cli.dream.integrity import check_graph, repair_graph
 from dcpm_cli.models import REPLACED
-from dcpm_cli.write.batches import status_before_replaced
+from dcpm_cli.write.batches import replaced_by, status_before_replaced
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -161,13 +161,8 @@ def days_without_current_note(store: Store) -> list[list[RawInput]]:
         sorted(versions, key=lambda r: (r.created_at, r.id))
         for versions in days.values()
         if all(r.status == REPLACED for r in versions)
-        and all(_replaced_by(r) in {v.id for v in versions} for r in versions)
+        and all(replaced_by(r) in {v.id for v in versions} for r in versions)
     ]
-
-
-def _replaced_by(raw: RawInput) -> str:
-    """The id a replaced note's status names ("replaced by r_…[; was done]")."""
-    return raw.error.removeprefix("replaced by ").partition(";")[0].strip()
 
 
 def _unfinished(store: Store) -> Finding:

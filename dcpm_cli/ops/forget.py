@@ -27,6 +27,8 @@ from dcpm_cli.models import Event, MemoryItem, short_hash, utcnow
 from dcpm_cli.store.graph import EVIDENCE, MEMBER
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from dcpm_cli.embed import Embedder
     from dcpm_cli.models import Hit
     from dcpm_cli.store import Store
@@ -82,7 +84,7 @@ def select_by_query(
     ids: list[str] = []
     for hit in recall(store, embedder, query, k=k, min_similarity=min_similarity).hits:
         ids += [hit.id] if hit.kind == "raw" else [*(hit.matched or [hit.id]), *hit.raw_ids]
-    ids += inputs_holding(store, embedder, query)
+    ids += inputs_holding(store, query)
     return list(dict.fromkeys(ids))
 
 
@@ -92,14 +94,12 @@ _FUNCTION_WORDS = frozenset(
 )
 
 
-def inputs_holding(
-    store: Store, embedder: Embedder, query: str, *, threshold: float | None = None
-) -> list[str]:
+def inputs_holding(store: Store, query: str, near: tuple[np.ndarray, float] | None = None) -> list[str]:
     """The raw inputs recall does not search that hold every word of `query` (its function
-    words aside), and with `threshold` those at least that near it: an assistant's or a system's
-    turn, an input already extracted, a replaced version of a note. Recall answers from the
-    user's own words; forgetting words must reach every copy of them (an assistant that repeated
-    a secret, say)."""
+    words aside), and with `near` (the query's vector, a cosine) those that near it: an
+    assistant's or a system's turn, an input already extracted, a replaced version of a note.
+    Recall answers from the user's own words; forgetting words must reach every copy of them
+    (an assistant that repeated a secret, say)."""
     from dcpm_cli.errors import TextSearchFailed
 
     words = {w for w in re.findall(r"\w+", query.casefold()) if w not in _FUNCTION_WORDS}
@@ -115,8 +115,8 @@ def inputs_holding(
                 break
             limit *= 10
         ids += [raw.id for raw, _ in found if words <= set(re.findall(r"\w+", raw.text.casefold()))]
-    if threshold is not None:
-        vector = embedder.embed([query])[0]
+    if near is not None:
+        vector, threshold = near
         ids += [raw.id for raw, cos in store.vector_search("raw", vector, QUERY_POOL) if cos >= threshold]
     return list(dict.fromkeys(ids))
 
@@ -164,7 +164,7 @@ def select_confident(
         if max(float(q @ next(rest)) for _ in ts) >= threshold:
             taken += 1
             ids += [hit.id] if hit.kind == "raw" else [*(hit.matched or [hit.id]), *hit.raw_ids]
-    more = [i for i in inputs_holding(store, embedder, query, threshold=threshold) if i not in ids]
+    more = [i for i in inputs_holding(store, query, (q, threshold)) if i not in ids]
     return QuerySelection(list(dict.fromkeys(ids + more)), taken, len(hits) - taken, threshold, len(more))
 
 

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from dcpm_cli.errors import InputError
 from dcpm_cli.ingest.exports import NOTES, Progress, conversations, daily_notes
-from dcpm_cli.models import CONTEXT, DONE, FAILED, NO_ITEMS, PENDING, REPLACED, AddReport, RawInput
+from dcpm_cli.models import PENDING, RAW_STATUSES, REPLACED, AddReport, RawInput
 
 if TYPE_CHECKING:
     from dcpm_cli.write.pipeline import Writer
@@ -69,9 +69,9 @@ def _replace_old_versions(writer: Writer, notes: list[RawInput]) -> None:
         return
     store = writer.store
     current = {(r.source, r.said_at): r.id for r in notes}
-    versions = store.note_versions(notes[0].session, sorted({r.source for r in notes}))
-    day = {r.id: current.get((r.source, r.said_at)) for r in versions}
     with store.write():
+        versions = store.note_versions(notes[0].session, sorted({r.source for r in notes}))
+        day = {r.id: current.get((r.source, r.said_at)) for r in versions}
         # Restores first: a kill between the two loops leaves two current versions of a day
         # (the next import settles it), never none.
         for old in versions:
@@ -83,11 +83,19 @@ def _replace_old_versions(writer: Writer, notes: list[RawInput]) -> None:
                 store.set_raw_status(old.id, REPLACED, f"replaced by {latest}; was {old.status}")
 
 
+# A replaced note's `error` reads "replaced by r_…; was done": written above, read by these two.
+
+
+def replaced_by(raw: RawInput) -> str:
+    """The id of the version that replaced this note."""
+    return raw.error.removeprefix("replaced by ").partition(";")[0].strip()
+
+
 def status_before_replaced(raw: RawInput) -> str:
-    """The status a REPLACED note had before (recorded with it); pending when not recorded,
-    so an input replaced by a dcpm that did not record it is extracted again, never lost."""
+    """The status a REPLACED note had before; pending when not recorded (a dcpm before this
+    one did not), so such an input is extracted again, never lost."""
     _, _, was = raw.error.rpartition("; was ")
-    return was if was in (PENDING, DONE, NO_ITEMS, FAILED, CONTEXT) else PENDING
+    return was if was in RAW_STATUSES and was != REPLACED else PENDING
 
 
 def _batches(conversations: Iterable[list[RawInput]]) -> Iterator[list[RawInput]]:
