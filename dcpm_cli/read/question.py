@@ -76,6 +76,19 @@ _STOP = frozenset(
     )
 )
 
+# What any question about a time may say besides it: "what did I do / get up to / say / write",
+# "what happened", "how was I feeling", "anything on", "tell me about".
+_ANY_DOING = _STOP | frozenset(
+    re.findall(
+        r"\S+",
+        "doing happen happened happening up get got getting go going went say said saying tell told "
+        "talk talked talking mention mentioned write wrote written note noted journal journaled log "
+        "logged remember recall think thought feel felt feeling anything something everything stuff "
+        "all about so far whole can could would will you please remind show list again oh hey hi "
+        "ok okay so just also then",
+    )
+)
+
 
 @dataclass(frozen=True)
 class Window:
@@ -96,6 +109,15 @@ class Question:
     window: Window | None = None
     order: str | None = None  # NEWEST | EARLIEST | None
     cues: list[str] = field(default_factory=list)  # two or more, or none
+
+    @property
+    def only_time(self) -> bool:
+        """The question asks about a time and nothing else ("What did I do last weekend?",
+        "what happened yesterday?"): what was said then is the answer, whatever its words."""
+        if self.window is None:
+            return False
+        rest = self.text.replace(self.window.phrase, " ")
+        return not any(w not in _ANY_DOING for w in _words(_without_time(rest)))
 
 
 def read_question(text: str, now: datetime) -> Question:
@@ -221,6 +243,14 @@ def _clean(piece: str) -> str:
 def _content(piece: str) -> bool:
     """At least one word that is not a function word, a question word or part of a time phrase
     ("since May 2025" names a time, not a second event)."""
+    return any(w not in _STOP for w in _words(_without_time(piece)))
+
+
+def _without_time(piece: str) -> str:
     for phrase in (_AGO, _LAST_N, _PAST_ONE, _WEEKEND, _CALENDAR):
         piece = phrase.sub(" ", piece)
-    return any(w not in _STOP for w in re.findall(r"[a-z0-9']+", piece.lower()))
+    return piece
+
+
+def _words(piece: str) -> list[str]:
+    return re.findall(r"[a-z0-9']+", piece.lower())

@@ -170,6 +170,10 @@ def _ranked(
     said: dict[Key, datetime] = {}
     exact: dict[Key, Candidate] = {}
     lists = []
+    # A question about a time and nothing else searches what was said then, however unlike the
+    # question's words ("what did I do" is like no input): below the similarity floor too.
+    w = asked.window
+    during = (w.start, w.end + TOLD_LATER) if w is not None and asked.only_time else None
     for n, (vector, text) in enumerate(zip(vectors, [asked.text, *asked.cues], strict=True)):
         # A rare token is looked for in the whole question only: a cue is a part of it.
         got = _scored(
@@ -186,13 +190,19 @@ def _ranked(
             found,
             said,
             exact if n == 0 and want_raw else None,
+            during if n == 0 else None,
         )
         lists.append(got)
     scores = _fuse_cues(lists[0], lists[1:], k)
     if asked.window is not None:
-        for key in scores:
-            if key in said and asked.window.holds(said[key], TOLD_LATER):
-                scores[key] *= 1 + TIME_BOOST
+        then = {key for key in scores if key in said and asked.window.holds(said[key], TOLD_LATER)}
+        for key in then:
+            scores[key] *= 1 + TIME_BOOST
+        if asked.only_time:
+            # "What did I do last weekend?": what was said then answers it, above anything else.
+            top_else = max((v for key, v in scores.items() if key not in then), default=0.0)
+            for key in then:
+                scores[key] += top_else
     _prefer_named_speaker(store, asked.text, scores, rows, found)
     top = max((v for key, v in scores.items() if key not in exact), default=0.0)
     for key in exact:
@@ -216,11 +226,15 @@ def _scored(
     found: dict[Key, MemoryItem | RawInput],
     said: dict[Key, datetime],
     exact: dict[Key, Candidate] | None,
+    during: tuple[datetime, datetime] | None = None,
 ) -> dict[Key, float]:
     """Every candidate of one search text with its score (own + context); the rows, objects and
     times it met are added to `rows`, `found` and `said`. With `exact`, the inputs holding a rare
-    token of `query` word for word are candidates too, and added to `exact`."""
-    mine_rows, own = _search(store, vector, query, depth, item_kinds, want_raw, min_similarity, warnings)
+    token of `query` word for word are candidates too, and added to `exact`; with `during`, the
+    `depth` nearest said then, with no floor."""
+    mine_rows, own = _search(
+        store, vector, query, depth, item_kinds, want_raw, min_similarity, warnings, during
+    )
     if exact is not None:
         exact.update(_exact_inputs(store, query, depth, mine_rows, warnings))
         mine_rows.update(exact)
@@ -428,15 +442,17 @@ def _search(
     want_raw: bool,
     min_similarity: float,
     warnings: list[str],
+    during: tuple[datetime, datetime] | None = None,
 ) -> tuple[dict[Key, Candidate], dict[Key, float]]:
-    """Items and raw inputs found by vector or BM25 search, and their fused scores."""
+    """Items and raw inputs found by vector or BM25 search, and their fused scores; with
+    `during`, also the nearest said in that span, whatever their similarity."""
     rows: dict[Key, Candidate] = {}
     dense: dict[Key, float] = {}
     lexical: dict[Key, float] = {}
 
-    def take(source: str, hits: list[tuple[Found, float]], into: dict[Key, float]) -> None:
+    def take(source: str, hits: list[tuple[Found, float]], into: dict[Key, float], floor: float = 0) -> None:
         for row, score in hits:
-            if into is dense and score < min_similarity:
+            if into is dense and score < floor:
                 continue  # the nearest of unrelated texts is still unrelated
             assert isinstance(row, MemoryItem | RawInput)
             key = (source, row.id)
@@ -444,12 +460,16 @@ def _search(
             rows.setdefault(key, row)
 
     if item_kinds:
-        take("items", store.vector_search("items", vector, depth, kinds=item_kinds), dense)
+        take("items", store.vector_search("items", vector, depth, kinds=item_kinds), dense, min_similarity)
         take("items", _text_search(store, warnings, "items", query, depth, kinds=item_kinds), lexical)
+        if during:
+            take("items", store.vector_search("items", vector, depth, during=during, kinds=item_kinds), dense)
     if want_raw:
         # Inputs not extracted yet are memory too: dcpm is useful before any LLM has run.
-        take("raw", store.vector_search("raw", vector, depth, **RAW_SEARCHED), dense)
+        take("raw", store.vector_search("raw", vector, depth, **RAW_SEARCHED), dense, min_similarity)
         take("raw", _text_search(store, warnings, "raw", query, depth, **RAW_SEARCHED), lexical)
+        if during:
+            take("raw", store.vector_search("raw", vector, depth, during=during, **RAW_SEARCHED), dense)
     return rows, _fuse(dense, lexical)
 
 

@@ -805,14 +805,22 @@ class Store(GraphVerbs, JournalVerbs, EraseVerbs, StagingVerbs):
     # -- search (the read path) -----------------------------------------------------------
 
     def vector_search(
-        self, collection: str, vector: np.ndarray, k: int, **filters: Sequence[str] | None
+        self,
+        collection: str,
+        vector: np.ndarray,
+        k: int,
+        *,
+        during: tuple[datetime, datetime] | None = None,
+        **filters: Sequence[str] | None,
     ) -> list[tuple[Found, float]]:
         """Items, raw inputs or passages ("items", "raw", "passages") most similar to `vector`,
-        with cosine similarity. Filters: kinds= (items), statuses= and roles= (raw). Exact, not
+        with cosine similarity. Filters: kinds= (items), statuses= and roles= (raw); `during`
+        = [start, end): items whose event, raw inputs said then (not for passages). Exact, not
         approximate: see store/vectors.py for how it stays fast."""
         table = _COLLECTIONS[collection]
         terms: list[Term] = [(_FILTER_COLUMNS[name], tuple(v)) for name, v in filters.items() if v]
-        rows = self._vectors.search(table, self.table(table), vector, k, _COLUMNS[table], terms)
+        span = None if during is None else (_TIME_COLUMNS[table], *during)
+        rows = self._vectors.search(table, self.table(table), vector, k, _COLUMNS[table], terms, span)
         return self._found(table, rows)
 
     def _found(self, table: str, rows: list[tuple[dict[str, Any], float]]) -> list[tuple[Found, float]]:
@@ -1046,6 +1054,7 @@ def _usable_dir(path: Path, uri: str, *, write: bool) -> None:
 
 
 _FILTER_COLUMNS = {"kinds": "kind", "statuses": "status", "roles": "role"}
+_TIME_COLUMNS = {S.RAW: "said_at", S.ITEMS: "event_at"}  # when a row is about (vector_search's `during`)
 
 
 def _filters(filters: dict[str, Sequence[str] | None]) -> str | None:

@@ -28,7 +28,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Sequence
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
@@ -41,15 +41,24 @@ if TYPE_CHECKING:
 
 # (column, values): `column IN values`; values None: `column IS NULL`. Terms are AND-ed.
 Term = tuple[str, tuple[str, ...] | None]
+# (column, start, end): a timestamp column in [start, end), AND-ed with the terms.
+Span = tuple[str, datetime, datetime]
 
 RECHECK_S = 1.0  # ask LanceDB for the table version at least this often (see TableCopy.sync)
 MTIME_MARGIN_NS = 2_000_000_000  # a directory mtime this old cannot be shared by a new commit
 COPY_ON_SEARCH = 4  # copy a table on its 4th search in a process (see the module docstring)
 
 
-def where_sql(terms: Sequence[Term]) -> str | None:
+def where_sql(terms: Sequence[Term], span: Span | None = None) -> str | None:
     clauses = [f"{c} IS NULL" if v is None else in_list(c, v) for c, v in terms]
+    if span is not None:
+        column, start, end = span
+        clauses += [f"{column} >= timestamp {_stamp(start)}", f"{column} < timestamp {_stamp(end)}"]
     return " AND ".join(clauses) or None
+
+
+def _stamp(t: datetime) -> str:
+    return "'" + t.astimezone(UTC).isoformat(sep=" ")[:26] + "'"
 
 
 class VectorSearch:
@@ -62,11 +71,18 @@ class VectorSearch:
         self._searches: dict[str, int] = {}
 
     def search(
-        self, name: str, table: Any, vector: np.ndarray, k: int, columns: Sequence[str], terms: Sequence[Term]
+        self,
+        name: str,
+        table: Any,
+        vector: np.ndarray,
+        k: int,
+        columns: Sequence[str],
+        terms: Sequence[Term],
+        span: Span | None = None,
     ) -> list[tuple[dict[str, Any], float]]:
-        """The k rows of `table` most similar to `vector` that match `terms`, best first, as
-        (row with `columns`, cosine similarity)."""
-        return self.search_many(name, table, vector[None, :], k, columns, terms)[0]
+        """The k rows of `table` most similar to `vector` that match `terms` (and lie in
+        `span`), best first, as (row with `columns`, cosine similarity)."""
+        return self.search_many(name, table, vector[None, :], k, columns, terms, span)[0]
 
     def search_many(
         self,
@@ -76,13 +92,14 @@ class VectorSearch:
         k: int,
         columns: Sequence[str],
         terms: Sequence[Term],
+        span: Span | None = None,
     ) -> list[list[tuple[dict[str, Any], float]]]:
         """`search` for each row of `vectors` (one version check and one matrix product for
         all: the writer's neighbours of every item of an input)."""
         copy = self.copy(name, table, use=True)
         if copy is None:
-            return [lancedb_search(table, v, k, columns, terms) for v in vectors]
-        return copy.search_many(vectors, k, columns, terms)
+            return [lancedb_search(table, v, k, columns, terms, span) for v in vectors]
+        return copy.search_many(vectors, k, columns, terms, span)
 
     def wrote(self, name: str, result: Any, **change: Any) -> None:
         """A commit this process made to `name` (`result`: what LanceDB returned, with the new
@@ -108,11 +125,16 @@ class VectorSearch:
 
 
 def lancedb_search(
-    table: Any, vector: np.ndarray, k: int, columns: Sequence[str], terms: Sequence[Term]
+    table: Any,
+    vector: np.ndarray,
+    k: int,
+    columns: Sequence[str],
+    terms: Sequence[Term],
+    span: Span | None = None,
 ) -> list[tuple[dict[str, Any], float]]:
     """LanceDB's own exact search (a flat scan even if a vector index exists): the reference."""
     q = table.search(vector).distance_type("cosine").bypass_vector_index().limit(k)
-    where = where_sql(terms)
+    where = where_sql(terms, span)
     if where:
         q = q.where(where, prefilter=True)
     rows = q.select([*columns, "_distance"]).to_arrow().to_pylist()
@@ -329,12 +351,22 @@ class TableCopy:
     # -- searching ------------------------------------------------------------------------
 
     def search(
-        self, vector: np.ndarray, k: int, columns: Sequence[str], terms: Sequence[Term]
+        self,
+        vector: np.ndarray,
+        k: int,
+        columns: Sequence[str],
+        terms: Sequence[Term],
+        span: Span | None = None,
     ) -> list[tuple[dict[str, Any], float]]:
-        return self.search_many(vector, k, columns, terms)[0]
+        return self.search_many(vector, k, columns, terms, span)[0]
 
     def search_many(
-        self, vectors: np.ndarray, k: int, columns: Sequence[str], terms: Sequence[Term]
+        self,
+        vectors: np.ndarray,
+        k: int,
+        columns: Sequence[str],
+        terms: Sequence[Term],
+        span: Span | None = None,
     ) -> list[list[tuple[dict[str, Any], float]]]:
         import numpy as np
 
@@ -349,6 +381,8 @@ class TableCopy:
         assert mask is not None  # set whenever there are blocks
         for term in terms:
             mask = mask & self._mask(term)
+        if span is not None:
+            mask = mask & self._within(span)
         hits = int(mask.sum())
         k = min(k, hits)
         if k == 0:
@@ -421,6 +455,17 @@ class TableCopy:
         if term not in self._masks:
             self._masks[term] = self._match(term)
         return self._masks[term]
+
+    def _within(self, span: Span) -> np.ndarray:
+        """Rows whose timestamp column lies in [start, end) (not kept: spans vary by question)."""
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        column, start, end = span
+        col = self._rows[column]
+        lo, hi = pa.scalar(start, type=col.type), pa.scalar(end, type=col.type)
+        hit = pc.and_(pc.greater_equal(col, lo), pc.less(col, hi))
+        return hit.fill_null(False).to_numpy(zero_copy_only=False)
 
     def _match(self, term: Term) -> np.ndarray:
         import pyarrow as pa

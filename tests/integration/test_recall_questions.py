@@ -12,9 +12,9 @@ import pytest
 from support.paths import README
 
 from dcpm_cli import views
-from dcpm_cli.models import RawInput
-from dcpm_cli.read.question import EARLIEST, NEWEST, cues_of, order_of, window_of
-from dcpm_cli.read.recall import recall
+from dcpm_cli.models import MemoryItem, RawInput
+from dcpm_cli.read.question import EARLIEST, NEWEST, cues_of, order_of, read_question, window_of
+from dcpm_cli.read.recall import MIN_SIMILARITY, recall
 
 
 def _at(day: str) -> datetime:
@@ -80,6 +80,23 @@ def test_questions_naming_several_things_give_one_cue_each(question, cues):
     assert cues_of(question) == cues
 
 
+@pytest.mark.parametrize(
+    ("question", "only_time"),
+    [
+        ("What did I do last weekend?", True),
+        ("what happened yesterday?", True),
+        ("What was I up to in February?", True),
+        ("Can you remind me what I said on Tuesday?", True),
+        ("How was I feeling the past week?", True),
+        ("What did I buy at the garden centre last weekend?", False),  # it names a thing
+        ("What did I eat yesterday?", False),
+        ("What did I do?", False),  # no time at all
+    ],
+)
+def test_a_question_about_a_time_and_nothing_else(question, only_time):
+    assert read_question(question, MONDAY).only_time is only_time
+
+
 def test_first_and_latest_ask_for_one_end_of_a_history():
     assert order_of("What was my first car?") == EARLIEST
     assert order_of("Which phone do I use these days?") == NEWEST
@@ -108,6 +125,47 @@ def test_a_dated_question_prefers_what_was_said_then(store, embedder, writer):
     # --as-of is the question's date when no other is given.
     as_of = recall(store, embedder, "Which jazz concert did I go to last Friday?", k=3, as_of=MONDAY)
     assert as_of.hits[0].id == blue_note
+
+
+def test_a_question_about_a_time_alone_finds_what_was_said_then(store, embedder, writer):
+    ids = _said(
+        writer,
+        ("2026-03-07", "a", "Took the kids to the aquarium, the sharks were enormous."),
+        ("2026-03-08", "b", "Repainted the back fence, two coats of green."),
+        ("2026-01-17", "c", "What I love doing at the weekend is nothing at all."),
+        ("2026-02-28", "d", "Did the weekly shop and cleaned the bathroom."),
+    )  # fmt: skip
+    weekend = {ids["Took the kids to the aquarium, the sharks were enormous."],
+               ids["Repainted the back fence, two coats of green."]}  # fmt: skip
+    question = "What did I do last weekend?"
+    q = embedder.embed([question])[0]
+    below = [t for t, v in zip(ids, embedder.embed(list(ids)), strict=True) if float(q @ v) < MIN_SIMILARITY]
+    assert set(below) & {t for t in ids if ids[t] in weekend}, "the test needs one below the floor"
+    got = recall(store, embedder, question, k=3, now=MONDAY)
+    assert {h.id for h in got.hits[:2]} == weekend, "what was said last weekend, whatever its words"
+    # The same question without its date is about nothing in particular: the floor holds.
+    undated = recall(store, embedder, "What did I do?", k=3, now=MONDAY)
+    assert not weekend <= {h.id for h in undated.hits}
+    # A question that names a thing besides the time is not lifted this way: words still count.
+    named = recall(store, embedder, "Did I clean the bathroom last weekend?", k=3, now=MONDAY)
+    assert named.hits[0].id == ids["Did the weekly shop and cleaned the bathroom."]
+
+
+def test_a_search_during_a_span_reads_the_same_from_lancedb_and_from_the_copy(store, embedder):
+    days = ["2026-03-01", "2026-03-05", "2026-03-09"]
+    raws = [RawInput(text=f"A note about the garden, day {d}.", session="s", said_at=_at(d)) for d in days]
+    with store.write():
+        store.add_raw(raws, embedder.embed([r.text for r in raws]))
+    items = [
+        MemoryItem(id=f"m_{n}", kind="fact", text=r.text, raw_ids=[r.id], event_at=r.said_at)
+        for n, r in enumerate(raws)
+    ]
+    store.add_items(items, embedder.embed([i.text for i in items]))
+    vector = embedder.embed(["garden"])[0]
+    during = (_at("2026-03-04"), _at("2026-03-09"))  # the 9th at noon is the end: not in it
+    for _ in range(6):  # LanceDB's search first, then the store's in-memory copy
+        assert [r.id for r, _ in store.vector_search("raw", vector, 5, during=during)] == [raws[1].id]
+        assert [r.id for r, _ in store.vector_search("items", vector, 5, during=during)] == ["m_1"]
 
 
 def test_a_two_event_question_returns_both_events(store, embedder, writer):
