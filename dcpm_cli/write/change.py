@@ -71,6 +71,43 @@ _PLAN = re.compile(
 )
 
 
+# People in a speaker's life: a statement that opens on one of them ("My partner's started…")
+# is about them.
+_PERSON = (
+    r"partner|wife|husband|spouse|boyfriend|girlfriend|fianc[eé]e?|ex|son|daughter|kids?|child|"
+    r"children|bab(?:y|ies)|mum|mom|mother|dad|father|parents|brother|sister|siblings?|twin|"
+    r"grandma|gran|granny|nan|nana|grandad|granddad|grandpa|grandmother|grandfather|grandparents|"
+    r"granddaughter|grandson|grandkids|aunt|auntie|uncle|cousin|nephew|niece|friends?|mates?|pal|"
+    r"bestie|flatmates?|room-?mates?|housemates?|neighbou?rs?|colleagues?|co-?workers?|boss|"
+    r"manager|landlord|landlady|in-laws|step(?:dad|mum|mom|son|daughter)"
+)
+_OPENS_ON_SOMEONE = re.compile(
+    rf"^\W*(?:(?:so|oh|well|and|but|btw|apparently|turns out|guess what|news|update)\W+)*"
+    rf"(?:my|our|the user's|user's)\s+(?:\w+\s+)?({_PERSON})\b",
+    re.IGNORECASE,
+)
+_FIRST_PERSON = re.compile(
+    r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|myself|we|we're|we've|we'd|we'll|us|our|ours|ourselves|"
+    r"user|user's)\b",
+    re.IGNORECASE,
+)
+
+
+def someone_else(earlier: str, later: str) -> str:
+    """Why `later` cannot replace `earlier` because it is another person's ('' if it may): it
+    opens on someone in the speaker's life ("My flatmate Joe has stopped doing parkrun"), says
+    nothing more of the speaker (no I, me, my, we, our after that), and `earlier` does not name
+    that person. A change of a partner's bedtime leaves the speaker's own as it was."""
+    m = _OPENS_ON_SOMEONE.search(later.replace("’", "'"))
+    if m is None or _FIRST_PERSON.search(later[m.end() :]):
+        return ""
+    person = m.group(1).lower()
+    person = person[:-1] if person.endswith("s") and not person.endswith("ss") else person
+    if re.search(rf"\b{re.escape(person)}", earlier, re.IGNORECASE):
+        return ""
+    return f"the later statement is about someone else (their {m.group(1)}), not the speaker"
+
+
 def no_change(text: str, words: str = "") -> str:
     """Why `text` (a later statement; `words`: the input it was taken from, if any) may not
     replace an earlier belief ('' if it may): it is a plan, a wish or a question, or neither it

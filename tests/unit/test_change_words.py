@@ -1,10 +1,16 @@
-"""A `replaces` needs a change said in words (write/change.py): what passes and what does not."""
+"""A `replaces` needs a change said in words, of the speaker (write/change.py): what passes and
+what does not."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import pytest
 
-from dcpm_cli.write.change import no_change, sentence_naming
+from dcpm_cli.llm import ScriptedLLM
+from dcpm_cli.prompts.judge import Statement, scripted_reply
+from dcpm_cli.write.change import no_change, sentence_naming, someone_else
+from dcpm_cli.write.judge import SOMEONE_ELSE, judge
 
 
 @pytest.mark.parametrize(
@@ -58,3 +64,43 @@ def test_the_sentence_naming_what_ended_is_the_one_read() -> None:
     assert sentence_naming("sell the car", text) == "Might sell the car too?"
     assert no_change(sentence_naming("the car", text), text).startswith("a plan or a wish")
     assert sentence_naming("the boat", text) == text  # named nowhere: the whole input
+
+
+@pytest.mark.parametrize(
+    ("earlier", "later"),
+    [
+        ("I go to bed around 11.", "My partner's started going to bed at 9."),
+        ("I do parkrun every Saturday.", "My flatmate Joe has stopped doing parkrun."),
+        ("I drive to work.", "So my boss has started cycling in."),
+        ("User goes to bed at 11pm.", "User's partner now goes to bed at 9pm."),  # as extraction writes
+        ("We rent in Leeds.", "My parents sold their house and moved to Spain."),
+    ],
+)
+def test_another_persons_change_may_not_replace_the_speakers(earlier: str, later: str) -> None:
+    assert "about someone else" in someone_else(earlier, later)
+
+
+@pytest.mark.parametrize(
+    ("earlier", "later"),
+    [
+        ("I live alone.", "My sister moved in with me."),  # the speaker's home changed too
+        ("I take 20mg of citalopram.", "My doctor changed my prescription."),
+        ("My partner works nights.", "My partner switched to days."),  # both about the partner
+        ("My kids walk to school.", "The kid takes the bus now, my son I mean."),
+        ("I drive to work.", "Sold the car, I cycle now."),
+        ("The boss is in Leeds.", "My boss moved to the York office."),
+    ],
+)
+def test_a_change_the_speaker_shares_or_of_the_same_person_may(earlier: str, later: str) -> None:
+    assert someone_else(earlier, later) == ""
+
+
+def test_the_judge_refuses_a_replaces_about_someone_else_without_asking_again() -> None:
+    llm = ScriptedLLM().enqueue(*[scripted_reply("replaces")] * 3)
+    mine = Statement("I go to bed around 11.", datetime(2026, 1, 1, tzinfo=UTC))
+    theirs = Statement("My partner's started going to bed at 9.", datetime(2026, 2, 1, tzinfo=UTC))
+
+    v = judge(llm, mine, theirs)
+
+    assert (v.relation, v.answer) == ("unrelated", SOMEONE_ELSE) and "someone else" in v.reason
+    assert len(llm.calls) == 1
