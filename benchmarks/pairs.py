@@ -1,6 +1,6 @@
 """Pairwise judgements (#18): does the LLM tell a change of the same thing from everything else?
 
-    python -m benchmarks.pairs --llm ollama:MODEL [--set dev|heldout|heldout2|heldout3|heldout4] [--limit N]
+    python -m benchmarks.pairs --llm ollama:MODEL [--set dev|heldout|heldout2|…|heldout5] [--limit N]
         [--prompt thing|four|binary|both_true[_reasoned]] [--no-change-words] [--out FILE.jsonl]
     python -m benchmarks.pairs --rescore FILE.jsonl     # a --no-change-words run, words checked
 
@@ -42,6 +42,7 @@ SETS = {
     "heldout2": "pairs_heldout2.json",
     "heldout3": "pairs_heldout3.json",
     "heldout4": "pairs_heldout4.json",
+    "heldout5": "pairs_heldout5.json",
 }
 ERROR = "error"  # a pair whose reply never validated
 
@@ -196,7 +197,7 @@ def rescore(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
     out = []
     for r in results:
-        v = said_change(Verdict(r["relation"], r["reason"], ""), r["later"])
+        v = said_change(Verdict(r["relation"], r["reason"], ""), r["later"], earlier=r.get("earlier", ""))
         out.append(r | {"relation": v.relation, "reason": v.reason})
     return out
 
@@ -205,7 +206,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m benchmarks.pairs", description=__doc__.split("\n")[0])
     ap.add_argument("--llm", help="ollama:MODEL or scripted:FILE")
     ap.add_argument("--rescore", metavar="FILE.jsonl", help="score a --no-change-words run with the check")
-    ap.add_argument("--set", default="dev", help="dev | heldout | heldout2 | heldout3 | heldout4 | a path")
+    ap.add_argument("--set", default="dev", help="dev | heldout | heldout2 | … | heldout5 | a path")
     ap.add_argument("--prompt", default=DEFAULT, choices=sorted(PROMPTS))
     ap.add_argument("--limit", type=int, default=None, help="only the first N pairs")
     ap.add_argument("--out", default=None, help="per-pair results as JSONL")

@@ -160,7 +160,7 @@ def test_the_command_writes_one_row_per_pair(tmp_path: Path, capsys: pytest.Capt
     assert re.search(r"^replaces +0\.50 +1\.00", printed, re.M) and "per call:" in printed
 
 
-@pytest.mark.parametrize("name", ["dev", "heldout", "heldout2", "heldout3", "heldout4"])
+@pytest.mark.parametrize("name", ["dev", "heldout", "heldout2", "heldout3", "heldout4", "heldout5"])
 def test_the_packaged_sets_meet_the_issue_shape(name: str) -> None:
     data = pairs.load(name)
     counts = Counter(p["label"] for p in data)
