@@ -31,6 +31,7 @@ _HEADING = re.compile(r"^(#{1,3})\s+(.*?)\s*#*\s*$")
 _DATE_FORMATS = (
     "%Y-%m-%d",
     "%Y/%m/%d",
+    "%d.%m.%Y",  # 06.03.2025: day first wherever dots separate a date
     "%d %B %Y",
     "%B %d, %Y",
     "%B %d %Y",
@@ -38,9 +39,18 @@ _DATE_FORMATS = (
     "%b %d, %Y",
     "%b %d %Y",
 )
+# A day and a month, the year left to the journal ("## Friday 4 April", "### March 5th").
+_NO_YEAR_FORMATS = ("%d %B", "%B %d", "%d %b", "%b %d")
+_ORDINAL = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)\b", re.I)
+# A journal runs forward: a year-less day this long before the entry above it is in the next
+# year ("## 30 December" … "## 2 January").
+_YEAR_TURNED = timedelta(days=60)
 
 
-def _heading_date(title: str) -> datetime | None:
+def _heading_date(title: str, last: datetime | None = None, now: datetime | None = None) -> datetime | None:
+    """The day a heading names, or None. A day without a year takes the year of `last` (the
+    dated entry above it: the next year if it would fall well before it), else the latest
+    year that puts it on or before `now`."""
     m = re.search(r"\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?)?", title)
     if m:
         try:
@@ -48,6 +58,7 @@ def _heading_date(title: str) -> datetime | None:
         except InputError:  # "# Ticket 2026-44-1234 closed": digits, not a day
             return None
     cleaned = re.sub(r"^(mon|tue|wed|thu|fri|sat|sun)[a-z]*,?\s+", "", title.strip(), flags=re.I)
+    cleaned = _ORDINAL.sub(r"\1", cleaned)
     words = cleaned.split()
     for head in dict.fromkeys([cleaned, " ".join(words[:3])]):  # a date, or a date and a title
         for fmt in _DATE_FORMATS:
@@ -56,6 +67,32 @@ def _heading_date(title: str) -> datetime | None:
             except ValueError:
                 continue
             return datetime(d.year, d.month, d.day, 12, tzinfo=UTC)
+    for head in dict.fromkeys([cleaned.rstrip(" ,."), " ".join(words[:2]).rstrip(" ,.")]):
+        for fmt in _NO_YEAR_FORMATS:
+            try:
+                d = datetime.strptime(f"{head} 2000", f"{fmt} %Y")  # 2000: 29 February parses
+            except ValueError:
+                continue
+            return _in_year(d.month, d.day, last, now or utcnow())
+    return None
+
+
+def _in_year(month: int, day: int, last: datetime | None, now: datetime) -> datetime | None:
+    def on(year: int) -> datetime | None:
+        try:
+            return datetime(year, month, day, 12, tzinfo=UTC)
+        except ValueError:  # 29 February of a common year
+            return None
+
+    if last is not None:
+        d = on(last.year)
+        if d is None or d < last - _YEAR_TURNED:
+            d = on(last.year + 1)
+        return d
+    for year in (now.year, now.year - 1, now.year - 2, now.year - 3, now.year - 4):
+        d = on(year)
+        if d is not None and d <= now:
+            return d
     return None
 
 
@@ -66,11 +103,13 @@ def parse_markdown(text: str, *, session: str, source: str, at: datetime | None)
     headings (a title), which then open the first entry."""
     entries: list[tuple[datetime | None, list[str]]] = [(None, [])]
     code = _fenced_lines(text.splitlines())  # a "## 2025-03-04" inside a code block is no day
+    last: datetime | None = None  # the day of the dated entry above: a year-less day's year
     for n, line in enumerate(text.splitlines()):
         m = None if n in code else _HEADING.match(line)
-        when = _heading_date(m.group(2)) if m else None
+        when = _heading_date(m.group(2), last, at) if m else None
         if when is not None:
             entries.append((when, []))
+            last = when
         entries[-1][1].append(line)
     preamble = entries.pop(0)[1]
     if entries and all(_HEADING.match(x) or not x.strip() for x in preamble):

@@ -75,6 +75,39 @@ Same day, another entry.
     assert "Ticket 2026-44-1234 closed" in raws[1].text
 
 
+def test_a_journal_without_years_or_with_dotted_days_is_dated() -> None:
+    text = """# Notes
+
+## Friday 26 December
+Boxing day walk.
+
+## 30th December
+Quiet.
+
+## Jan 2nd
+Back to work: a journal runs forward, so this is the next year.
+
+## 06.03.2026
+Dots put the day first.
+
+## 3 things I learned
+not a day: still the 6th of March.
+
+## March 7
+Seeds.
+"""
+    raws = ingest.parse(text, at=datetime(2026, 5, 1, tzinfo=UTC))
+
+    assert [(f"{r.said_at:%Y-%m-%d}", r.text.splitlines()[-1][:9]) for r in raws] == [
+        ("2025-12-26", "Boxing da"),  # the latest 26 December on or before --at
+        ("2025-12-30", "Quiet."),
+        ("2026-01-02", "Back to w"),
+        ("2026-03-06", "not a day"),
+        ("2026-03-07", "Seeds."),
+    ]
+    assert ingest.looks_like_journal("## 4 April\nPlanted beans.\n")
+
+
 def test_text_before_the_first_dated_heading_is_kept() -> None:
     raws = ingest.parse("Some preface I wrote.\n\n## 2026-01-02\nFirst entry.\n", session="j")
 
