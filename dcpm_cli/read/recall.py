@@ -38,7 +38,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypedDict, TypeVar
 
 from dcpm_cli.errors import InputError, TextSearchFailed
 from dcpm_cli.models import (
@@ -69,10 +69,17 @@ if TYPE_CHECKING:
 # another embedder needs its own floor (setting `recall_min_similarity`).
 MIN_SIMILARITY = 0.2
 SEMANTIC_WEIGHT = 0.75  # α: the share of meaning (cosine) against shared words (BM25)
+
+
+class RawFilter(TypedDict):
+    statuses: list[str]
+    roles: list[str]
+
+
 # Inputs not extracted yet, or from which no item came: their words are the memory.
-RAW_SEARCHED = {"statuses": [PENDING, FAILED, NO_ITEMS], "roles": ["user"]}
+RAW_SEARCHED: RawFilter = {"statuses": [PENDING, FAILED, NO_ITEMS], "roles": ["user"]}
 # Inputs a rare token of the query finds word for word, extracted or not.
-RAW_EXACT = {"statuses": [PENDING, FAILED, NO_ITEMS, DONE], "roles": ["user"]}
+RAW_EXACT: RawFilter = {"statuses": [PENDING, FAILED, NO_ITEMS, DONE], "roles": ["user"]}
 _RARE = re.compile(r"(?<!\w)(?=\w{5})(?=\w*\d)(?:\w*[^\W\d]\w*|\d{5,})(?!\w)")  # "UNIQ00005Z", "48213"
 # A question about a time ("last Friday", "in June") lifts what was said then, or soon after
 # (people tell what happened a little later): by this share of its score, never a filter, since
