@@ -42,6 +42,17 @@ class Embedder(Protocol):
         ...
 
 
+class Recorded:
+    """The embedder a store records, by name only: for the commands that embed nothing (backup,
+    export, reembed), so a configured embedder that differs does not stop them."""
+
+    def __init__(self, model_id: str, dim: int) -> None:
+        self.model_id, self.dim = model_id, dim
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        raise DcpmError(f"{self.model_id} is named, not loaded: this command embeds nothing")
+
+
 def minilm_files() -> Path:
     """The folder of all-MiniLM-L6-v2's files. Found without importing the package: dcpm reads its
     data files and never runs its code."""

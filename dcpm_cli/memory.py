@@ -67,6 +67,23 @@ class Memory:
             self._store = Store(self.settings.store, self.embedder, state_dir=state, create=create)
         return self._store
 
+    def store_as_recorded(self) -> Store:
+        """The store, opened as the embedder its vectors were made by when the configured one
+        differs: for what embeds nothing (a backup, an export, the move to another embedder,
+        which the mismatch's own hint asks for)."""
+        from dcpm_cli.errors import EmbedderMismatch
+
+        try:
+            return self.store(create=False)
+        except EmbedderMismatch as e:
+            if e.recorded is None:
+                raise
+            from dcpm_cli.config import dcpm_home
+            from dcpm_cli.embed import Recorded
+            from dcpm_cli.store import Store
+
+            return Store(self.settings.store, Recorded(*e.recorded), state_dir=dcpm_home(), create=False)
+
     def store_or_none(self) -> Store | None:
         """The store, or None when nothing was ever stored (reads must not create one)."""
         try:
@@ -269,7 +286,7 @@ class Memory:
         """The export's lines, read under the store's lock: one consistent state, writers wait."""
         from dcpm_cli.ops.portability import export_lines
 
-        store = self.store(create=False)
+        store = self.store_as_recorded()
         with store.reading():
             yield export_lines(store, with_vectors=with_vectors, progress=progress)
 
@@ -285,14 +302,14 @@ class Memory:
     def backup(self, folder: Path) -> Any:
         from dcpm_cli.ops.backup import backup
 
-        return backup(self.store(create=False), folder)
+        return backup(self.store_as_recorded(), folder)
 
     def reembed(self, spec: str, *, progress: Progress | None = None) -> Any:
         """Embed the whole store again with the embedder `spec`; it switches only when complete."""
         from dcpm_cli.embed import get_embedder
         from dcpm_cli.ops.reembed import reembed
 
-        store, target = self.store(create=False), get_embedder(spec)
+        store, target = self.store_as_recorded(), get_embedder(spec)
         return reembed(store, target, progress=progress)
 
 

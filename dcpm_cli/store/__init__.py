@@ -302,11 +302,13 @@ class Store(GraphVerbs, JournalVerbs, EraseVerbs, StagingVerbs):
         if meta.get("embedder") != self.embedder_id or meta.get("dim") != str(self.dim):
             from dcpm_cli.embed import embedder_option
 
+            recorded = meta.get("embedder"), meta.get("dim", "")
             raise EmbedderMismatch(
                 f"this store's vectors were made by {meta.get('embedder')} ({meta.get('dim')} dims); "
                 f"the configured embedder is {self.embedder_id} ({self.dim} dims)",
                 f"use --embedder {embedder_option(meta.get('embedder'))}, `dcpm reembed` to move the"
                 " store to the other model, or a new --store for it",
+                recorded=(recorded[0], int(recorded[1])) if recorded[0] and recorded[1].isdigit() else None,
             )
 
     def meta(self) -> dict[str, str]:

@@ -91,7 +91,9 @@ def test_reembed_through_the_cli_with_an_ollama_embedder(rich_store, cli, tmp_pa
             "hits"
         ]
         assert hits and any("Zumba" in state["text"] for state in hits[0]["chain"])  # the arc holds it
-        assert cli("reembed", "--embedder", "minilm").exit_code == 4  # the store's embedder is another now
+        # Configured for minilm again, the store can be moved back: it embeds with minilm only.
+        back = cli("reembed", "--embedder", "minilm", "--json")
+        assert back.exit_code == 0 and json.loads(back.stdout)["old_embedder"] == "ollama:reembedder"
     finally:
         server.close()
 
@@ -136,6 +138,23 @@ def test_reembed_to_the_int8_model_through_the_cli(rich_store, cli) -> None:
     assert [a["hits"][0]["id"] for a in after] == [a["hits"][0]["id"] for a in answers]
     shown = json.loads(cli("--embedder", "minilm-int8", "config", "show", "--json").stdout)
     assert {r["key"]: r["source"] for r in shown}["embedder"] == "flag"
+
+
+def test_the_mismatch_hint_can_be_followed_backup_export_and_reembed_embed_nothing(rich_store, cli) -> None:
+    """Configured for another embedder (the config file already says the new one), a user is
+    told to reembed; backup first, export, then reembed must work, and only then recall."""
+    new = ("--embedder", "minilm-int8")
+    refused = cli(*new, "recall", "coffee")
+    assert refused.exit_code != 0 and "`dcpm reembed`" in refused.stderr
+    before = export_of(cli)
+
+    assert cli(*new, "backup", str(rich_store.local_path.parent / "backups")).exit_code == 0
+    assert export_of(cli, *new) == before, "the store's own records, under its own embedder"
+    res = cli(*new, "reembed", "--embedder", "minilm-int8", "--json")
+
+    assert res.exit_code == 0, res.stderr
+    assert json.loads(res.stdout)["old_embedder"] == "all-MiniLM-L6-v2"
+    assert cli(*new, "recall", "coffee").exit_code == 0
 
 
 def test_reembed_killed_after_the_swap_keeps_the_old_store_it_left(rich_store, cli, embedder) -> None:

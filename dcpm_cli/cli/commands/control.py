@@ -81,7 +81,7 @@ def export_(
     from dcpm_cli import render
 
     m = _memory(ctx)
-    m.store(create=False)  # no store: said before anything else
+    m.store_as_recorded()  # no store: said before anything else
     if out is None:
         with m.exporting(with_vectors=with_vectors) as lines:
             for line in lines:
