@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import asdict, dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from enum import StrEnum
 from typing import Any
 
@@ -310,6 +310,25 @@ class Recall:
     nodes: list[Node] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)  # e.g. full-text search failed
     stale_nodes: set[str] = field(default_factory=set)  # every piece of evidence since superseded
+    period: Period | None = None  # the time the question asks about, as read
+
+
+@dataclass(frozen=True)
+class Period:
+    """The time a question asks about ("last weekend"), as the read path read it: [start, end)."""
+
+    phrase: str
+    start: datetime
+    end: datetime
+
+    def holds(self, when: datetime) -> bool:
+        return self.start <= when < self.end
+
+    @property
+    def days(self) -> str:
+        """"2026-11-28 to 2026-11-29", or one day."""
+        last = self.end - timedelta(microseconds=1)
+        return f"{self.start:%Y-%m-%d}" + ("" if last.date() == self.start.date() else f" to {last:%Y-%m-%d}")
 
 
 @dataclass

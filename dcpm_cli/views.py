@@ -115,7 +115,25 @@ def recall_dict(result: Any, *, arc: bool = True) -> dict[str, Any]:
             for h in result.hits
         ],
         "nodes": [node_dict(n, result.stale_nodes) for n in result.nodes],
+        "period": period_dict(result.period),
     }
+
+
+def period_dict(period: Any) -> dict[str, str] | None:
+    """The time the question asks about, as read: its phrase and [start, end) in UTC."""
+    if period is None:
+        return None
+    return {"phrase": period.phrase, "start": period.start.isoformat(), "end": period.end.isoformat()}
+
+
+def period_note(result: Any) -> str:
+    """How the question's time was read, and whether anything found was said then."""
+    p = result.period
+    if p is None:
+        return ""
+    said = sum(p.holds(h.when) for h in result.hits)
+    found = f"{said} of these said then" if said else "nothing found was said then"
+    return f"'{p.phrase}' read as {p.days} (UTC days): {found}"
 
 
 def recall_prompt_text(result: Any) -> str:
@@ -124,6 +142,8 @@ def recall_prompt_text(result: Any) -> str:
         return f"No stored memory matches: {result.query}\n"
     when = f" as of {result.as_of:%Y-%m-%d}" if result.as_of else ""
     lines = [f"Relevant memory about the user{when} (current beliefs; earlier states in brackets):"]
+    if result.period is not None:
+        lines.insert(0, f"The question asks about {period_note(result)}.")
     when_of = {h.id: h.when for h in result.hits}
     for hit in result.hits:
         label = "said" if hit.kind == "raw" else hit.kind

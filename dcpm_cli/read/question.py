@@ -27,21 +27,32 @@ _NUMBERS = {
     "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "a couple of": 2, "couple of": 2,
     "a few": 3, "few": 3, "several": 4,
 }  # fmt: skip
-_UNIT_DAYS = {"day": 1, "week": 7, "month": 30, "year": 365}
+_UNIT_DAYS = {"day": 1, "week": 7, "fortnight": 14, "month": 30, "year": 365}
 _COUNT = r"(\d+|a couple of|couple of|a few|few|several|an?|" + "|".join(list(_NUMBERS)[2:14]) + ")"
-_AGO = re.compile(rf"\b{_COUNT}\s+(day|week|month|year)s?\s+ago\b", re.I)
+_AGO = re.compile(rf"\b{_COUNT}\s+(day|week|fortnight|month|year)s?\s+ago\b", re.I)
 _LAST_N = re.compile(rf"\b(?:the\s+)?(?:last|past|previous)\s+{_COUNT}\s+(day|week|month|year)s\b", re.I)
 # "the past month", "over the previous week", "the last year": the one unit before the question,
 # not a calendar period ("last month" without "the" is April when asked in May: dateparser's).
 _PAST_ONE = re.compile(r"\b(?:(?:the\s+)?(?:past|previous)|the\s+last)\s+(day|week|month|year)\b", re.I)
 _WEEKEND = re.compile(r"\b(last|past|previous|this)\s+weekend\b", re.I)
+# "over the weekend"; "at / on the weekend" only in a question about the past ("what did I do
+# at the weekend?", not "what do I do at the weekend?", a habit): the latest weekend.
+_THE_WEEKEND = re.compile(
+    r"\bover\s+the\s+weekend\b|\b(?:at|on)\s+the\s+weekend\b(?=.*\bdid\b)|"
+    r"\bdid\b.*\b(?:at|on)\s+the\s+weekend\b",
+    re.I,
+)
+_BEFORE_LAST = re.compile(r"\bthe\s+(week|weekend)\s+before\s+last\b", re.I)
+_DAY_BEFORE_YESTERDAY = re.compile(r"\bthe\s+day\s+before\s+yesterday\b", re.I)
+_LAST_NIGHT = re.compile(r"\blast\s+night\b", re.I)
 _MONTHS = "january|february|march|april|june|july|august|september|october|november|december"
 _WEEKDAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
 # Calendar phrases dateparser reads. "May" only with a day or a preposition: "May I…" is a verb.
 _CALENDAR = re.compile(
     rf"\b(?:(?:last|past|previous|this)\s+(?:week|month|year|{_WEEKDAYS})"
     rf"|yesterday|today|tonight|this morning|this evening"
-    rf"|(?:on|last|this|past)\s+(?:{_WEEKDAYS})"
+    rf"|(?:on|last|this|past)\s+(?:{_WEEKDAYS})|(?:{_WEEKDAYS})(?=\s*(?:[?.!,]|$))"
+    rf"|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_MONTHS}|may)(?:,?\s+\d{{4}})?"
     rf"|(?:{_MONTHS}|(?<=in |on )may)(?:\s+\d{{1,2}}(?:st|nd|rd|th)?)?(?:,?\s+\d{{4}})?"
     rf"|may\s+\d{{1,2}}(?:st|nd|rd|th)?(?:,?\s+\d{{4}})?|may,?\s+\d{{4}}"
     rf"|\d{{4}}-\d{{2}}-\d{{2}})\b",
@@ -85,7 +96,7 @@ _ANY_DOING = _STOP | frozenset(
         "talk talked talking mention mentioned write wrote written note noted journal journaled log "
         "logged remember recall think thought feel felt feeling anything something everything stuff "
         "all about so far whole can could would will you please remind show list again oh hey hi "
-        "ok okay so just also then",
+        "ok okay so just also then last past previous next night morning afternoon evening",
     )
 )
 
@@ -111,6 +122,16 @@ class Question:
     cues: list[str] = field(default_factory=list)  # two or more, or none
 
     @property
+    def search_text(self) -> str:
+        """What is searched: a question about a time alone without its time phrase ("last
+        night" must not find an old "last night was the party"), else the question."""
+        if self.window is not None and self.only_time:
+            rest = self.text.replace(self.window.phrase, " ")
+            if re.search(r"\w", rest):
+                return " ".join(rest.split())
+        return self.text
+
+    @property
     def only_time(self) -> bool:
         """The question asks about a time and nothing else ("What did I do last weekend?",
         "what happened yesterday?"): what was said then is the answer, whatever its words."""
@@ -133,6 +154,8 @@ def window_of(text: str, now: datetime) -> Window | None:
     now = now.astimezone(UTC)
     if m := _AGO.search(text):
         n, unit = _count(m.group(1)), m.group(2).lower()
+        if unit == "fortnight":  # as wide as "two weeks ago"
+            n, unit = 2 * n, "week"
         days = n * _UNIT_DAYS[unit]
         half = timedelta(days=max(1.0, _UNIT_DAYS[unit] / 2, days * 0.15))
         centre = now - timedelta(days=days)
@@ -142,6 +165,22 @@ def window_of(text: str, now: datetime) -> Window | None:
         return Window(now - timedelta(days=days), now, m.group(0))
     if m := _PAST_ONE.search(text):
         return Window(now - timedelta(days=_UNIT_DAYS[m.group(1).lower()]), now, m.group(0))
+    if m := _BEFORE_LAST.search(text):
+        if m.group(1).lower() == "weekend":
+            saturday = _last_weekend(now) - timedelta(days=7)
+            return Window(saturday, saturday + timedelta(days=2), m.group(0))
+        monday = _day_start(now) - timedelta(days=now.weekday() + 14)
+        return Window(monday, monday + timedelta(days=7), m.group(0))
+    if m := _DAY_BEFORE_YESTERDAY.search(text):
+        day = _day_start(now) - timedelta(days=2)
+        return Window(day, day + timedelta(days=1), m.group(0))
+    if m := _LAST_NIGHT.search(text):
+        today = _day_start(now)  # from yesterday noon to this morning
+        return Window(today - timedelta(hours=12), today + timedelta(hours=6), m.group(0))
+    if m := _THE_WEEKEND.search(text):
+        saturday = _last_weekend(now, this=True)
+        phrase = re.search(r"(?:over|at|on)\s+the\s+weekend", m.group(0), re.I)
+        return Window(saturday, saturday + timedelta(days=2), phrase.group(0) if phrase else m.group(0))
     if m := _WEEKEND.search(text):
         today = _day_start(now)
         # The Saturday of the weekend that last began before now (this one if it is Sat/Sun).
@@ -154,6 +193,16 @@ def window_of(text: str, now: datetime) -> Window | None:
     if m := _CALENDAR.search(text):
         return _calendar(m.group(0), now)
     return None
+
+
+def _last_weekend(now: datetime, *, this: bool = False) -> datetime:
+    """The Saturday of the last weekend before `now`; with `this`, the current one during a
+    weekend."""
+    today = _day_start(now)
+    saturday = today - timedelta(days=(today.weekday() - 5) % 7)
+    if not this and today.weekday() >= 5:
+        saturday -= timedelta(days=7)
+    return saturday
 
 
 def _count(word: str) -> int:

@@ -52,6 +52,7 @@ from dcpm_cli.models import (
     Hit,
     MemoryItem,
     Passage,
+    Period,
     RawInput,
     Recall,
     speaker_of,
@@ -132,7 +133,7 @@ def recall(
             query=query, hits=[], as_of=as_of, warnings=["the query has no words: nothing to match"]
         )
     asked = read_question(query, now or as_of or utcnow())
-    vectors = embedder.embed([query, *asked.cues])
+    vectors = embedder.embed([asked.search_text, *asked.cues])
     depth = max(4 * k, 20)
     item_kinds = [x for x in (kinds or ITEM_KINDS) if x in ITEM_KINDS]
     want_raw = not kinds or "raw" in kinds
@@ -151,8 +152,20 @@ def recall(
         warnings.clear()
     stale = _attach_nodes(store, out, chains=chains, as_of=as_of)
     nodes = {n.id: n for h in out for n in h.nodes}
+    period = None
+    if (w := asked.window) is not None:
+        period = Period(w.phrase, w.start, w.end)
+        if out and not any(w.holds(h.when, TOLD_LATER) for h in out):
+            other_days = "these hits are from other days"
+            warnings.append(f"nothing found was said {w.phrase} ({period.days}): {other_days}")
     return Recall(
-        query=query, hits=out, as_of=as_of, nodes=list(nodes.values()), warnings=warnings, stale_nodes=stale
+        query=query,
+        hits=out,
+        as_of=as_of,
+        nodes=list(nodes.values()),
+        warnings=warnings,
+        stale_nodes=stale,
+        period=period,
     )
 
 
@@ -181,7 +194,7 @@ def _ranked(
     # question's words ("what did I do" is like no input): below the similarity floor too.
     w = asked.window
     during = (w.start, w.end + TOLD_LATER) if w is not None and asked.only_time else None
-    for n, (vector, text) in enumerate(zip(vectors, [asked.text, *asked.cues], strict=True)):
+    for n, (vector, text) in enumerate(zip(vectors, [asked.search_text, *asked.cues], strict=True)):
         # A rare token is looked for in the whole question only: a cue is a part of it.
         got = _scored(
             store,
@@ -206,10 +219,15 @@ def _ranked(
         for key in then:
             scores[key] *= 1 + TIME_BOOST
         if asked.only_time:
-            # "What did I do last weekend?": what was said then answers it, above anything else.
+            # "What did I do last weekend?": what was said then answers it, above anything else,
+            # and what was said in the days after it (told later) comes next.
+            proper = {key for key in then if asked.window.holds(said[key], timedelta(0))}
             top_else = max((v for key, v in scores.items() if key not in then), default=0.0)
-            for key in then:
+            for key in then - proper:
                 scores[key] += top_else
+            top_told = max((scores[key] for key in then - proper), default=0.0)
+            for key in proper:
+                scores[key] += max(top_else, top_told)
     _prefer_named_speaker(store, asked.text, scores, rows, found)
     top = max((v for key, v in scores.items() if key not in exact), default=0.0)
     for key in exact:

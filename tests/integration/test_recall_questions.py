@@ -47,6 +47,15 @@ MONDAY = _at("2026-03-09")
         ("Which platform gained me followers the last year?", "2025-03-09", "2026-03-09"),
         # Without "the", "last month" is the calendar month before.
         ("What did I cook last month?", "2026-02-01", "2026-03-01"),
+        ("What did I do last night?", "2026-03-08", "2026-03-09"),  # yesterday noon to 6 am
+        ("What did I do the day before yesterday?", "2026-03-07", "2026-03-08"),
+        ("What did I do a fortnight ago?", "2026-02-20", "2026-02-27"),  # as "two weeks ago"
+        ("What did I do at the weekend?", "2026-03-07", "2026-03-09"),
+        ("Anything fun over the weekend?", "2026-03-07", "2026-03-09"),
+        ("What did I do the weekend before last?", "2026-02-28", "2026-03-02"),
+        ("What did I do the week before last?", "2026-02-23", "2026-03-02"),
+        ("What did I do on 3 October?", "2025-10-03", "2025-10-04"),  # the day first, as in Britain
+        ("What did I eat Friday?", "2026-03-06", "2026-03-07"),
     ],
 )
 def test_time_phrases_read_against_the_question_date(question, start, end):
@@ -58,7 +67,14 @@ def test_time_phrases_read_against_the_question_date(question, start, end):
 def test_no_time_phrase_no_window_and_no_dateparser():
     # May as a verb, "in the past", "the first time": not dates; and dateparser (0.2 s) stays unloaded.
     before = "dateparser" in sys.modules
-    for q in ["May I ask what I eat?", "What did I do in the past?", "What book am I reading?"]:
+    for q in [
+        "May I ask what I eat?",
+        "What did I do in the past?",
+        "What book am I reading?",
+        "What do I do at the weekend?",  # a habit, not last weekend
+        "How many days between the Sunday mass and the Easter vigil?",  # a name, not a day
+        "What do I do on Mondays?",
+    ]:
         assert window_of(q, MONDAY) is None, q
     assert ("dateparser" in sys.modules) == before
 
@@ -149,6 +165,56 @@ def test_a_question_about_a_time_alone_finds_what_was_said_then(store, embedder,
     # A question that names a thing besides the time is not lifted this way: words still count.
     named = recall(store, embedder, "Did I clean the bathroom last weekend?", k=3, now=MONDAY)
     assert named.hits[0].id == ids["Did the weekly shop and cleaned the bathroom."]
+
+
+def test_a_time_alone_puts_what_was_said_then_before_what_was_told_later(store, embedder, writer, cli):
+    ids = _said(
+        writer,
+        ("2025-11-01", "a", "Last night was the Halloween party, what a night."),
+        ("2026-03-08", "b", "Quiz night at the Old Duke, we came second."),  # said last night, 21:00
+        ("2026-03-09", "c", "Slept badly, and yesterday's quiz answers keep going round my head."),
+    )  # fmt: skip
+    got = recall(store, embedder, "What did I do last night?", k=3, now=MONDAY)
+    order = [h.id for h in got.hits]
+    quiz, party = (
+        ids["Quiz night at the Old Duke, we came second."],
+        ids[next(t for t in ids if "Halloween" in t)],
+    )
+    assert order[0] == quiz, "said last night, first"
+    assert party not in order[:2], "'last night' in an old input is not what was said last night"
+    assert got.period is not None and got.period.phrase == "last night" and not got.warnings
+
+    data = json.loads(cli("recall", "What did I do last night?", "--as-of", "2026-03-09", "--json").stdout)
+    schema = json.loads(README.read_text().split("```json\n", 1)[1].split("\n```", 1)[0])
+    jsonschema.validate(data, schema)
+    assert data["period"] == {
+        "phrase": "last night",
+        "start": "2026-03-08T12:00:00+00:00",
+        "end": "2026-03-09T06:00:00+00:00",
+    }
+
+
+def test_a_question_about_a_time_when_nothing_was_said_says_so(store, embedder, writer, cli):
+    ids = _said(
+        writer,
+        ("2026-01-10", "a", "Yesterday I ate a massive burrito at the market."),
+        ("2025-11-01", "b", "Last night was the Halloween party, what a night."),
+        ("2026-02-21", "c", "Went for a long run by the river."),
+    )
+    # Its time words are not searched: an old "last night was…" is not what was said last night.
+    night = recall(store, embedder, "What did I do last night?", k=3, now=MONDAY)
+    assert ids["Last night was the Halloween party, what a night."] not in [h.id for h in night.hits]
+    got = recall(store, embedder, "What did I eat yesterday?", k=3, now=MONDAY)
+    assert got.hits and got.warnings == [
+        "nothing found was said yesterday (2026-03-08): these hits are from other days"
+    ]
+    prompt = views.recall_prompt_text(got)
+    assert prompt.startswith(
+        "The question asks about 'yesterday' read as 2026-03-08 (UTC days): nothing found was said then.\n"
+    )
+    res = cli("recall", "What did I eat yesterday?", "--as-of", "2026-03-09")
+    assert "nothing found was said yesterday (2026-03-08)" in res.stderr
+    assert "'yesterday' read as 2026-03-08 (UTC days)" in res.stderr
 
 
 def test_a_search_during_a_span_reads_the_same_from_lancedb_and_from_the_copy(store, embedder):

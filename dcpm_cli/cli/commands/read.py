@@ -77,6 +77,8 @@ def recall(
         elif fmt is OutputFormat.prompt:
             render.recall_prompt(result)
         else:
+            if result.period is not None and result.hits:
+                render.note(views.period_note(result))
             render.recall_table(result, arc=arc)
 
 
