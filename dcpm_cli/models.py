@@ -326,7 +326,7 @@ class Period:
 
     @property
     def days(self) -> str:
-        """"2026-11-28 to 2026-11-29", or one day."""
+        """The days it covers: "2026-11-28 to 2026-11-29", or one day."""
         last = self.end - timedelta(microseconds=1)
         return f"{self.start:%Y-%m-%d}" + ("" if last.date() == self.start.date() else f" to {last:%Y-%m-%d}")
 

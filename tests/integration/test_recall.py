@@ -105,9 +105,9 @@ def test_recall_json_follows_the_documented_schema(cli, fitness):
     data = json.loads(result.stdout)
     jsonschema.validate(data, schema)
     assert data["as_of"].startswith("2026-04-01")
-    batch = cli("recall", "--batch", "-", input="hiking\nzumba\n")
+    batch = cli("recall", "--batch", "-", input="# what I move for\nhiking\n\n#\nzumba\n")
     lines = batch.stdout.strip().splitlines()
-    assert len(lines) == 2
+    assert [json.loads(x)["query"] for x in lines] == ["hiking", "zumba"], "comments are no queries"
     for line in lines:
         jsonschema.validate(json.loads(line), schema)
 

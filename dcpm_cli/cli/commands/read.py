@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 from enum import StrEnum
 from pathlib import Path
@@ -83,8 +84,9 @@ def recall(
 
 
 def _batch_queries(source: str) -> Any:
+    """One query a line; blank lines and comments ("# …", as in a shell script) are skipped."""
     text = sys.stdin.read() if source == "-" else read_file(Path(source))
-    return (line.strip() for line in text.splitlines() if line.strip())
+    return (q for line in text.splitlines() if (q := line.strip()) and not re.match(r"#(?:\s|$)", q))
 
 
 @app.command()
