@@ -47,18 +47,51 @@ _ORDINAL = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)\b", re.I)
 _YEAR_TURNED = timedelta(days=60)
 
 
-def _heading_date(title: str, last: datetime | None = None, now: datetime | None = None) -> datetime | None:
+_SLASHED = re.compile(r"^(\d{1,2})/(\d{1,2})/(\d{4})\b")  # 28/11/2026 or 11/28/2026
+
+
+def _day_first(titles: list[str]) -> bool | None:
+    """Whether a journal's slashed days put the day first (28/11/2026) or the month (11/28/2026),
+    from the headings that tell (a number over 12); None if none does, or they disagree."""
+    votes = set()
+    for title in titles:
+        if m := _SLASHED.match(_without_weekday(title)):
+            if int(m.group(1)) > 12:
+                votes.add(True)
+            if int(m.group(2)) > 12:
+                votes.add(False)
+    return votes.pop() if len(votes) == 1 else None
+
+
+def _without_weekday(title: str) -> str:
+    return re.sub(r"^(mon|tue|wed|thu|fri|sat|sun)[a-z]*,?\s+", "", title.strip(), flags=re.I)
+
+
+def _heading_date(
+    title: str, last: datetime | None = None, now: datetime | None = None, day_first: bool | None = None
+) -> datetime | None:
     """The day a heading names, or None. A day without a year takes the year of `last` (the
     dated entry above it: the next year if it would fall well before it), else the latest
-    year that puts it on or before `now`."""
+    year that puts it on or before `now`. A slashed day is read day first or month first as
+    its numbers tell (a number over 12), else as `day_first` says (the journal's other
+    headings); with neither it is no date: 04/05/2026 is April or May."""
     m = re.search(r"\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?)?", title)
     if m:
         try:
             return parse_time(m.group(0).replace(" ", "T"))
         except InputError:  # "# Ticket 2026-44-1234 closed": digits, not a day
             return None
-    cleaned = re.sub(r"^(mon|tue|wed|thu|fri|sat|sun)[a-z]*,?\s+", "", title.strip(), flags=re.I)
-    cleaned = _ORDINAL.sub(r"\1", cleaned)
+    cleaned = _ORDINAL.sub(r"\1", _without_weekday(title))
+    if m := _SLASHED.match(cleaned):
+        a, b, year = (int(x) for x in m.groups())
+        first = True if a > 12 else False if b > 12 else day_first
+        if first is None:
+            return None
+        day, month = (a, b) if first else (b, a)
+        try:
+            return datetime(year, month, day, 12, tzinfo=UTC)
+        except ValueError:
+            return None
     words = cleaned.split()
     for head in dict.fromkeys([cleaned, " ".join(words[:3])]):  # a date, or a date and a title
         for fmt in _DATE_FORMATS:
@@ -104,9 +137,12 @@ def parse_markdown(text: str, *, session: str, source: str, at: datetime | None)
     entries: list[tuple[datetime | None, list[str]]] = [(None, [])]
     code = _fenced_lines(text.splitlines())  # a "## 2025-03-04" inside a code block is no day
     last: datetime | None = None  # the day of the dated entry above: a year-less day's year
-    for n, line in enumerate(text.splitlines()):
+    lines = text.splitlines()
+    headings = [m.group(2) for n, x in enumerate(lines) if n not in code and (m := _HEADING.match(x))]
+    day_first = _day_first(headings)
+    for n, line in enumerate(lines):
         m = None if n in code else _HEADING.match(line)
-        when = _heading_date(m.group(2), last, at) if m else None
+        when = _heading_date(m.group(2), last, at, day_first) if m else None
         if when is not None:
             entries.append((when, []))
             last = when

@@ -108,6 +108,24 @@ Seeds.
     assert ingest.looks_like_journal("## 4 April\nPlanted beans.\n")
 
 
+@pytest.mark.parametrize(
+    ("headings", "days"),
+    [
+        (["28/11/2026", "04/12/2026"], ["2026-11-28", "2026-12-04"]),  # 28 tells: day first
+        (["11/28/2026", "Fri 12/04/2026"], ["2026-11-28", "2026-12-04"]),  # 28 tells: month first
+    ],
+)
+def test_slashed_days_are_read_as_the_journal_writes_them(headings: list[str], days: list[str]) -> None:
+    text = "".join(f"## {h}\nEntry {n}.\n" for n, h in enumerate(headings))
+    assert [f"{r.said_at:%Y-%m-%d}" for r in ingest.parse(text)] == days
+
+
+def test_a_slashed_day_nothing_tells_is_no_date() -> None:
+    raws = ingest.parse("## 04/05/2026\nApril or May?\n\n## 2026-05-06\nA day.\n")
+    assert [r.said_at.date().isoformat() for r in raws] == ["2026-05-06", "2026-05-06"]
+    assert raws[0].text.startswith("## 04/05/2026"), "kept, as text before the first dated heading"
+
+
 def test_text_before_the_first_dated_heading_is_kept() -> None:
     raws = ingest.parse("Some preface I wrote.\n\n## 2026-01-02\nFirst entry.\n", session="j")
 
