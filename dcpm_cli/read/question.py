@@ -61,7 +61,7 @@ _CALENDAR = re.compile(
 _EARLIEST = re.compile(r"\b(?:first|initially|originally|earliest|at first|to begin with)\b", re.I)
 _NEWEST = re.compile(
     r"\b(?:most recent(?:ly)?|latest|last time|currently|current|these days|nowadays|right now|now|"
-    r"any more|anymore|still)\b",
+    r"any more|anymore|still|(?:did|do|have|had|was|were)\s+(?:I|we)\s+last)\b",
     re.I,
 )
 

@@ -116,6 +116,7 @@ def test_a_question_about_a_time_and_nothing_else(question, only_time):
 def test_first_and_latest_ask_for_one_end_of_a_history():
     assert order_of("What was my first car?") == EARLIEST
     assert order_of("Which phone do I use these days?") == NEWEST
+    assert order_of("When did I last have dinner out?") == NEWEST
     assert order_of("What is my favourite colour?") is None
 
 
