@@ -75,10 +75,6 @@ class NothingToDo(DcpmError):
 class EmbedderMismatch(StoreError):
     """The store's vectors were made by another embedding model."""
 
-    def __init__(self, message: str, hint: str | None = None, *, recorded: tuple[str, int] | None = None):
-        super().__init__(message, hint)
-        self.recorded = recorded  # (model id, dim) the store records, when it records them
-
 
 class LLMError(DcpmError):
     """The LLM failed; raw inputs stay stored and pending."""

@@ -39,6 +39,7 @@ class Memory:
         self.settings = settings
         self._llm, self._embedder = llm, embedder
         self._store: Store | None = None
+        self._recorded_store: Store | None = None  # see store_as_recorded
 
     # -- what it is made of, opened lazily -------------------------------------------------
 
@@ -68,21 +69,22 @@ class Memory:
         return self._store
 
     def store_as_recorded(self) -> Store:
-        """The store, opened as the embedder its vectors were made by when the configured one
-        differs: for what embeds nothing (a backup, an export, the move to another embedder,
-        which the mismatch's own hint asks for)."""
-        from dcpm_cli.errors import EmbedderMismatch
-
-        try:
-            return self.store(create=False)
-        except EmbedderMismatch as e:
-            if e.recorded is None:
-                raise
+        """The store, opened as the embedder its vectors were made by, whichever is configured:
+        for what embeds nothing with it (a backup, an export, the move to another embedder,
+        which a mismatch's own hint asks for). The configured embedder is not even built (an
+        Ollama one that is down must not stop a backup)."""
+        if self._recorded_store is None:
             from dcpm_cli.config import dcpm_home
             from dcpm_cli.embed import Recorded
-            from dcpm_cli.store import Store
+            from dcpm_cli.store import Store, recorded_embedder
 
-            return Store(self.settings.store, Recorded(*e.recorded), state_dir=dcpm_home(), create=False)
+            recorded = recorded_embedder(self.settings.store)
+            if recorded is None:
+                return self.store(create=False)  # no store yet: said as usual
+            self._recorded_store = Store(
+                self.settings.store, Recorded(*recorded), state_dir=dcpm_home(), create=False
+            )
+        return self._recorded_store
 
     def store_or_none(self) -> Store | None:
         """The store, or None when nothing was ever stored (reads must not create one)."""

@@ -320,9 +320,13 @@ class Period:
     phrase: str
     start: datetime
     end: datetime
+    told: timedelta = timedelta(0)  # what is said this soon after it counts as told of it
 
     def holds(self, when: datetime) -> bool:
         return self.start <= when < self.end
+
+    def told_after(self, when: datetime) -> bool:
+        return self.end <= when < self.end + self.told
 
     @property
     def days(self) -> str:

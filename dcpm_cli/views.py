@@ -132,7 +132,10 @@ def period_note(result: Any) -> str:
     if p is None:
         return ""
     said = sum(p.holds(h.when) for h in result.hits)
+    told = sum(p.told_after(h.when) for h in result.hits)
     found = f"{said} of these said then" if said else "nothing found was said then"
+    if told:
+        found += f", {told} in the {p.told.days} days after"
     return f"'{p.phrase}' read as {p.days} (UTC days): {found}"
 
 

@@ -93,14 +93,17 @@ def _heading_date(
         except ValueError:
             return None
     words = cleaned.split()
-    for head in dict.fromkeys([cleaned, " ".join(words[:3])]):  # a date, or a date and a title
+    # a date, or a date and a title ("## 06.03.2026 Trip to Rome", "## 4 April: beans")
+    for head in dict.fromkeys(
+        x.rstrip(" ,.:;-–—") for x in (cleaned, " ".join(words[:3]), words[0] if words else "")
+    ):
         for fmt in _DATE_FORMATS:
             try:
                 d = datetime.strptime(head, fmt)
             except ValueError:
                 continue
             return datetime(d.year, d.month, d.day, 12, tzinfo=UTC)
-    for head in dict.fromkeys([cleaned.rstrip(" ,."), " ".join(words[:2]).rstrip(" ,.")]):
+    for head in dict.fromkeys(x.rstrip(" ,.:;-–—") for x in (cleaned, " ".join(words[:2]))):
         for fmt in _NO_YEAR_FORMATS:
             try:
                 d = datetime.strptime(f"{head} 2000", f"{fmt} %Y")  # 2000: 29 February parses
@@ -121,10 +124,12 @@ def _in_year(month: int, day: int, last: datetime | None, now: datetime) -> date
         d = on(last.year)
         if d is None or d < last - _YEAR_TURNED:
             d = on(last.year + 1)
-        return d
+        if d is not None and d.date() <= now.date():
+            return d
+        # Past `now`: a journal written newest first ("## 2 January" above "## 30 December").
     for year in (now.year, now.year - 1, now.year - 2, now.year - 3, now.year - 4):
         d = on(year)
-        if d is not None and d <= now:
+        if d is not None and d.date() <= now.date():
             return d
     return None
 

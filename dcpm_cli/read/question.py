@@ -35,23 +35,25 @@ _LAST_N = re.compile(rf"\b(?:the\s+)?(?:last|past|previous)\s+{_COUNT}\s+(day|we
 # not a calendar period ("last month" without "the" is April when asked in May: dateparser's).
 _PAST_ONE = re.compile(r"\b(?:(?:the\s+)?(?:past|previous)|the\s+last)\s+(day|week|month|year)\b", re.I)
 _WEEKEND = re.compile(r"\b(last|past|previous|this)\s+weekend\b", re.I)
-# "over the weekend"; "at / on the weekend" only in a question about the past ("what did I do
-# at the weekend?", not "what do I do at the weekend?", a habit): the latest weekend.
+# "over the weekend"; "at / on the weekend" only in a question about the past, asked as one
+# ("what did I do at the weekend?", not "what do I do at the weekend?", a habit, nor "did I
+# mention what I do at the weekend?"): the latest weekend.
 _THE_WEEKEND = re.compile(
-    r"\bover\s+the\s+weekend\b|\b(?:at|on)\s+the\s+weekend\b(?=.*\bdid\b)|"
-    r"\bdid\b.*\b(?:at|on)\s+the\s+weekend\b",
+    r"\bover\s+the\s+weekend\b"
+    r"|^\W*(?:what|where|who|how|which)\b[^?.!]*?\bdid\s+(?:I|we)\b[^?.!]*?\b(?:at|on)\s+the\s+weekend\b",
     re.I,
 )
 _BEFORE_LAST = re.compile(r"\bthe\s+(week|weekend)\s+before\s+last\b", re.I)
 _DAY_BEFORE_YESTERDAY = re.compile(r"\bthe\s+day\s+before\s+yesterday\b", re.I)
-_LAST_NIGHT = re.compile(r"\blast\s+night\b", re.I)
+# Not "the last night of the trip", "my last night in Rome".
+_LAST_NIGHT = re.compile(r"(?<!\bthe\s)(?<!\bmy\s)(?<!\bour\s)(?<!\bher\s)(?<!\bhis\s)\blast\s+night\b", re.I)
 _MONTHS = "january|february|march|april|june|july|august|september|october|november|december"
 _WEEKDAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
 # Calendar phrases dateparser reads. "May" only with a day or a preposition: "May I…" is a verb.
 _CALENDAR = re.compile(
     rf"\b(?:(?:last|past|previous|this)\s+(?:week|month|year|{_WEEKDAYS})"
     rf"|yesterday|today|tonight|this morning|this evening"
-    rf"|(?:on|last|this|past)\s+(?:{_WEEKDAYS})|(?:{_WEEKDAYS})(?=\s*(?:[?.!,]|$))"
+    rf"|(?:on|last|this|past)\s+(?:{_WEEKDAYS})"
     rf"|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_MONTHS}|may)(?:,?\s+\d{{4}})?"
     rf"|(?:{_MONTHS}|(?<=in |on )may)(?:\s+\d{{1,2}}(?:st|nd|rd|th)?)?(?:,?\s+\d{{4}})?"
     rf"|may\s+\d{{1,2}}(?:st|nd|rd|th)?(?:,?\s+\d{{4}})?|may,?\s+\d{{4}}"
@@ -61,7 +63,9 @@ _CALENDAR = re.compile(
 _EARLIEST = re.compile(r"\b(?:first|initially|originally|earliest|at first|to begin with)\b", re.I)
 _NEWEST = re.compile(
     r"\b(?:most recent(?:ly)?|latest|last time|currently|current|these days|nowadays|right now|now|"
-    r"any more|anymore|still|(?:did|do|have|had|was|were)\s+(?:I|we)\s+last)\b",
+    r"any more|anymore|still"
+    # "when did I last go", not "how long did I last at that job"
+    r"|(?:did|do|have|had|was|were)\s+(?:I|we)\s+last(?!\s+(?:at|for|in|with|long|through|until|the|a|that|this)\b))\b",
     re.I,
 )
 
@@ -263,6 +267,8 @@ def cues_of(text: str) -> list[str]:
     # The question itself: "I remember you said X before Y. Can you remind me …?" names no two things.
     sentences = re.split(r"(?<=[.!?])\s+", text.strip())
     text = next((x for x in reversed(sentences) if x.endswith("?")), sentences[-1])
+    # "the week before last", "the day before yesterday" name a time, not two events.
+    text = _BEFORE_LAST.sub("then", _DAY_BEFORE_YESTERDAY.sub("then", text))
     quoted = [q.strip() for q in _QUOTED.findall(text)]
     if len(quoted) >= 2:
         return quoted
@@ -296,7 +302,16 @@ def _content(piece: str) -> bool:
 
 
 def _without_time(piece: str) -> str:
-    for phrase in (_AGO, _LAST_N, _PAST_ONE, _WEEKEND, _CALENDAR):
+    for phrase in (
+        _AGO,
+        _LAST_N,
+        _PAST_ONE,
+        _BEFORE_LAST,
+        _DAY_BEFORE_YESTERDAY,
+        _LAST_NIGHT,
+        _WEEKEND,
+        _CALENDAR,
+    ):
         piece = phrase.sub(" ", piece)
     return piece
 

@@ -100,6 +100,7 @@ CUE_DEPTH = 1
 # Two hits this similar, said by the same speaker, say nearly the same thing (a change of mind
 # stored twice, an update never chained): shown newest first, each with when it was said.
 NEAR_DUPLICATE = 0.8
+_LEAST = 1e-6  # the score of a hit that must be found whatever its cosine
 
 K = TypeVar("K")
 _ID = re.compile(r"[mr]_[0-9a-f]{6,}")  # an item's or a raw input's id
@@ -154,7 +155,7 @@ def recall(
     nodes = {n.id: n for h in out for n in h.nodes}
     period = None
     if (w := asked.window) is not None:
-        period = Period(w.phrase, w.start, w.end)
+        period = Period(w.phrase, w.start, w.end, TOLD_LATER)
         if out and not any(w.holds(h.when, TOLD_LATER) for h in out):
             other_days = "these hits are from other days"
             warnings.append(f"nothing found was said {w.phrase} ({period.days}): {other_days}")
@@ -195,7 +196,7 @@ def _ranked(
     w = asked.window
     during = (w.start, w.end + TOLD_LATER) if w is not None and asked.only_time else None
     for n, (vector, text) in enumerate(zip(vectors, [asked.search_text, *asked.cues], strict=True)):
-        # A rare token is looked for in the whole question only: a cue is a part of it.
+        # A rare token is looked for in the question's search only: a cue is a part of it.
         got = _scored(
             store,
             vector,
@@ -475,26 +476,31 @@ def _search(
     dense: dict[Key, float] = {}
     lexical: dict[Key, float] = {}
 
-    def take(source: str, hits: list[tuple[Found, float]], into: dict[Key, float], floor: float = 0) -> None:
+    def take(
+        source: str, hits: list[tuple[Found, float]], into: dict[Key, float], floor: float | None = 0
+    ) -> None:
+        """`floor` None: every hit counts, a cosine of 0 or below as the least above it (a time
+        alone finds what was said then in any words, "Kühlschrank kaputt" too)."""
         for row, score in hits:
-            if into is dense and score < floor:
+            if into is dense and floor is not None and score < floor:
                 continue  # the nearest of unrelated texts is still unrelated
             assert isinstance(row, MemoryItem | RawInput)
             key = (source, row.id)
-            into[key] = score
+            into[key] = max(score, _LEAST) if floor is None else score
             rows.setdefault(key, row)
 
     if item_kinds:
         take("items", store.vector_search("items", vector, depth, kinds=item_kinds), dense, min_similarity)
         take("items", _text_search(store, warnings, "items", query, depth, kinds=item_kinds), lexical)
         if during:
-            take("items", store.vector_search("items", vector, depth, during=during, kinds=item_kinds), dense)
+            then = store.vector_search("items", vector, depth, during=during, kinds=item_kinds)
+            take("items", then, dense, None)
     if want_raw:
         # Inputs not extracted yet are memory too: dcpm is useful before any LLM has run.
         take("raw", store.vector_search("raw", vector, depth, **RAW_SEARCHED), dense, min_similarity)
         take("raw", _text_search(store, warnings, "raw", query, depth, **RAW_SEARCHED), lexical)
         if during:
-            take("raw", store.vector_search("raw", vector, depth, during=during, **RAW_SEARCHED), dense)
+            take("raw", store.vector_search("raw", vector, depth, during=during, **RAW_SEARCHED), dense, None)
     return rows, _fuse(dense, lexical)
 
 

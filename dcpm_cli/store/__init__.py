@@ -302,13 +302,11 @@ class Store(GraphVerbs, JournalVerbs, EraseVerbs, StagingVerbs):
         if meta.get("embedder") != self.embedder_id or meta.get("dim") != str(self.dim):
             from dcpm_cli.embed import embedder_option
 
-            recorded = meta.get("embedder"), meta.get("dim", "")
             raise EmbedderMismatch(
                 f"this store's vectors were made by {meta.get('embedder')} ({meta.get('dim')} dims); "
                 f"the configured embedder is {self.embedder_id} ({self.dim} dims)",
                 f"use --embedder {embedder_option(meta.get('embedder'))}, `dcpm reembed` to move the"
                 " store to the other model, or a new --store for it",
-                recorded=(recorded[0], int(recorded[1])) if recorded[0] and recorded[1].isdigit() else None,
             )
 
     def meta(self) -> dict[str, str]:
@@ -1055,6 +1053,23 @@ def _usable_dir(path: Path, uri: str, *, write: bool) -> None:
         raise StoreError(f"cannot write to the store at {uri}: permission denied", _WHERE)
 
 
+def recorded_embedder(uri: str) -> tuple[str, int] | None:
+    """The embedder (model id, dim) a store's vectors were made by, read without opening the
+    store (no embedder needed, nothing written); None if there is no store or it records none."""
+    import lancedb
+
+    local = None if "://" in uri else Path(uri).expanduser()
+    if local is not None and not (local / f"{S.META}.lance").exists():
+        return None
+    try:
+        lance = Lance(lancedb.connect(str(local or uri)), 0)
+        meta = {r["key"]: r["value"] for r in lance.rows(S.META, None, ["key", "value"])}
+    except (OSError, ValueError, RuntimeError):
+        return None
+    model, dim = meta.get("embedder"), meta.get("dim", "")
+    return (model, int(dim)) if model and dim.isdigit() else None
+
+
 _FILTER_COLUMNS = {"kinds": "kind", "statuses": "status", "roles": "role"}
 _TIME_COLUMNS = {S.RAW: "said_at", S.ITEMS: "event_at"}  # when a row is about (vector_search's `during`)
 
@@ -1071,4 +1086,4 @@ _COLUMNS = {S.RAW: _RAW_COLUMNS, S.ITEMS: _ITEM_COLUMNS, S.PASSAGES: _PASSAGE_CO
 _MODELS: dict[str, type[Found]] = {S.RAW: RawInput, S.ITEMS: MemoryItem, S.PASSAGES: Passage}
 _COLLECTIONS = {"raw": S.RAW, "items": S.ITEMS, "nodes": S.NODES, "passages": S.PASSAGES}
 
-__all__ = ["PENDING", "Store", "Write"]
+__all__ = ["PENDING", "Store", "Write", "recorded_embedder"]

@@ -72,18 +72,35 @@ _PLAN = re.compile(
 
 
 # People in a speaker's life: a statement that opens on one of them ("My partner's started…")
-# is about them.
-_PERSON = (
-    r"partner|wife|husband|spouse|boyfriend|girlfriend|fianc[eé]e?|ex|son|daughter|kids?|child|"
-    r"children|bab(?:y|ies)|mum|mom|mother|dad|father|parents|brother|sister|siblings?|twin|"
-    r"grandma|gran|granny|nan|nana|grandad|granddad|grandpa|grandmother|grandfather|grandparents|"
-    r"granddaughter|grandson|grandkids|aunt|auntie|uncle|cousin|nephew|niece|friends?|mates?|pal|"
-    r"bestie|flatmates?|room-?mates?|housemates?|neighbou?rs?|colleagues?|co-?workers?|boss|"
-    r"manager|landlord|landlady|in-laws|step(?:dad|mum|mom|son|daughter)"
-)
+# is about them. Words on one line name the same person ("my mum" is "my mother").
+_PEOPLE = (
+    "partner wife husband spouse boyfriend girlfriend fiance fiancé fiancee fiancée other-half",
+    "ex",
+    "son", "daughter",
+    "kid kids child children",
+    "baby babies",
+    "mum mom mother mam mummy mommy",
+    "dad father daddy",
+    "parents folks",
+    "brother", "sister", "sibling siblings", "twin",
+    "grandma gran granny nan nana grandmother",
+    "grandad granddad grandpa grandfather",
+    "grandparents", "granddaughter", "grandson", "grandkids grandchildren",
+    "aunt auntie", "uncle", "cousin", "nephew", "niece",
+    "friend mate pal bestie",
+    "flatmate roommate room-mate housemate",
+    "neighbour neighbor",
+    "colleague coworker co-worker",
+    "boss manager",
+    "landlord landlady",
+    "in-laws",
+    "stepdad", "stepmum stepmom", "stepson", "stepdaughter",
+)  # fmt: skip
+_SAME_PERSON = {w: set(line.split()) for line in _PEOPLE for w in line.split()}
+_PERSON = "|".join(sorted((re.escape(w) for w in _SAME_PERSON), key=len, reverse=True))
 _OPENS_ON_SOMEONE = re.compile(
     rf"^\W*(?:(?:so|oh|well|and|but|btw|apparently|turns out|guess what|news|update)\W+)*"
-    rf"(?:my|our|the user's|user's)\s+(?:\w+\s+)?({_PERSON})\b",
+    rf"(?:my|our|the user's|user's)\s+(?:\w+\s+)?({_PERSON})(?:s|es)?\b(?:\s+([A-Z][\w'-]*))?",
     re.IGNORECASE,
 )
 _FIRST_PERSON = re.compile(
@@ -96,14 +113,19 @@ _FIRST_PERSON = re.compile(
 def someone_else(earlier: str, later: str) -> str:
     """Why `later` cannot replace `earlier` because it is another person's ('' if it may): it
     opens on someone in the speaker's life ("My flatmate Joe has stopped doing parkrun"), says
-    nothing more of the speaker (no I, me, my, we, our after that), and `earlier` does not name
-    that person. A change of a partner's bedtime leaves the speaker's own as it was."""
-    m = _OPENS_ON_SOMEONE.search(later.replace("’", "'"))
+    nothing more of the speaker (no I, me, my, we, our after that), and `earlier` names neither
+    that person (in any word for them: mum or mother) nor the name given ("Joe"). A change of a
+    partner's bedtime leaves the speaker's own as it was."""
+    later = later.replace("’", "'")
+    m = _OPENS_ON_SOMEONE.search(later)
     if m is None or _FIRST_PERSON.search(later[m.end() :]):
         return ""
-    person = m.group(1).lower()
-    person = person[:-1] if person.endswith("s") and not person.endswith("ss") else person
-    if re.search(rf"\b{re.escape(person)}", earlier, re.IGNORECASE):
+    words = _SAME_PERSON[m.group(1).lower()]
+    name = m.group(2) if m.group(2) and m.group(2)[0].isupper() else None
+    named = "|".join(re.escape(w) for w in words)
+    if re.search(rf"\b(?:{named})(?:s|es)?\b", earlier, re.IGNORECASE):
+        return ""
+    if name and re.search(rf"\b{re.escape(name)}\b", earlier):
         return ""
     return f"the later statement is about someone else (their {m.group(1)}), not the speaker"
 

@@ -108,6 +108,20 @@ Seeds.
     assert ingest.looks_like_journal("## 4 April\nPlanted beans.\n")
 
 
+def test_a_year_less_journal_written_newest_first_stays_in_the_past() -> None:
+    text = "## 2 January\nA.\n\n## 30 December\nB.\n\n## 20 November\nC.\n"
+    raws = ingest.parse(text, at=datetime(2026, 5, 1, tzinfo=UTC))
+    assert [f"{r.said_at:%Y-%m-%d}" for r in raws] == ["2026-01-02", "2025-12-30", "2025-11-20"]
+    # Today's entry, added in the morning, is today's (a heading's day is dated at noon).
+    today = ingest.parse("## 1 May\nMorning pages.\n", at=datetime(2026, 5, 1, 9, tzinfo=UTC))
+    assert f"{today[0].said_at:%Y-%m-%d}" == "2026-05-01"
+
+
+def test_a_day_followed_by_a_title_is_dated() -> None:
+    raws = ingest.parse("## 06.03.2026 Trip to Rome\nA.\n\n## 4 April: beans\nB.\n")
+    assert [f"{r.said_at:%m-%d}" for r in raws] == ["03-06", "04-04"]
+
+
 @pytest.mark.parametrize(
     ("headings", "days"),
     [

@@ -155,6 +155,15 @@ def test_the_mismatch_hint_can_be_followed_backup_export_and_reembed_embed_nothi
     assert res.exit_code == 0, res.stderr
     assert json.loads(res.stdout)["old_embedder"] == "all-MiniLM-L6-v2"
     assert cli(*new, "recall", "coffee").exit_code == 0
+    # The configured embedder is not even built: one whose server is down stops no backup.
+    down = cli(
+        "--embedder",
+        "ollama:gone",
+        "backup",
+        str(rich_store.local_path.parent / "b2"),
+        OLLAMA_HOST="127.0.0.1:9",
+    )
+    assert down.exit_code == 0, down.stderr
 
 
 def test_reembed_killed_after_the_swap_keeps_the_old_store_it_left(rich_store, cli, embedder) -> None:
