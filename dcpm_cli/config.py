@@ -72,6 +72,8 @@ class Settings:
     # Off: on qwen2.5-coder:1.5b such links were right 9 of 15 times on unseen sets.
     named_ends: bool = False
     recall_min_similarity: float = 0.2  # cosine below which a memory is not "found" (MiniLM)
+    # Whose days a question's time words mean ("yesterday", "on Saturday"): an IANA zone name.
+    timezone: str = "UTC"
     no_supersedes: bool = False  # the paper's ablation: no revision chains written or read
 
     @classmethod
@@ -140,6 +142,16 @@ def _at_least(lo: float) -> tuple[Callable[[Any], bool], str]:
     return (lambda v: v >= lo), f"at least {lo:g}"
 
 
+def _is_zone(name: str) -> bool:
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+    try:
+        ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        return False
+    return True
+
+
 _POSITIVE = ((lambda v: v > 0), "greater than 0")
 _COSINE = _between(-1, 1)
 _RADIUS = ((lambda v: 0 < v < 2), "between 0 and 2 (a cosine distance)")
@@ -157,6 +169,7 @@ CHECKS: dict[str, tuple[Callable[[Any], bool], str]] = {
     "judge_min_similarity": _COSINE,
     "judge_prompt": ((lambda v: v in JUDGE_PROMPTS), "one of " + ", ".join(JUDGE_PROMPTS)),
     "recall_min_similarity": _COSINE,
+    "timezone": (_is_zone, "an IANA time zone such as Europe/Berlin or UTC"),
     "dream.mode": ((lambda v: v in tuple(Mode)), "one of " + ", ".join(Mode)),
     "dream.max_calls": _at_least(0),
     "dream.max_seconds": _at_least(0),

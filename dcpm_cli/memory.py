@@ -160,11 +160,14 @@ class Memory:
         store = self.store_or_none()
         if store is None:
             return Recall(query=query, hits=[], as_of=when)
+        from zoneinfo import ZoneInfo
+
         from dcpm_cli.read.recall import recall
 
         return recall(
             store, self.embedder, query, k=k, kinds=wanted, as_of=when,
             min_similarity=self.settings.recall_min_similarity, chains=self.chains,
+            zone=ZoneInfo(self.settings.timezone),
         )  # fmt: skip
 
     def history(self, target: str, *, k: int = 3) -> list[list[Any]]:

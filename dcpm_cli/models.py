@@ -321,6 +321,7 @@ class Period:
     start: datetime
     end: datetime
     told: timedelta = timedelta(0)  # what is said this soon after it counts as told of it
+    zone: str = "UTC"  # whose days: the `timezone` setting
 
     def holds(self, when: datetime) -> bool:
         return self.start <= when < self.end

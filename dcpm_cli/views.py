@@ -136,7 +136,7 @@ def period_note(result: Any) -> str:
     found = f"{said} of these said then" if said else "nothing found was said then"
     if told:
         found += f", {told} in the {p.told.days} days after"
-    return f"'{p.phrase}' read as {p.days} (UTC days): {found}"
+    return f"'{p.phrase}' read as {p.days} ({p.zone} days): {found}"
 
 
 def recall_prompt_text(result: Any) -> str:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, timedelta, tzinfo
 
 NEWEST, EARLIEST = "newest", "earliest"
 
@@ -145,17 +145,19 @@ class Question:
         return not any(w not in _ANY_DOING for w in _words(_without_time(rest)))
 
 
-def read_question(text: str, now: datetime) -> Question:
-    """The time window, wanted order and cues of a question asked at `now`."""
-    return Question(text, window_of(text, now), order_of(text), cues_of(text))
+def read_question(text: str, now: datetime, zone: tzinfo = UTC) -> Question:
+    """The time window, wanted order and cues of a question asked at `now`; its days are
+    `zone`'s (the user's: "yesterday" in Sydney ends ten hours before UTC's)."""
+    return Question(text, window_of(text, now, zone), order_of(text), cues_of(text))
 
 
 # -- time ----------------------------------------------------------------------------------
 
 
-def window_of(text: str, now: datetime) -> Window | None:
-    """The first time phrase of `text` as a window, read against `now` (aware, UTC)."""
-    now = now.astimezone(UTC)
+def window_of(text: str, now: datetime, zone: tzinfo = UTC) -> Window | None:
+    """The first time phrase of `text` as a window, read against `now` (aware) in `zone`'s
+    days: the window's ends are `zone`'s midnights."""
+    now = now.astimezone(zone)
     if m := _AGO.search(text):
         n, unit = _count(m.group(1)), m.group(2).lower()
         if unit == "fortnight":  # as wide as "two weeks ago"
@@ -235,7 +237,7 @@ def _calendar(phrase: str, now: datetime) -> Window | None:
     data = parser.get_date_data(re.sub(r"^(?:on|in)\s+", "", phrase, flags=re.I))
     if data is None or data.date_obj is None:
         return None
-    d = _day_start(data.date_obj.replace(tzinfo=UTC))
+    d = _day_start(data.date_obj.replace(tzinfo=now.tzinfo))
     period = data.period or "day"
     if period == "week":
         start = d - timedelta(days=d.weekday())

@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta, tzinfo
 from typing import TYPE_CHECKING, Any, TypedDict, TypeVar
 
 from dcpm_cli.errors import InputError, TextSearchFailed
@@ -120,20 +120,22 @@ def recall(
     min_similarity: float = MIN_SIMILARITY,
     chains: bool = True,
     now: datetime | None = None,
+    zone: tzinfo = UTC,
 ) -> Recall:
     """The k best memories for `query`: current beliefs (or those valid at `as_of`) first.
     A memory counts as found when its text shares words with the query or its cosine
     similarity reaches `min_similarity`: a query about nothing stored finds nothing.
     `chains=False` is the no-supersedes ablation: every item stands alone, no arcs.
     Time words in the query ("last weekend") are read against `now` (default: `as_of`, else the
-    current time): a benchmark asks as of a question's date without hiding what came later."""
+    current time), in `zone`'s days: a benchmark asks as of a question's date without hiding
+    what came later."""
     if not re.search(r"\w", query):
         # "*", "?!.": no word to share, and the cosine of their vector with short texts passes
         # the floor by accident (`forget --query '*'` planned to delete three inputs).
         return Recall(
             query=query, hits=[], as_of=as_of, warnings=["the query has no words: nothing to match"]
         )
-    asked = read_question(query, now or as_of or utcnow())
+    asked = read_question(query, now or as_of or utcnow(), zone)
     vectors = embedder.embed([asked.search_text, *asked.cues])
     depth = max(4 * k, 20)
     item_kinds = [x for x in (kinds or ITEM_KINDS) if x in ITEM_KINDS]
@@ -155,7 +157,7 @@ def recall(
     nodes = {n.id: n for h in out for n in h.nodes}
     period = None
     if (w := asked.window) is not None:
-        period = Period(w.phrase, w.start, w.end, TOLD_LATER)
+        period = Period(w.phrase, w.start, w.end, TOLD_LATER, zone=str(zone))
         if out and not any(w.holds(h.when, TOLD_LATER) for h in out):
             other_days = "these hits are from other days"
             warnings.append(f"nothing found was said {w.phrase} ({period.days}): {other_days}")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import sys
 from datetime import UTC, datetime
+from zoneinfo import ZoneInfo
 
 import jsonschema
 import pytest
@@ -228,6 +229,30 @@ def test_a_question_about_a_time_when_nothing_was_said_says_so(store, embedder, 
     res = cli("recall", "What did I eat yesterday?", "--as-of", "2026-03-09")
     assert "nothing found was said yesterday (2026-03-08)" in res.stderr
     assert "'yesterday' read as 2026-03-08 (UTC days)" in res.stderr
+
+
+def test_a_question_s_days_are_the_users_days(store, embedder, writer, cli):
+    """A Sydney user's Saturday-morning swim is a Friday in UTC: with `timezone` set, "on
+    Saturday" means Sydney's Saturday."""
+    swim = RawInput(text="Saturday morning swim at Bondi, freezing.", session="s",
+                    said_at=datetime.fromisoformat("2026-11-21T08:00+10:00"))  # fmt: skip
+    other = RawInput(text="Dentist on Monday, a filling.", session="t", said_at=_at("2026-11-23"))
+    writer.add([swim, other], extract=False)
+    tuesday = datetime.fromisoformat("2026-11-24T09:00+11:00")
+    sydney = recall(
+        store, embedder, "What did I do on Saturday?", k=2, now=tuesday, zone=ZoneInfo("Australia/Sydney")
+    )
+    assert sydney.hits[0].id == swim.id and not sydney.warnings
+    utc = recall(store, embedder, "What did I do on Saturday?", k=2, now=tuesday)
+    assert utc.period is not None and not utc.period.holds(swim.said_at), "a Friday in UTC days"
+    assert utc.hits[0].id == other.id, "told in the days after UTC's Saturday, it comes first there"
+
+    asked = cli(
+        "recall", "What did I do on Saturday?", "--as-of", "2026-11-24", DCPM_TIMEZONE="Australia/Sydney"
+    )
+    assert "'on Saturday' read as 2026-11-21 (Australia/Sydney days): 1 of these said then" in asked.stderr
+    bad = cli("recall", "swim", DCPM_TIMEZONE="Mars/Olympus")
+    assert bad.exit_code == 2 and "an IANA time zone" in bad.stderr
 
 
 def test_a_search_during_a_span_reads_the_same_from_lancedb_and_from_the_copy(store, embedder):
