@@ -98,6 +98,9 @@ def test_another_persons_change_may_not_replace_the_speakers(earlier: str, later
         ("I drive to work.", "Sold the car, cycling now."),  # a sentence's own verb, no name
         ("I take the 7:40 train.", "Work went fully remote so no commute at all anymore."),
         ("My rent is 850.", "Rent went up to 900 a month."),
+        ("Drinks three flat whites a day", "Has quit coffee and drinks green tea"),  # as extracted
+        ("Works at Google", "Was promoted to staff engineer"),
+        ("Eats meat", "Prefers cooked vegetables now"),
         ("I play in a Sunday league team.", "Marcus quit our team to join a Saturday one."),  # ours
         ("My wife works nights.", "My partner switched to days."),
         ("User's kids go to St Mary's.", "User's children moved to Oakfield school."),
