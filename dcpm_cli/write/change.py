@@ -110,60 +110,16 @@ _FIRST_PERSON = re.compile(
 )
 
 
-# A statement that opens on a name and a verb ("Tom gave up on Duolingo", "Jodie from the
-# planning office has left") is that person's. The name is a capitalised word that is no word
-# a sentence of one's own starts with ("Sold the car", "Finally quit"), and a verb follows it.
-_NOT_A_NAME = frozenset(
-    re.findall(
-        r"\S+",
-        "I A An The My Our We It Its This That These Those There Here Today Yesterday Tonight Now "
-        "Finally Just Also So Then Well Oh Still Recently Lately Sadly Luckily Anyway Honestly "
-        "Apparently Actually Basically Update News Guess Turns Since After Before When Last Next "
-        "Every Each All Both Some No Not Never Always Only Even Got Went Took Made Sold Bought Moved "
-        "Started Stopped Switched Joined Dropped Finished Quit Left Gave Changed Decided Signed "
-        "Cancelled Canceled Booked Ditched Swapped Upgraded Retired Packed Cut Put Set Tried Had "
-        "Work Job Home School Uni College Life Things Everything Nothing Stuff "
-        # the verbs an extracted fact opens on ("Has quit coffee", "Was promoted", "Began…")
-        "Have Will Would Did Do Can Could Should Might Must May Shall Used Began Became Broke "
-        "Split Lost Won Fell Came Ran Kept Found Felt Heard Met Paid Said Sent Spent Stood Told "
-        "Thought Wore Wrote Drove Ate Drank Swam Flew Grew Knew Threw Chose Rode Rose Woke Sang "
-        "Became Brought Caught Taught Fought Built Lent Meant Slept Sat Hit Let Shut Sold",
-    )
-)
-_VERB = (
-    r"(?:has|had|have|is|was|were|just|finally|gave|left|quit|got|went|took|made|sold|bought|"
-    r"began|became|broke|split|lost|won|fell|came|ran|cut|put|set|\w+ed)"
-)
-_OPENS_ON_NAME = re.compile(
-    rf"^\W*([A-Z][a-z]+(?:-[A-Za-z]+)?)(?:'s)?(?:\s+(?:from|at|in|on)\s+(?:the|my|our|his|her)"
-    rf"(?:\s+[\w-]+){{1,4}}?)?\s+{_VERB}\b"
-)
-
-
-def _a_name(word: str) -> bool:
-    """A capitalised first word that may be a name: not a word a sentence of one's own or an
-    extracted fact opens on, nor shaped like a verb ("Prefers", "Moved", "Running"). Names that
-    end in s (Marcus) are given up: a fact opening on "Drinks" must never read as a person."""
-    return word not in _NOT_A_NAME and not re.search(r"(?:s|ed|ing)$", word)
-
-
 def someone_else(earlier: str, later: str) -> str:
     """Why `later` cannot replace `earlier` because it is another person's ('' if it may): it
-    opens on someone in the speaker's life ("My flatmate Joe has stopped doing parkrun") or on
-    a name and a verb ("Tom gave up on Duolingo"), says nothing more of the speaker (no I, me,
-    my, we, our after that), and `earlier` names neither that person (in any word for them: mum
-    or mother) nor the name given ("Joe"). A change of a partner's bedtime leaves the speaker's
-    own as it was."""
+    opens on someone in the speaker's life ("My flatmate Joe has stopped doing parkrun"), says
+    nothing more of the speaker (no I, me, my, we, our after that), and `earlier` names neither
+    that person (in any word for them: mum or mother) nor the name given ("Joe"). A change of a
+    partner's bedtime leaves the speaker's own as it was. (A name alone, "Tom gave up…", was
+    tried and dropped: on a fresh set it took "Landlord's put the rent up" for a person.)"""
     later = later.replace("’", "'")
     m = _OPENS_ON_SOMEONE.search(later)
-    if m is None:
-        n = _OPENS_ON_NAME.search(later)
-        if n is None or not _a_name(n.group(1)) or _FIRST_PERSON.search(later[n.end() :]):
-            return ""
-        if re.search(rf"\b{re.escape(n.group(1))}\b", earlier, re.IGNORECASE):
-            return ""
-        return f"the later statement is about someone else ({n.group(1)}), not the speaker"
-    if _FIRST_PERSON.search(later[m.end() :]):
+    if m is None or _FIRST_PERSON.search(later[m.end() :]):
         return ""
     words = _SAME_PERSON[m.group(1).lower()]
     name = m.group(2) if m.group(2) and m.group(2)[0].isupper() else None

@@ -76,8 +76,6 @@ def test_the_sentence_naming_what_ended_is_the_one_read() -> None:
         ("We rent in Leeds.", "My parents sold their house and moved to Spain."),
         ("I do a lot of exercise.", "My ex has started running."),  # "ex" is no part of "exercise"
         ("I sing a song every day.", "My son has quit the choir."),
-        ("I do Duolingo French every day.", "Tom gave up on Duolingo after a 400-day streak."),
-        ("I work at the planning office.", "Jodie from the planning office has left for the university."),
     ],
 )
 def test_another_persons_change_may_not_replace_the_speakers(earlier: str, later: str) -> None:
