@@ -41,6 +41,7 @@ from dcpm_cli.store.passages import Passages
 from dcpm_cli.store.runs import DreamLog
 from dcpm_cli.store.sql import in_list as _in
 from dcpm_cli.store.sql import quote as _q
+from dcpm_cli.store.sql import timestamp
 from dcpm_cli.store.staging import Staged, StagingVerbs, fields
 from dcpm_cli.store.vectors import Term, VectorSearch
 
@@ -522,14 +523,11 @@ class Store(GraphVerbs, JournalVerbs, EraseVerbs, StagingVerbs):
         if copy is not None:  # a warm writer: the session's rows are in memory
             return [self._from_row(RawInput, r) for r in _last_before(copy, session, before, n)]
 
-        def stamp(t: datetime) -> str:
-            return _q(t.astimezone(UTC).isoformat(sep=" ")[:26])
-
-        base = f"session = {_q(session)} AND said_at < timestamp {stamp(before)}"
+        base = f"session = {_q(session)} AND said_at < {timestamp(before)}"
         # Most context is minutes old: read a day back first, widen only when that is short
         # (reading a 10k-turn session whole for six turns made `dcpm process` quadratic).
         for days in (1, 30, None):
-            since = "" if days is None else _since(before, days, stamp)
+            since = "" if days is None else _since(before, days)
             rows = self._rows(S.RAW, base + since, _RAW_COLUMNS)
             if len(rows) >= n:
                 break
@@ -1026,9 +1024,9 @@ def _micros_of(t: datetime) -> int:
     return (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
 
 
-def _since(before: datetime, days: int, stamp: Any) -> str:
+def _since(before: datetime, days: int) -> str:
     try:
-        return f" AND said_at >= timestamp {stamp(before - timedelta(days=days))}"
+        return f" AND said_at >= {timestamp(before - timedelta(days=days))}"
     except OverflowError:  # an input stored near year 1 by an older dcpm: no lower bound
         return ""
 

@@ -28,12 +28,12 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Sequence
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
 from dcpm_cli.blas import blas_threads
-from dcpm_cli.store.sql import in_list
+from dcpm_cli.store.sql import in_list, timestamp
 
 if TYPE_CHECKING:
     import numpy as np
@@ -53,12 +53,8 @@ def where_sql(terms: Sequence[Term], span: Span | None = None) -> str | None:
     clauses = [f"{c} IS NULL" if v is None else in_list(c, v) for c, v in terms]
     if span is not None:
         column, start, end = span
-        clauses += [f"{column} >= timestamp {_stamp(start)}", f"{column} < timestamp {_stamp(end)}"]
+        clauses += [f"{column} >= {timestamp(start)}", f"{column} < {timestamp(end)}"]
     return " AND ".join(clauses) or None
-
-
-def _stamp(t: datetime) -> str:
-    return "'" + t.astimezone(UTC).isoformat(sep=" ")[:26] + "'"
 
 
 class VectorSearch:
