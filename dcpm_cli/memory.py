@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from dcpm_cli.models import AddReport, RawInput, Recall
     from dcpm_cli.ops.check import CheckReport
     from dcpm_cli.ops.forget import ForgetPlan, ForgetReport
+    from dcpm_cli.ops.links import Linked
     from dcpm_cli.store import Store
 
 Progress = Callable[[int, int], None]
@@ -181,6 +182,30 @@ class Memory:
             store, self.embedder, target, k=k,
             min_similarity=self.settings.recall_min_similarity, chains=self.chains,
         )  # fmt: skip
+
+    def link(self, earlier: str, later: str) -> tuple[Linked, list[list[Any]]]:
+        """The user's own judgement: `later`'s arc goes on from `earlier`'s. Returns what was
+        joined and the arc it made."""
+        from dcpm_cli.ops.links import link
+
+        store = self.store_as_recorded()
+        done = link(store, earlier.strip(), later.strip())
+        return done, self._arcs_of(store, [done.later.id])
+
+    def unlink(self, ident: str) -> tuple[Linked, list[list[Any]]]:
+        """The user's own judgement: `ident` no longer replaces the state before it. Returns
+        what was cut and the two arcs left."""
+        from dcpm_cli.ops.links import unlink
+
+        store = self.store_as_recorded()
+        done = unlink(store, ident.strip())
+        return done, self._arcs_of(store, [done.earlier.id, done.later.id])
+
+    @staticmethod
+    def _arcs_of(store: Store, ids: list[str]) -> list[list[Any]]:
+        from dcpm_cli.read.recall import arc_states, distinct_chains
+
+        return arc_states(store, distinct_chains(store, ids))
 
     def show(self, ident: str) -> dict[str, Any]:
         """One item, raw input or graph node, with its provenance, events and links."""

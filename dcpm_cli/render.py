@@ -452,7 +452,7 @@ def forget_plan(plan: Any, *, as_json: bool, done: Any = None) -> None:
     counts = f"{len(plan.raw_ids)} raw input(s), {len(plan.item_ids)} item(s), {len(plan.node_ids)} node(s)"
     out.print(f"{head}: {counts}")
     for ident in plan.removed:
-        out.print(f"  - {ident}  {_clip(plan.texts.get(ident, ''))}", markup=False)
+        out.print(f"  - {ident}  {clip(plan.texts.get(ident, ''))}", markup=False)
     for ident, keep in plan.trimmed.items():
         out.print(f"  item {ident} keeps its other source(s): {', '.join(keep)}", markup=False)
     for ident, raws in plan.sources_kept.items():
@@ -460,7 +460,7 @@ def forget_plan(plan: Any, *, as_json: bool, done: Any = None) -> None:
             f"  note: the input(s) {ident} came from stay: {', '.join(raws)} (forget them too)", markup=False
         )
     for ident in plan.reverts:
-        out.print(f"  item {ident} gets back its text from before: {_clip(plan.texts[ident])}", markup=False)
+        out.print(f"  item {ident} gets back its text from before: {clip(plan.texts[ident])}", markup=False)
     for ident, (before, after) in plan.relinks.items():
         out.print(f"  chain relinked: {before or '∅'} → {ident} → {after or '∅'}", markup=False)
     if plan.edge_ids:
@@ -486,7 +486,7 @@ def forget_plan(plan: Any, *, as_json: bool, done: Any = None) -> None:
         )
 
 
-def _clip(text: str, n: int = 70) -> str:
+def clip(text: str, n: int = 70) -> str:
     text = " ".join(text.split())
     return text if len(text) <= n else text[: n - 1] + "…"
 

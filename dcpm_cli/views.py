@@ -202,6 +202,16 @@ def arc_dict(arc: list[Any]) -> dict[str, Any]:
 # -- System 1 --------------------------------------------------------------------------------
 
 
+def link_dict(what: str, done: Any, arcs: list[list[Any]]) -> dict[str, Any]:
+    """`dcpm link --json` / `dcpm unlink --json`: the pair, whether anything changed, and the
+    arcs left (as `dcpm history --json` prints them)."""
+    return {
+        what: {"earlier": done.earlier.id, "later": done.later.id},
+        "changed": done.done,
+        "arcs": [arc_dict(a) for a in arcs],
+    }
+
+
 def add_dict(report: Any) -> dict[str, Any]:
     """`dcpm add/process --json`: the report, its LLM decisions refused listed flat."""
     data = report.to_dict()

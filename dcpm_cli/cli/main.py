@@ -7,6 +7,7 @@ lists them in."""
 from dcpm_cli.cli.app import app
 from dcpm_cli.cli.commands import add  # noqa: F401  (add, process)
 from dcpm_cli.cli.commands import read  # noqa: F401  (recall, history, show, stats, doctor)
+from dcpm_cli.cli.commands import links  # noqa: F401  (link, unlink)
 from dcpm_cli.cli.commands import bench  # noqa: F401  (bench longmemeval)
 from dcpm_cli.cli.commands import check  # noqa: F401  (check)
 from dcpm_cli.cli.commands import control  # noqa: F401  (forget, export, import, reembed, backup, config)

@@ -2,13 +2,13 @@
 Cursor, any MCP client).
 
 The embedder and the store are loaded once and stay warm. What the CLI guarantees holds here:
-`remember` puts the raw input on disk before anything else and returns its id at once; the
-read tools never call an LLM; `forget` shows its plan and acts only on a second call carrying
-that plan's token; writes take the store's lock file, so a concurrent `dcpm add`
-or a cron `dcpm dream` is safe. Extraction runs in one worker thread of the server with its
-own store handle (like another process: it serialises on the same lock file), so a slow LLM
-never holds up `recall`. Inputs the worker has not reached when the server stops stay pending
-for `dcpm process`.
+`remember` puts the raw input on disk before anything else and returns its id at once; the read
+tools never call an LLM; `link` and `unlink` mend an arc on the user's word; `forget` shows its
+plan and acts only on a second call carrying that plan's token; writes take the store's lock
+file, so a concurrent `dcpm add` or a cron `dcpm dream` is safe. Extraction runs in one worker
+thread of the server with its own store handle (like another process: it serialises on the same
+lock file), so a slow LLM never holds up `recall`. Inputs the worker has not reached when the
+server stops stay pending for `dcpm process`.
 """
 
 from __future__ import annotations
@@ -241,6 +241,20 @@ class AgentMemory:
         return {"forgotten": True, "plan": shown, "event": report.event_id,
                 "events_scrubbed": report.events_scrubbed}  # fmt: skip
 
+    def link(self, earlier: str, later: str) -> dict[str, Any]:
+        from dcpm_cli import views
+
+        with self._reads:
+            done, arcs = self.memory.link(earlier, later)
+            return views.plain(views.link_dict("linked", done, arcs))
+
+    def unlink(self, item: str) -> dict[str, Any]:
+        from dcpm_cli import views
+
+        with self._reads:
+            done, arcs = self.memory.unlink(item)
+            return views.plain(views.link_dict("unlinked", done, arcs))
+
     def stats(self) -> dict[str, Any]:
         from dcpm_cli import views
 
@@ -375,6 +389,27 @@ def build_server(memory: AgentMemory) -> Any:
         the user asks to forget something."""
         with _as_tool_error():
             return memory.forget(ids, query=query, k=k, confirm=confirm)
+
+    @tool
+    def link(
+        earlier: Annotated[str, Field(description="The belief that no longer holds (m_...).")],
+        later: Annotated[str, Field(description="The belief that replaced it (m_...).")],
+    ) -> dict[str, Any]:
+        """Record a change of mind the memory missed: recall shows two current beliefs, and the
+        user says the later one replaced the earlier. Their arcs join; the later is current.
+        Only on the user's word."""
+        with _as_tool_error():
+            return memory.link(earlier, later)
+
+    @tool
+    def unlink(
+        item: Annotated[str, Field(description="The belief that wrongly replaced another (m_...).")],
+    ) -> dict[str, Any]:
+        """Undo a wrong link: the user says ITEM did not replace the belief before it (both still
+        hold). That belief is current again; a dream never links the two again. Only on the
+        user's word."""
+        with _as_tool_error():
+            return memory.unlink(item)
 
     json_type = "application/json"
 

@@ -742,9 +742,14 @@ def arcs(
         if not store.get_raw([target]):
             raise InputError(f"no input with id {target!r}", _IDS_HINT)
         items = store.items_from_raw(target)
-        arcs_of = _distinct_chains(store, [i.id for i in items]) if chains else [[i] for i in items]
+        arcs_of = distinct_chains(store, [i.id for i in items]) if chains else [[i] for i in items]
+    return arc_states(store, arcs_of)
+
+
+def arc_states(store: Store, chains: list[list[MemoryItem]]) -> list[list[ArcState]]:
+    """Each chain's states with the inputs they came from and their events."""
     out = []
-    for chain in arcs_of:
+    for chain in chains:
         raws = store.get_raw(sorted({r for c in chain for r in c.raw_ids}))
         out.append(
             [ArcState(c, [raws[r] for r in c.raw_ids if r in raws], store.events_for(c.id)) for c in chain]
@@ -752,7 +757,7 @@ def arcs(
     return out
 
 
-def _distinct_chains(store: Store, ids: list[str]) -> list[list[MemoryItem]]:
+def distinct_chains(store: Store, ids: list[str]) -> list[list[MemoryItem]]:
     chains, seen = [], set()
     for i in ids:
         chain = store.chain(i)

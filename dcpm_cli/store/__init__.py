@@ -14,7 +14,7 @@ import errno
 import functools
 import os
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -665,6 +665,22 @@ class Store(GraphVerbs, JournalVerbs, EraseVerbs, StagingVerbs):
         self._vectors.wrote(
             S.ITEMS, done, changed={old_id: {"superseded_by": new_id}} if done.rows_updated else None
         )
+
+    def set_chain_links(self, links: Mapping[str, Sequence[str | None]]) -> None:
+        """Set both pointers of these items, id → (supersedes, superseded_by), in one commit:
+        a join or a cut of a chain is never half made (`forget`, `dcpm link`, `dcpm unlink`)."""
+        if not links:
+            return
+        import pyarrow as pa
+
+        changed = {i: {"supersedes": before, "superseded_by": after} for i, (before, after) in links.items()}
+        schema = self._schema(S.ITEMS)
+        data = pa.Table.from_pylist(
+            [{"id": i, **values} for i, values in changed.items()],
+            schema=pa.schema([schema.field(c) for c in ("id", "supersedes", "superseded_by")]),
+        )
+        done = self.table(S.ITEMS).merge_insert("id").when_matched_update_all().execute(data)
+        self._vectors.wrote(S.ITEMS, done, changed=changed)
 
     def _commit_staged(self, staged: Staged) -> None:
         """A group's staged writes in one commit per table (the caller holds the lock): new

@@ -116,11 +116,6 @@ class EraseVerbs:
         values = pa.array([list(raw_ids)], pa.list_(pa.string()))[0]
         self.table(S.ITEMS).update(where=f"id = {_q(item_id)}", values={"raw_ids": values})
 
-    def set_chain_links(self, item_id: str, supersedes: str | None, superseded_by: str | None) -> None:
-        self.table(S.ITEMS).update(
-            where=f"id = {_q(item_id)}", values={"supersedes": supersedes, "superseded_by": superseded_by}
-        )
-
     def scrub_events(self, ids: Sequence[str]) -> int:
         """Blank the text kept in events about these ids (previous/new text, detail): the log
         keeps that something happened to them, never what they said."""
@@ -150,8 +145,7 @@ class EraseVerbs:
         # Relinks and trims come before the deletes: once every row is gone they were made,
         # and are not made again over what a later write changed.
         if self._any_present(work):
-            for item_id, (before, after) in work["relinks"].items():
-                self.set_chain_links(item_id, before, after)
+            self.set_chain_links(work["relinks"])  # type: ignore[attr-defined]
             for item_id, keep in work["trimmed"].items():
                 self.set_item_raw_ids(item_id, keep)
             self.delete_edges(work["edges"])  # type: ignore[attr-defined]

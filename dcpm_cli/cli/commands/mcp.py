@@ -34,11 +34,11 @@ def mcp(
         bool, typer.Option("--no-extract", help="`remember` stores raw only; `dcpm process` extracts later.")
     ] = False,
 ) -> None:
-    """Serve the memory to agents over MCP: remember, recall, history, show, forget, stats, schemas.
+    """Serve the memory to agents over MCP: remember, recall, history, show, link, forget, stats.
 
-    Tools remember, recall, history, show and forget (which shows its plan first and acts only
-    on a second call with that plan's token); resources dcpm://stats and dcpm://schemas. The
-    models stay warm between calls."""
+    Tools remember, recall, history, show, link, unlink and forget (which shows its plan first
+    and acts only on a second call with that plan's token); resources dcpm://stats and
+    dcpm://schemas. The models stay warm between calls."""
     from dcpm_cli.errors import InputError
     from dcpm_cli.mcp import server as mcp_server
 

@@ -1,0 +1,171 @@
+"""`dcpm link` / `dcpm unlink` (#18): the user mends an arc the model got wrong — a change kept
+beside the belief it ended, or two beliefs that both hold chained into one — and a dream never
+undoes what the user said."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+
+from support.dream_fixtures import dream_once
+from support.replies import extraction, item, item_id, judge_calls, judged, replaced
+
+from dcpm_cli.llm import ScriptedLLM
+from dcpm_cli.mcp.server import AgentMemory
+from dcpm_cli.memory import Memory
+from dcpm_cli.models import JUDGED, RawInput
+from dcpm_cli.ops.check import check
+from dcpm_cli.store import Store
+from dcpm_cli.write.pipeline import Writer
+
+
+def say(writer: Writer, llm: ScriptedLLM, day: str, text: str, fact: str, *, linked: bool = False) -> str:
+    """Add `text` said on `day`, extracted as `fact`; the model judges every pair it is asked
+    about unrelated (it missed the change) unless `linked` (it says replaces)."""
+    raw = RawInput(text=text, said_at=datetime.fromisoformat(day).replace(tzinfo=UTC))
+    llm.enqueue(extraction(item(fact, attribute="exercise")))
+    llm.enqueue(*(replaced() if linked else [judged("unrelated")] * 3))
+    writer.add([raw])
+    llm.replies.clear()  # judgements not asked for (no candidate near enough)
+    return item_id(raw)
+
+
+def two_beliefs(writer: Writer, llm: ScriptedLLM) -> tuple[str, str]:
+    run = say(
+        writer,
+        llm,
+        "2026-03-02",
+        "I run 5k along the canal three mornings a week.",
+        "Runs 5k along the canal",
+    )
+    swim = say(
+        writer, llm, "2026-06-10", "My knee gave out, so I swim at the leisure centre now instead.",
+        "Swims at the leisure centre",
+    )  # fmt: skip
+    return run, swim
+
+
+def current_texts(store: Store) -> set[str]:
+    return {i.text for i in store.all_items("superseded_by IS NULL")}
+
+
+def test_the_user_links_a_change_the_model_missed_and_recall_answers_with_the_new_belief(
+    writer, llm, store, cli
+) -> None:
+    run, swim = two_beliefs(writer, llm)
+    assert current_texts(store) == {"Runs 5k along the canal", "Swims at the leisure centre"}
+
+    done = cli("link", run, swim)
+
+    assert done.exit_code == 0, done.stderr
+    assert "linked: Runs 5k along the canal → Swims at the leisure centre" in done.stderr
+    assert "Swims at the leisure centre" in done.stdout and "(current)" in done.stdout
+    store = cli.open_store()
+    assert [i.id for i in store.chain(run)] == [run, swim]
+    assert current_texts(store) == {"Swims at the leisure centre"}
+    hits = json.loads(cli("recall", "what do I do for exercise?", "--json").stdout)["hits"]
+    assert hits[0]["id"] == swim and run not in {h["id"] for h in hits}
+    assert check(store).ok
+    ops = [(e.op, e.detail) for e in store.events_for(swim) if e.target_id == run]
+    assert ("SUPERSEDE", "linked by the user") in ops and (JUDGED, "replaces: by the user") in ops
+
+    again = cli("link", run, swim, "--json")  # already so: said, nothing changes
+    assert again.exit_code == 0 and json.loads(again.stdout)["changed"] is False
+
+
+def test_a_link_backwards_in_time_is_refused_with_the_order_that_works(writer, llm, store, cli) -> None:
+    run, swim = two_beliefs(writer, llm)
+
+    refused = cli("link", swim, run)
+
+    assert refused.exit_code == 2
+    assert f"dcpm link {run} {swim}" in refused.stderr
+    assert all(i.is_current for i in cli.open_store().all_items())
+
+
+def test_a_link_joins_whole_arcs_end_to_start(writer, llm, store, cli) -> None:
+    run = say(writer, llm, "2026-01-05", "I run 5k along the canal.", "Runs 5k along the canal")
+    hills = say(
+        writer,
+        llm,
+        "2026-03-01",
+        "I switched to hill runs on Sundays now.",
+        "Runs hills on Sundays",
+        linked=True,
+    )
+    swim = say(writer, llm, "2026-06-10", "I swim at the leisure centre.", "Swims at the leisure centre")
+    assert [i.id for i in store.chain(run)] == [run, hills]
+
+    # The user names the first state of the earlier arc: the later one goes after its head.
+    assert cli("link", run, swim).exit_code == 0
+
+    store = cli.open_store()
+    assert [i.id for i in store.chain(swim)] == [run, hills, swim]
+    assert store.get_items([swim])[swim].supersedes == hills
+    assert check(store).ok
+
+
+def test_unlink_makes_the_belief_before_current_again_and_no_dream_links_them_again(
+    writer, llm, store, embedder, cli
+) -> None:
+    # A link an older dcpm made without recording a judgement (the writer never compared the
+    # two: the bus was said first, the cycling imported later from an old journal).
+    bus = say(
+        writer, llm, "2026-04-01", "I take the bus to work in winter.", "Takes the bus to work in winter"
+    )
+    cycle = say(writer, llm, "2026-02-01", "I cycle to work in summer.", "Cycles to work in summer")
+    with store.write():
+        store.set_chain_links({cycle: (None, bus), bus: (cycle, None)})
+    assert store.head(cycle).id == bus and frozenset((cycle, bus)) not in store.judged_pairs()
+
+    done = cli("unlink", bus, "--json")
+
+    assert done.exit_code == 0, done.stderr
+    out = json.loads(done.stdout)
+    assert out["unlinked"] == {"earlier": cycle, "later": bus} and out["changed"] is True
+    assert [a["current"] for a in out["arcs"]] == [cycle, bus]
+    store = cli.open_store()
+    assert current_texts(store) == {"Takes the bus to work in winter", "Cycles to work in summer"}
+    assert check(store).ok
+    assert [e.op for e in store.events_for(bus) if e.target_id == cycle] == ["UNLINK", JUDGED]
+
+    # Both current and near, the pair is what a nightly re-link asks about; the user judged it.
+    a, b = embedder.embed(["Takes the bus to work in winter", "Cycles to work in summer"])
+    assert float(a @ b) >= writer.settings.judge_min_similarity
+    llm.enqueue(*replaced())
+    calls = len(llm.calls)
+    dream_once(store, embedder, llm, writer=Writer(store, embedder, llm, writer.settings), relink=True)
+    assert judge_calls(llm.calls[calls:]) == []
+    assert current_texts(store) == {"Takes the bus to work in winter", "Cycles to work in summer"}
+
+
+def test_what_cannot_be_linked_is_said_plainly_and_nothing_changes(writer, llm, store, cli) -> None:
+    run, swim = two_beliefs(writer, llm)
+    raw_id = store.all_items()[0].raw_ids[0]
+
+    cases = {
+        ("link", run, run): "cannot replace itself",
+        ("link", "m_000000000000", swim): "no item with id 'm_000000000000'",
+        ("link", raw_id, swim): "is a raw input, not a belief",
+        ("unlink", swim): "replaces nothing",
+    }
+    for args, message in cases.items():
+        result = cli(*args)
+        assert result.exit_code == 2 and message in result.stderr, (args, result.stderr)
+    assert all(i.is_current for i in cli.open_store().all_items())
+
+    cli("link", run, swim)
+    told = cli("unlink", run)
+    assert told.exit_code == 2 and f"dcpm unlink {swim}" in told.stderr  # the link to cut is the later's
+
+
+def test_an_agent_links_and_unlinks_on_the_users_word(writer, llm, store, settings, embedder) -> None:
+    run, swim = two_beliefs(writer, llm)
+    agent = AgentMemory(Memory(settings, embedder=embedder), llm=None)
+
+    linked = agent.link(run, swim)
+    assert linked["linked"] == {"earlier": run, "later": swim}
+    assert [s["id"] for s in linked["arcs"][0]["states"]] == [run, swim]
+
+    unlinked = agent.unlink(swim)
+    assert unlinked["changed"] is True and [a["current"] for a in unlinked["arcs"]] == [run, swim]
