@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from dcpm_cli.errors import InputError
-from dcpm_cli.ingest.text import DepthCheckedFile
+from dcpm_cli.ingest.text import DepthCheckedFile, rewind
 from dcpm_cli.models import RawInput
 
 CHATGPT, CLAUDE, NOTES = "chatgpt", "claude", "notes"
@@ -143,8 +143,9 @@ def sniff(path: Path) -> str | None:
 
     try:
         with path.open("rb") as raw:
+            rewind(raw)
             prefix = _items_prefix(DepthCheckedFile(raw, path.name))
-            raw.seek(0)
+            rewind(raw)
             for p, event, value in ijson.parse(DepthCheckedFile(raw, path.name)):
                 if event == "map_key" and p == prefix:
                     if value == "mapping":
@@ -165,8 +166,9 @@ def conversations(path: Path, fmt: str, progress: Progress | None = None) -> Ite
 
     parse = _PARSERS[fmt]
     with path.open("rb") as raw:
+        rewind(raw)
         prefix = _items_prefix(DepthCheckedFile(raw, path.name))
-        raw.seek(0)
+        rewind(raw)
         total = 0
         try:  # every conversation parsed once, kept nowhere: a message time it cannot read, too
             checked = DepthCheckedFile(raw, path.name)
@@ -181,7 +183,7 @@ def conversations(path: Path, fmt: str, progress: Progress | None = None) -> Ite
                     f"{path.name} is not UTF-8 text; nothing was stored", "is this an unedited export?"
                 ) from e
             raise InputError(f"{path.name} is not a complete JSON export ({why}); nothing was stored") from e
-        raw.seek(0)  # the same bytes again: checked above
+        rewind(raw)  # the same bytes again: checked above
         for n, conv in enumerate(ijson.items(raw, prefix, use_float=True), 1):
             yield _parsed(parse, conv, n, path.name)
             if progress:

@@ -137,6 +137,17 @@ def check_json_depth(text: str | bytes, source: str) -> None:
     DepthGuard(source).feed(text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text)
 
 
+BOM = b"\xef\xbb\xbf"
+
+
+def rewind(f: BinaryIO) -> None:
+    """Back to where a binary file's text starts: past a byte-order mark (what Windows editors
+    put first), which is not part of the text, as `read_file` drops it from a text file."""
+    f.seek(0)
+    if f.read(len(BOM)) != BOM:
+        f.seek(0)
+
+
 class DepthCheckedFile:
     """A binary file whose every read is depth-checked first, so a streaming parser never
     holds more than MAX_JSON_DEPTH levels."""

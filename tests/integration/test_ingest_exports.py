@@ -80,6 +80,18 @@ def test_formats_are_detected_from_content_not_the_file_name(tmp_path: Path) -> 
     assert [r.text for r in piped] == [r.text for r in flat(CHATGPT, "chatgpt")]
 
 
+def test_an_export_saved_with_a_byte_order_mark_is_still_read_as_a_stream(tmp_path: Path) -> None:
+    # Windows editors put one first when a user opens and saves the file.
+    for name, path in (("chatgpt", CHATGPT), ("claude", CLAUDE)):
+        bom = tmp_path / f"{name}.json"
+        bom.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
+
+        assert ingest_exports.detect(bom, "auto") == name
+        assert [(r.text, r.said_at) for r in flat(bom, name)] == [
+            (r.text, r.said_at) for r in flat(path, name)
+        ]
+
+
 def test_importing_an_export_twice_changes_nothing(cli) -> None:
     first = cli("add", "--no-extract", "--file", str(CHATGPT), "--json")
     again = cli("add", "--no-extract", "--file", str(CHATGPT), "--json")
