@@ -137,11 +137,24 @@ def test_process_limit_takes_the_oldest_first(cli, llm) -> None:
     ]
 
 
-def test_process_with_nothing_pending_says_so(cli) -> None:
+def test_process_with_nothing_pending_says_so(cli, llm) -> None:
+    assert cli("add", "--no-extract", "I swim on Saturdays.").exit_code == 0
+    llm.enqueue(extraction(item("Swims on Saturdays")))
+    assert cli("process").exit_code == 0
+
     done = cli("process")
 
     assert done.exit_code == 0
     assert done.stdout.strip() == "nothing to do"
+
+
+def test_process_with_no_store_says_so_and_creates_none(cli, settings) -> None:
+    # A cron line with a mistyped DCPM_STORE must not leave an empty store behind.
+    done = cli("process", "--json")
+
+    assert done.exit_code == 0 and "nothing stored yet" in done.stderr
+    assert json.loads(done.stdout)["stored"] == 0
+    assert not Path(settings.store).exists()
 
 
 def test_failed_extraction_exits_3_and_process_retries_it(cli, llm) -> None:
