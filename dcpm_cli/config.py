@@ -72,7 +72,8 @@ class Settings:
     # Off: on qwen2.5-coder:1.5b such links were right 9 of 15 times on unseen sets.
     named_ends: bool = False
     recall_min_similarity: float = 0.2  # cosine below which a memory is not "found" (MiniLM)
-    # Whose days a question's time words mean ("yesterday", "on Saturday"): an IANA zone name.
+    # The user's zone, an IANA name: a time written without an offset is one of it, days are
+    # shown in it, and a question's time words ("yesterday", "on Saturday") count its days.
     timezone: str = "UTC"
     no_supersedes: bool = False  # the paper's ablation: no revision chains written or read
 

@@ -14,7 +14,7 @@ first; what is left, if anything, is read as the date ("since March, twice a wee
 from __future__ import annotations
 
 import re
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, tzinfo
 
 # Words around a time phrase that say how it relates, not when: "since March", "as of May".
 _LEADING = re.compile(r"^(?:since|from|as of|starting|started|around|about|in|on|at|by|until)\s+", re.I)
@@ -34,13 +34,15 @@ _FREQUENCY = re.compile(
 )
 
 
-def resolve_when(value: str | None, said_at: datetime) -> datetime | None:
-    """The day `value` names (noon UTC), read relative to `said_at`; None when it names none."""
+def resolve_when(value: str | None, said_at: datetime, zone: tzinfo = UTC) -> datetime | None:
+    """The day `value` names, read relative to `said_at` as a day of `zone` (the user's:
+    "yesterday", said on a Tuesday morning in Sydney, is that Monday), as its noon there; None
+    when it names none."""
     if not value or not value.strip():
         return None
     text = value.strip()
     try:
-        return _noon(date.fromisoformat(text[:10]))
+        return _noon(date.fromisoformat(text[:10]), zone)
     except ValueError:
         pass
     phrase = _FREQUENCY.sub(" ", text).strip(" ,;.-")
@@ -49,7 +51,7 @@ def resolve_when(value: str | None, said_at: datetime) -> datetime | None:
     import dateparser
 
     phrase = _LEADING.sub("", phrase).strip()
-    base = said_at.astimezone(UTC).replace(tzinfo=None)
+    base = said_at.astimezone(zone).replace(tzinfo=None)
     found = dateparser.parse(
         phrase,
         languages=["en"],
@@ -60,8 +62,8 @@ def resolve_when(value: str | None, said_at: datetime) -> datetime | None:
             "RETURN_AS_TIMEZONE_AWARE": False,
         },
     )
-    return _noon(found.date()) if found is not None else None
+    return _noon(found.date(), zone) if found is not None else None
 
 
-def _noon(d: date) -> datetime:
-    return datetime(d.year, d.month, d.day, 12, tzinfo=UTC)
+def _noon(d: date, zone: tzinfo) -> datetime:
+    return datetime(d.year, d.month, d.day, 12, tzinfo=zone).astimezone(UTC)

@@ -129,19 +129,21 @@ class Memory:
 
     # -- the read path: never an LLM --------------------------------------------------------
 
-    @staticmethod
     def recall_filters(
-        kinds: Iterable[str] | None, as_of: str | datetime | None, *, option: str = "as_of"
+        self, kinds: Iterable[str] | None, as_of: str | datetime | None, *, option: str = "as_of"
     ) -> tuple[list[str] | None, datetime | None]:
-        """The kinds and the as-of time of a recall, checked; `option` names the as-of field in
-        an error (`--as-of` on the command line)."""
+        """The kinds and the as-of time of a recall, checked (a time without an offset is the
+        user's); `option` names the as-of field in an error (`--as-of` on the command line)."""
+        from zoneinfo import ZoneInfo
+
         from dcpm_cli.ingest.text import parse_as_of
 
         wanted = list(kinds or []) or None
         for x in wanted or []:
             if x not in (*ITEM_KINDS, RAW):
                 raise InputError(f"unknown kind {x!r}", "use fact, identity, summary or raw")
-        when = parse_as_of(as_of, option) if isinstance(as_of, str) else as_of  # "" is no time
+        zone = ZoneInfo(self.settings.timezone)
+        when = parse_as_of(as_of, option, zone) if isinstance(as_of, str) else as_of  # "" is no time
         return wanted, when
 
     def recall(

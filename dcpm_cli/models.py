@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import asdict, dataclass, field
-from datetime import UTC, datetime, timedelta
+from dataclasses import asdict, dataclass, field, replace
+from datetime import UTC, datetime, timedelta, tzinfo
 from enum import StrEnum
 from typing import Any
 
@@ -134,6 +134,9 @@ class RawInput:
     attempts: int = 0
     content_hash: str = ""
     position: str = ""  # where in its source an input without a time of its own stood
+    # said_at was written without an offset (a day, a time of day): a time of the user's zone,
+    # read as UTC until it is stored, so that its identity never depends on the zone setting.
+    wall_clock: bool = False
 
     def __post_init__(self) -> None:
         if not self.content_hash:
@@ -143,6 +146,15 @@ class RawInput:
             self.content_hash = short_hash(self.text, self.role, self.session, when, n=64)
         if not self.id:
             self.id = "r_" + self.content_hash[:12]
+
+    def in_zone(self, zone: tzinfo) -> RawInput:
+        """This input as stored for a user in `zone`: a wall-clock time is that zone's (noon of
+        a named day is noon there); its identity stays what it was read as UTC, so adding a
+        file again after the `timezone` setting changed still changes nothing."""
+        if not self.wall_clock:
+            return self
+        wall = self.said_at.astimezone(UTC).replace(tzinfo=None)
+        return replace(self, said_at=wall.replace(tzinfo=zone).astimezone(UTC), wall_clock=False)
 
 
 @dataclass
@@ -311,6 +323,7 @@ class Recall:
     warnings: list[str] = field(default_factory=list)  # e.g. full-text search failed
     stale_nodes: set[str] = field(default_factory=set)  # every piece of evidence since superseded
     period: Period | None = None  # the time the question asks about, as read
+    zone: str = "UTC"  # whose days its times are shown in: the `timezone` setting
 
 
 @dataclass(frozen=True)

@@ -102,14 +102,14 @@ def recall_table(result: Any, *, arc: bool) -> None:
     for n, hit in enumerate(result.hits, 1):
         line = Text(f"{n:>2}. ")
         line.append(f"[{hit.kind}]", style="cyan")
-        line.append(f" {_day(hit.when)}  ", style="dim")
+        line.append(f" {_day(hit.when, result.zone)}  ", style="dim")
         shown = views.shown_text(hit, result.query).replace("\n", " ")
         line.append(shown, style="bold" if not hit.superseded else "yellow")
         line.append(f"  {hit.id}", style="dim")
         out.print(line)
         alike = sorted(h.when for h in result.hits if h.id in hit.same_as)
         if alike:
-            days = ", ".join(_day(w) for w in alike)
+            days = ", ".join(_day(w, result.zone) for w in alike)
             newer = (
                 "said differently since"
                 if any(w > hit.when for w in alike)
@@ -125,7 +125,7 @@ def recall_table(result: Any, *, arc: bool) -> None:
             for c in reversed(hit.chain):
                 mark = "→" if c.id == hit.id else " "
                 style = "bold" if c.id == hit.id else "dim"
-                out.print(Text(f"    {mark} {_day(c.event_at)}  {c.text}  {c.id}", style=style))
+                out.print(Text(f"    {mark} {_day(c.event_at, result.zone)}  {c.text}  {c.id}", style=style))
         for node in hit.nodes:
             if node.id in result.stale_nodes:  # its evidence has all been superseded
                 out.print(Text(f"      {node.kind} (stale): {node.text}  {node.id}", style="dim"))
@@ -138,7 +138,7 @@ def recall_prompt(result: Any) -> None:
     sys.stdout.write(views.recall_prompt_text(result))
 
 
-def arcs_timeline(arcs: list[list[Any]], target: str, *, waiting: int = 0) -> None:
+def arcs_timeline(arcs: list[list[Any]], target: str, *, waiting: int = 0, zone: str = "UTC") -> None:
     """Each belief's arc as a timeline, oldest state at the top, the current one marked."""
     from rich.text import Text
 
@@ -158,7 +158,7 @@ def arcs_timeline(arcs: list[list[Any]], target: str, *, waiting: int = 0) -> No
         for s in arc:
             current = s.item.superseded_by is None
             line = Text("● " if current else "○ ", "green" if current else "dim")
-            line.append(f"{_day(s.item.event_at)}  ", "dim")
+            line.append(f"{_day(s.item.event_at, zone)}  ", "dim")
             line.append(s.item.text, "bold green" if current else "")
             line.append(f"  {s.item.id}", "dim")
             if current:
@@ -167,15 +167,15 @@ def arcs_timeline(arcs: list[list[Any]], target: str, *, waiting: int = 0) -> No
             for r in s.sources:
                 snippet = r.text.replace("\n", " ")
                 more = "…" if len(snippet) > 160 else ""
-                out.print(Text(f"│   said {_day(r.said_at)}: {snippet[:160]}{more}", "dim"))
+                out.print(Text(f"│   said {_day(r.said_at, zone)}: {snippet[:160]}{more}", "dim"))
             for e in s.events:
                 if e.op == "UPDATE":
-                    out.print(Text(f"│   updated {_day(e.at)}; before: {e.previous_text}", "yellow"))
+                    out.print(Text(f"│   updated {_day(e.at, zone)}; before: {e.previous_text}", "yellow"))
             if s.item.superseded_by:
                 out.print(Text(f"│   replaced by {s.item.superseded_by}", "dim"))
 
 
-def detail(d: dict[str, Any]) -> None:
+def detail(d: dict[str, Any], *, zone: str = "UTC") -> None:
     from rich.text import Text
 
     kind = d["type"]
@@ -186,7 +186,7 @@ def detail(d: dict[str, Any]) -> None:
         out.print(
             Text(
                 f"topic {i.topic or '-'} · subject {i.subject} · attribute {i.attribute or '-'} · "
-                f"salience {i.salience:.2f} · when {_day(i.event_at)}",
+                f"salience {i.salience:.2f} · when {_day(i.event_at, zone)}",
                 "dim",
             )
         )
@@ -198,13 +198,14 @@ def detail(d: dict[str, Any]) -> None:
             )
         )
         for r in d["sources"]:
-            out.print(Text(f"from {r.id} ({_day(r.said_at)}, {r.role}): {r.text}"))
+            out.print(Text(f"from {r.id} ({_day(r.said_at, zone)}, {r.role}): {r.text}"))
         for e in d["events"]:
             extra = f"; before: {e.previous_text}" if e.previous_text else ""
             extra += f"; {e.detail}" if e.detail else ""
             out.print(
                 Text(
-                    f"{_day(e.at)} {e.op} {e.item_id}{' ← ' + e.target_id if e.target_id else ''}{extra}",
+                    f"{_day(e.at, zone)} {e.op} {e.item_id}"
+                    f"{' ← ' + e.target_id if e.target_id else ''}{extra}",
                     "dim",
                 )
             )
@@ -232,7 +233,7 @@ def detail(d: dict[str, Any]) -> None:
             out.print(Text(f"member {m.kind} {m.id}: {m.text}", "magenta"))
         for ev in d["evidence"]:
             i = ev["item"]
-            out.print(Text(f"evidence {i.id} ({_day(i.event_at)}): {i.text}", "cyan"))
+            out.print(Text(f"evidence {i.id} ({_day(i.event_at, zone)}): {i.text}", "cyan"))
             for r in ev["sources"]:
                 out.print(Text(f"    from {r.id}: {r.text[:160]}", "dim"))
 
@@ -294,7 +295,7 @@ def doctor(r: dict[str, Any]) -> None:
 # -- System 2: dream, calibrate, schemas -----------------------------------------------------
 
 
-def dream_outcome(outcome: Any, *, as_json: bool) -> None:
+def dream_outcome(outcome: Any, *, as_json: bool, zone: str = "UTC") -> None:
     if as_json:
         print_json(views.dream_dict(outcome))
         return
@@ -303,7 +304,7 @@ def dream_outcome(outcome: Any, *, as_json: bool) -> None:
         out.print(run.note, markup=False)
         return
     if run.status == "dry_run":
-        _dream_plan(outcome)
+        _dream_plan(outcome, zone)
         return
     applied = f"{run.actions_applied} actions applied, {run.actions_rejected} rejected"
     parts = [
@@ -330,7 +331,7 @@ def dream_outcome(outcome: Any, *, as_json: bool) -> None:
         note(n)
 
 
-def _dream_plan(outcome: Any) -> None:
+def _dream_plan(outcome: Any, zone: str) -> None:
     from rich.text import Text
     from rich.tree import Tree
 
@@ -354,7 +355,7 @@ def _dream_plan(outcome: Any) -> None:
         for c in tri.clusters:
             tree = Tree(Text(f"cluster {c.index + 1} · {len(c.facts)} facts · {c.signature}", "bold"))
             for i, f in enumerate(c.facts, 1):
-                tree.add(Text(f"F{i} {f.id} [{_day(f.event_at)}, {f.topic or '-'}] {f.text}"))
+                tree.add(Text(f"F{i} {f.id} [{_day(f.event_at, zone)}, {f.topic or '-'}] {f.text}"))
             for n, sim in c.nearest:
                 tree.add(Text(f"near {n.kind} {n.id} ({sim:.2f}): {n.text}", "magenta"))
             for node_id, facts in c.evidence_nodes.items():

@@ -6,6 +6,7 @@ prints); nothing here prints, and nothing heavy is imported, so `dcpm --help` st
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from dataclasses import asdict, is_dataclass
@@ -37,8 +38,16 @@ def plain(obj: Any) -> Any:
     return json.loads(to_json(obj))
 
 
-def day(d: Any) -> str:
-    return f"{d:%Y-%m-%d}" if d else "----------"
+def day(d: Any, zone: str = "UTC") -> str:
+    """The day of a moment, as the user counts days (the `timezone` setting)."""
+    return f"{d.astimezone(_zone(zone)):%Y-%m-%d}" if d else "----------"
+
+
+@functools.cache
+def _zone(name: str) -> Any:
+    from zoneinfo import ZoneInfo
+
+    return ZoneInfo(name)
 
 
 # -- the read path -------------------------------------------------------------------------
@@ -143,7 +152,8 @@ def recall_prompt_text(result: Any) -> str:
     """What `recall --format prompt` prints (the QA bench gives the same text to its reader)."""
     if not result.hits:
         return f"No stored memory matches: {result.query}\n"
-    when = f" as of {result.as_of:%Y-%m-%d}" if result.as_of else ""
+    zone = result.zone
+    when = f" as of {day(result.as_of, zone)}" if result.as_of else ""
     lines = [f"Relevant memory about the user{when} (current beliefs; earlier states in brackets):"]
     if result.period is not None:
         lines.insert(0, f"The question asks about {period_note(result)}.")
@@ -152,10 +162,10 @@ def recall_prompt_text(result: Any) -> str:
         label = "said" if hit.kind == "raw" else hit.kind
         text = shown_text(hit, result.query).replace("\n", " ")
         earlier = [c for c in hit.chain if c.event_at < hit.when and c.id != hit.id]
-        arc = "; ".join(f"{c.event_at:%Y-%m-%d}: {c.text}" for c in earlier)
-        alike = _alike(hit, when_of)
+        arc = "; ".join(f"{day(c.event_at, zone)}: {c.text}" for c in earlier)
+        alike = _alike(hit, when_of, zone)
         lines.append(
-            f"- ({label}, {hit.when:%Y-%m-%d}{alike}) {text}" + (f" [earlier: {arc}]" if arc else "")
+            f"- ({label}, {day(hit.when, zone)}{alike}) {text}" + (f" [earlier: {arc}]" if arc else "")
         )
     for node in result.nodes:
         stale = ", stale: its evidence has since changed" if node.id in result.stale_nodes else ""
@@ -163,14 +173,14 @@ def recall_prompt_text(result: Any) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _alike(hit: Any, when_of: dict[str, Any]) -> str:
+def _alike(hit: Any, when_of: dict[str, Any], zone: str) -> str:
     """How a hit stands among those saying nearly the same: the latest, or said again since."""
     others = [when_of[i] for i in hit.same_as if i in when_of]
     if not others:
         return ""
     later = [w for w in others if w > hit.when]
     if later:
-        return f"; said differently since, on {max(later):%Y-%m-%d}"
+        return f"; said differently since, on {day(max(later), zone)}"
     if hit.when in others:
         return f"; one of {len(others) + 1} saying about the same, said at the same time"
     return f"; the latest of {len(others) + 1} saying about the same"

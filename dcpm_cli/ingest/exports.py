@@ -104,7 +104,7 @@ def _raw(
     text: str, role: str, session: str, source: str, when: Any, fallback: Any, msg: dict[str, Any]
 ) -> RawInput:
     """A message with its own time is identified by it; one without, by its place in the export."""
-    from dcpm_cli.ingest.text import parse_time, refuse_binary
+    from dcpm_cli.ingest.text import is_wall_clock, parse_time, refuse_binary
 
     refuse_binary(text, "a message")
     said = parse_time(when, "message time") if when else None
@@ -117,6 +117,7 @@ def _raw(
         source=source,
         said_at=said or base or datetime.now(UTC),
         position=position,
+        wall_clock=is_wall_clock(when) if said else bool(base) and is_wall_clock(fallback),
     )
 
 
@@ -257,7 +258,9 @@ def daily_notes(folder: Path) -> list[RawInput]:
     for day, path in dated:
         text = _FRONT_MATTER.sub("", read_file(path)).strip()
         if text:
-            out.append(RawInput(text=text, session=folder.name, source=path.name, said_at=day))
+            out.append(
+                RawInput(text=text, session=folder.name, source=path.name, said_at=day, wall_clock=True)
+            )
     if not dated:
         raise InputError(
             f"no daily notes in {folder}: expected Markdown files named by date",

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from dcpm_cli.errors import InputError
 from dcpm_cli.ingest import exports as ingest_exports
-from dcpm_cli.ingest.text import check_json_depth, parse_time, refuse_binary
+from dcpm_cli.ingest.text import check_json_depth, is_wall_clock, parse_time, refuse_binary
 from dcpm_cli.models import RawInput, speaker_of, spoken_by, utcnow
 
 ROLES = ("user", "assistant", "system")
@@ -134,7 +134,9 @@ def _in_year(month: int, day: int, last: datetime | None, now: datetime) -> date
     return None
 
 
-def parse_markdown(text: str, *, session: str, source: str, at: datetime | None) -> list[RawInput]:
+def parse_markdown(
+    text: str, *, session: str, source: str, at: datetime | None, at_wall: bool = False
+) -> list[RawInput]:
     """One input per dated heading, the heading line included; undated headings stay inside
     the entry they follow. Every character lands in some input: text before the first dated
     heading is an input of its own dated like the first entry (or `at`), unless it is only
@@ -171,6 +173,7 @@ def parse_markdown(text: str, *, session: str, source: str, at: datetime | None)
                 source=source,
                 said_at=said or utcnow(),
                 position="" if said else f"{source}#{i}",
+                wall_clock=bool(when or first_date) or (at is not None and at_wall),
             )
         )
     return out
@@ -197,7 +200,9 @@ def _fenced_lines(lines: list[str]) -> set[int]:
     return inside
 
 
-def parse_jsonl(text: str, *, session: str, source: str, at: datetime | None) -> list[RawInput]:
+def parse_jsonl(
+    text: str, *, session: str, source: str, at: datetime | None, at_wall: bool = False
+) -> list[RawInput]:
     """`{"role", "content"[, "timestamp"][, "session"][, "speaker"]}` a line; every line is
     checked first. A `"speaker"` (or `"name"`) is a person's name, for a log between two people:
     the turn is stored as "Name: content" (so the name is part of what is searched), and its
@@ -246,6 +251,7 @@ def parse_jsonl(text: str, *, session: str, source: str, at: datetime | None) ->
                 source=source,
                 said_at=said + timedelta(microseconds=earlier),
                 position="" if stamp is not None or at else f"{source}#{n}",
+                wall_clock=is_wall_clock(stamp) if stamp is not None else (at is not None and at_wall),
             )
         )
     return out
@@ -274,8 +280,10 @@ def parse(
     source: str = "cli",
     at: datetime | None = None,
     role: str = "user",
+    at_wall: bool = False,
 ) -> list[RawInput]:
-    """Inputs from one text in the given (or detected) format."""
+    """Inputs from one text in the given (or detected) format. `at_wall`: `at` was written
+    without an offset (`RawInput.wall_clock`)."""
     if not text.strip():
         raise InputError("nothing to add: the input is empty")
     refuse_binary(text, source)
@@ -294,9 +302,9 @@ def parse(
             else Format.text
         )
     if fmt is Format.jsonl:
-        return parse_jsonl(text, session=session, source=source, at=at)
+        return parse_jsonl(text, session=session, source=source, at=at, at_wall=at_wall)
     if fmt is Format.markdown:
-        return parse_markdown(text, session=session, source=source, at=at)
+        return parse_markdown(text, session=session, source=source, at=at, at_wall=at_wall)
     if role not in ROLES:
         raise InputError(f"role must be one of {', '.join(ROLES)}")
     # A file or a pipe without a time of its own is identified by where it came from, so a cron
@@ -310,6 +318,7 @@ def parse(
             source=source,
             said_at=at or utcnow(),
             position=position,
+            wall_clock=at is not None and at_wall,
         )
     ]
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, tzinfo
 from pathlib import Path
 from typing import BinaryIO
 
@@ -43,13 +43,31 @@ def parse_time(value: str | float | int, what: str = "time") -> datetime:
     return when
 
 
-def parse_as_of(value: str, what: str = "--as-of") -> datetime:
+def parse_as_of(value: str, what: str = "--as-of", zone: tzinfo = UTC) -> datetime:
     """A moment to read memory as of: a bare date means the end of that day (everything said
-    that day counts), where a bare date said of an input means its noon."""
+    that day counts), where a bare date said of an input means its noon. Written without an
+    offset, it is a time of `zone` (the user's)."""
     when = parse_time(value, what)
     if re.fullmatch(r"\d{4}-\d{2}-\d{2}", value.strip()):
         when = when.replace(hour=23, minute=59, second=59, microsecond=999999)
+    if is_wall_clock(value):
+        when = when.replace(tzinfo=zone).astimezone(UTC)
     return when
+
+
+def is_wall_clock(value: object) -> bool:
+    """A time written without an offset — a day, or an ISO time of day with none — which is
+    the user's own (the `timezone` setting); Unix seconds, and a time with an offset or Z, are
+    one instant everywhere."""
+    if not isinstance(value, str):
+        return False
+    s = value.strip()
+    if re.fullmatch(r"\d{4}-\d{2}-\d{2}", s):
+        return True
+    try:
+        return datetime.fromisoformat(s.replace("Z", "+00:00")).tzinfo is None
+    except ValueError:
+        return False
 
 
 def read_time(value: object) -> datetime | None:

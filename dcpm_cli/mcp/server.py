@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 from pydantic import Field  # the tools' argument descriptions (annotations are read at run time)
 
 from dcpm_cli.errors import DcpmError, InputError
-from dcpm_cli.ingest.text import parse_time
+from dcpm_cli.ingest.text import is_wall_clock, parse_time
 from dcpm_cli.models import PENDING, RawInput, utcnow
 from dcpm_cli.store.staging import GROUP_INPUTS, GROUP_SECONDS
 
@@ -100,7 +100,10 @@ class AgentMemory:
             raise InputError(f"role must be one of {', '.join(ingest.ROLES)}, got {role!r}")
         # An utterance, like a typed `dcpm add "…"`: the same words at another time are new.
         said = parse_time(at, "at") if at is not None else utcnow()
-        raw = RawInput(text=text.strip(), role=role, session=session, source="mcp", said_at=said)
+        wall = is_wall_clock(at)  # a time of the user's zone (stored as one)
+        raw = RawInput(
+            text=text.strip(), role=role, session=session, source="mcp", said_at=said, wall_clock=wall
+        )
         with self._reads:
             stored = self.memory.add([raw], extract=False)
             status = self.store.get_raw([raw.id])[raw.id].status

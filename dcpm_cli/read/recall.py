@@ -133,7 +133,11 @@ def recall(
         # "*", "?!.": no word to share, and the cosine of their vector with short texts passes
         # the floor by accident (`forget --query '*'` planned to delete three inputs).
         return Recall(
-            query=query, hits=[], as_of=as_of, warnings=["the query has no words: nothing to match"]
+            query=query,
+            hits=[],
+            as_of=as_of,
+            warnings=["the query has no words: nothing to match"],
+            zone=str(zone),
         )
     asked = read_question(query, now or as_of or utcnow(), zone)
     vectors = embedder.embed([asked.search_text, *asked.cues])
@@ -169,6 +173,7 @@ def recall(
         warnings=warnings,
         stale_nodes=stale,
         period=period,
+        zone=str(zone),
     )
 
 

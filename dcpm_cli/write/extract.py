@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta, tzinfo
 from typing import TYPE_CHECKING
 
 from dcpm_cli import chunking
@@ -132,8 +132,9 @@ def grounded_subject(x: ExtractedItem, heard: set[str]) -> ExtractedItem:
     return x if not subject_words or subject_words & heard else x.model_copy(update={"subject": "user"})
 
 
-def to_item(raw: RawInput, index: int, x: ExtractedItem) -> MemoryItem:
-    """The memory item of the `index`th item of `raw`'s reply (its id: stable however many go)."""
+def to_item(raw: RawInput, index: int, x: ExtractedItem, zone: tzinfo = UTC) -> MemoryItem:
+    """The memory item of the `index`th item of `raw`'s reply (its id: stable however many go);
+    the time words it copied are read as days of `zone` (the user's)."""
     now = utcnow()
     return MemoryItem(
         id="m_" + short_hash(raw.id, str(index)),
@@ -143,7 +144,7 @@ def to_item(raw: RawInput, index: int, x: ExtractedItem) -> MemoryItem:
         subject=(x.subject or "user").strip(),
         attribute=normalise(x.attribute),
         salience=float(x.salience),
-        event_at=resolve_when(x.when, raw.said_at) or raw.said_at,
+        event_at=resolve_when(x.when, raw.said_at, zone) or raw.said_at,
         created_at=now,
         updated_at=now,
         raw_ids=[raw.id],

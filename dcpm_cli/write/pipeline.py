@@ -21,6 +21,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import timedelta
 from typing import TYPE_CHECKING
+from zoneinfo import ZoneInfo
 
 from dcpm_cli.embed import Memo
 from dcpm_cli.errors import DcpmError, LLMError, LLMUnavailable
@@ -118,7 +119,8 @@ class Writer:
         With `claim`, the new inputs to extract are claimed for this writer in the same lock.
         Nothing the embedder does can stop the words reaching the disk."""
         unique: dict[str, RawInput] = {}
-        for r in raws:
+        zone = ZoneInfo(self.settings.timezone)
+        for r in (r.in_zone(zone) for r in raws):
             if r.role != "user":
                 r.status = CONTEXT  # assistant/system turns: stored raw, context for extraction
             unique.setdefault(r.content_hash, r)
@@ -309,7 +311,8 @@ class Writer:
         )
         outcome = InputOutcome(raw.id, DONE)
         grounded, outcome.rejected = extract.ground(found, raw.text, history)
-        items = [extract.to_item(raw, i, x) for i, x in grounded]
+        zone = ZoneInfo(self.settings.timezone)
+        items = [extract.to_item(raw, i, x, zone) for i, x in grounded]
 
         # Exact duplicates of current beliefs (or of each other) are dropped without a call.
         existing = self.store.current_items_by_hash([i.content_hash for i in items])

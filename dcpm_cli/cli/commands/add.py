@@ -11,7 +11,7 @@ import typer
 from dcpm_cli.cli.app import NoSupersedes, _memory, app
 from dcpm_cli.errors import EXIT_INTERRUPTED, EXIT_LLM
 from dcpm_cli.ingest.formats import Format
-from dcpm_cli.ingest.text import parse_time, read_file
+from dcpm_cli.ingest.text import is_wall_clock, parse_time, read_file
 
 
 @app.command()
@@ -75,7 +75,8 @@ def add(
         sess = session if session is not None else (file.stem if file else "")
         if fmt is Format.auto and file is not None:
             fmt = ingest.default_format_for(file)
-        raws = ingest.parse(content, fmt, session=sess, source=source, at=when, role=role)
+        wall = is_wall_clock(at)  # the user's time of day: stored as one of their zone
+        raws = ingest.parse(content, fmt, session=sess, source=source, at=when, role=role, at_wall=wall)
         with render.progress("extracting", enabled=len(raws) > 1) as bar:
             storing = True
             report = m.add(raws, extract=not no_extract, progress=bar, on_stored=on_stored)

@@ -155,7 +155,7 @@ def dream(
         return
     with render.progress("dreaming", enabled=not opts.dry_run) as bar:
         outcome = m.dream(opts, progress=bar, log=render.note)
-    render.dream_outcome(outcome, as_json=as_json)
+    render.dream_outcome(outcome, as_json=as_json, zone=m.settings.timezone)
     if outcome.run.status in ("llm_unavailable", "llm_error", "failed"):
         raise typer.Exit(EXIT_LLM)
 

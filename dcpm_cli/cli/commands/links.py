@@ -28,13 +28,14 @@ def link(
     """Say LATER replaced EARLIER (a change the model missed): their arcs join, LATER's is current."""
     from dcpm_cli import render, views
 
-    done, arcs = _memory(ctx).link(earlier, later)
+    m = _memory(ctx)
+    done, arcs = m.link(earlier, later)
     if as_json:
         render.print_json(views.link_dict("linked", done, arcs))
         return
     what = "linked" if done.done else "already one arc"
     render.note(f"{what}: {render.clip(done.earlier.text)} → {render.clip(done.later.text)}")
-    render.arcs_timeline(arcs, later)
+    render.arcs_timeline(arcs, later, zone=m.settings.timezone)
 
 
 @app.command()
@@ -48,11 +49,12 @@ def unlink(
     """Say ITEM did not replace the belief before it (a wrong link): that one is current again."""
     from dcpm_cli import render, views
 
-    done, arcs = _memory(ctx).unlink(item)
+    m = _memory(ctx)
+    done, arcs = m.unlink(item)
     if as_json:
         render.print_json(views.link_dict("unlinked", done, arcs))
         return
     render.note(
         f"unlinked: {render.clip(done.later.text)} no longer replaces {render.clip(done.earlier.text)}"
     )
-    render.arcs_timeline(arcs, item)
+    render.arcs_timeline(arcs, item, zone=m.settings.timezone)

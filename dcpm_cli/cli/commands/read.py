@@ -49,9 +49,10 @@ def recall(
     """Find memories: current beliefs first, each with its arc; never calls an LLM."""
     from dcpm_cli import render, views
     from dcpm_cli.errors import InputError
-    from dcpm_cli.memory import NOTHING_STORED, Memory
+    from dcpm_cli.memory import NOTHING_STORED
 
-    kinds, when = Memory.recall_filters(kind, as_of, option="--as-of")
+    m = _memory(ctx, no_supersedes)
+    kinds, when = m.recall_filters(kind, as_of, option="--as-of")
     if as_json and fmt not in (OutputFormat.table, OutputFormat.json):
         raise InputError(f"--json and --format {fmt.value} ask for two outputs", "give one of them")
     if as_json:
@@ -66,7 +67,6 @@ def recall(
         raise InputError("give a QUERY (or --batch FILE)", 'dcpm recall "what do I eat?"')
     else:
         queries = [query]
-    m = _memory(ctx, no_supersedes)
     if batch is None and fmt is OutputFormat.table and m.store_or_none() is None:
         render.note(NOTHING_STORED)
         return
@@ -112,7 +112,7 @@ def history(
     else:
         store = m.store_or_none()
         waiting = store.count_by_kind("raw").get(PENDING, 0) if store is not None and not result else 0
-        render.arcs_timeline(result, target, waiting=waiting)
+        render.arcs_timeline(result, target, waiting=waiting, zone=m.settings.timezone)
 
 
 @app.command()
@@ -124,11 +124,12 @@ def show(
     """One item, raw input or graph node, with provenance, event log and links."""
     from dcpm_cli import render
 
-    detail = _memory(ctx).show(ident)
+    m = _memory(ctx)
+    detail = m.show(ident)
     if as_json:
         render.print_json(detail)
     else:
-        render.detail(detail)
+        render.detail(detail, zone=m.settings.timezone)
 
 
 @app.command()
