@@ -173,7 +173,7 @@ def parse_markdown(
                 source=source,
                 said_at=said or utcnow(),
                 position="" if said else f"{source}#{i}",
-                wall_clock=bool(when or first_date) or (at is not None and at_wall),
+                wall_clock=at_wall if when is None and at is not None else said is not None,
             )
         )
     return out
