@@ -190,7 +190,7 @@ class Memory:
         joined and the arc it made."""
         from dcpm_cli.ops.links import link
 
-        store = self.store_as_recorded()
+        store = self._store_for_links(earlier)
         done = link(store, earlier.strip(), later.strip())
         return done, self._arcs_of(store, [done.later.id])
 
@@ -199,9 +199,15 @@ class Memory:
         what was cut and the two arcs left."""
         from dcpm_cli.ops.links import unlink
 
-        store = self.store_as_recorded()
+        store = self._store_for_links(ident)
         done = unlink(store, ident.strip())
         return done, self._arcs_of(store, [done.earlier.id, done.later.id])
+
+    def _store_for_links(self, ident: str) -> Store:
+        """The store, opened as recorded (nothing is embedded); none yet is an unknown id."""
+        if self.store_or_none() is None:
+            raise InputError(f"no item with id {ident.strip()!r}", "nothing is stored yet")
+        return self.store_as_recorded()
 
     @staticmethod
     def _arcs_of(store: Store, ids: list[str]) -> list[list[Any]]:

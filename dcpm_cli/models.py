@@ -51,6 +51,9 @@ NO_ITEMS = "no_items"
 # The event that records one pairwise judgement (#18): the new item, the candidate it was
 # compared with, the relation and the model's reason; a pair so recorded is never asked again.
 JUDGED = "JUDGED"
+# The events that change an arc: a link (the writer's, a dream's, the user's) and the user's cut.
+SUPERSEDE, UNLINK = "SUPERSEDE", "UNLINK"
+CHAIN_OPS = (SUPERSEDE, UNLINK)
 # A newer version of the same daily note was stored: kept (`dcpm show`, export), never
 # recalled, and neither are the facts that came from it alone.
 REPLACED = "replaced"

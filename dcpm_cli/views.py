@@ -213,11 +213,12 @@ def arc_dict(arc: list[Any]) -> dict[str, Any]:
 
 
 def link_dict(what: str, done: Any, arcs: list[list[Any]]) -> dict[str, Any]:
-    """`dcpm link --json` / `dcpm unlink --json`: the pair, whether anything changed, and the
-    arcs left (as `dcpm history --json` prints them)."""
+    """`dcpm link --json` / `dcpm unlink --json`: the pair, whether anything changed, what the
+    user may not have meant, and the arcs left (as `dcpm history --json` prints them)."""
     return {
         what: {"earlier": done.earlier.id, "later": done.later.id},
         "changed": done.done,
+        "notes": done.notes,
         "arcs": [arc_dict(a) for a in arcs],
     }
 

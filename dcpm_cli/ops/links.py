@@ -20,12 +20,12 @@ so a dream's re-link (dream/relink.py) never asks the model about it again.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from dcpm_cli.errors import InputError
-from dcpm_cli.models import JUDGED, Event, short_hash, utcnow
-from dcpm_cli.write.reconcile import KINDS
+from dcpm_cli.models import CHAIN_OPS, JUDGED, SUPERSEDE, UNLINK, Event, short_hash, utcnow
+from dcpm_cli.write.reconcile import KINDS, subject_refusal
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -41,7 +41,8 @@ _IDS = "item ids (m_…) are shown by `dcpm recall` and `dcpm history`"
 class Linked:
     earlier: MemoryItem  # the state that is no longer current (the head of the earlier arc)
     later: MemoryItem  # the state that now supersedes it (the first of the later arc)
-    done: bool = True  # False: they were already one arc in this order; nothing changed
+    done: bool = True  # False: it was so already; nothing changed
+    notes: list[str] = field(default_factory=list)  # what the user may not have meant
 
 
 def link(store: Store, earlier_id: str, later_id: str) -> Linked:
@@ -66,11 +67,11 @@ def link(store: Store, earlier_id: str, later_id: str) -> Linked:
             if swapped
             else "the two arcs overlap in time; `dcpm unlink` can cut one first"
         )
-        whose = "" if head.id == first.id else f", the current state of {first.id}'s arc"
-        later_one = "" if root.id == second.id else f" (the first state of {second.id}'s arc)"
+        whose = "" if head.id == first.id else f", the current state of {first.id}'s arc,"
+        later_one = "" if root.id == second.id else f", the first state of {second.id}'s arc,"
         raise InputError(
-            f"{root.id}{later_one} ({_day(root)}) was said, and is about a time, before {head.id} "
-            f"({_day(head)}{whose}): it cannot replace it",
+            f"{root.id}{later_one} is about {_day(root)} and was said before {head.id}{whose} "
+            f"({_day(head)}): it cannot replace it",
             hint,
         )
     at = utcnow()
@@ -81,16 +82,25 @@ def link(store: Store, earlier_id: str, later_id: str) -> Linked:
         store.set_chain_links({head.id: (head.supersedes, root.id), root.id: (head.id, root.superseded_by)})
         store.log_events(
             [
-                _event("SUPERSEDE", root, head, at, new_text=root.text, detail=f"linked {BY_USER}"),
+                _event(SUPERSEDE, root, head, at, new_text=root.text, detail=f"linked {BY_USER}"),
                 _event(JUDGED, root, head, at, detail=f"replaces: {BY_USER}"),
             ]
         )
-    return Linked(head, root)
+    notes = []
+    if (head.id, root.id) != (first.id, second.id):
+        notes.append(
+            f"joined end to start: {root.id}, the first of its arc, now replaces {head.id}, the last of its"
+        )
+    if why := subject_refusal(root, head):
+        notes.append(f"linked as asked, though the model would not: {why}")
+    return Linked(head, root, notes=notes)
 
 
 def unlink(store: Store, item_id: str) -> Linked:
     """Cut the arc through `item_id` before it: the state it replaced is current again."""
     item = _item(store, item_id)
+    if not item.supersedes and (cut := _cut_before(store, item)) is not None:
+        return Linked(cut, item, done=False)  # asked again: it is so
     if not item.supersedes:
         hint = (
             f"it is replaced by {item.superseded_by}: `dcpm unlink {item.superseded_by}` cuts that link"
@@ -111,13 +121,22 @@ def unlink(store: Store, item_id: str) -> Linked:
         if earlier is not None:
             store.log_events(
                 [
-                    _event("UNLINK", item, earlier, at, detail=f"no longer replaces it: {BY_USER}"),
+                    _event(UNLINK, item, earlier, at, detail=f"no longer replaces it: {BY_USER}"),
                     _event(JUDGED, item, earlier, at, detail=f"unrelated: {BY_USER}"),
                 ]
             )
     if earlier is None:  # a dangling pointer (a store `dcpm check` would flag): cut all the same
         earlier = item
     return Linked(earlier, item)
+
+
+def _cut_before(store: Store, item: MemoryItem) -> MemoryItem | None:
+    """The state the user last cut `item` from, if that is its last change of arc."""
+    events = [e for e in store.events_for(item.id) if e.item_id == item.id and e.op in CHAIN_OPS]
+    last = max(events, key=lambda e: e.at, default=None)
+    if last is None or last.op != UNLINK:
+        return None
+    return store.get_items([last.target_id]).get(last.target_id)
 
 
 def _item(store: Store, ident: str) -> MemoryItem:

@@ -22,7 +22,7 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from dcpm_cli.errors import InputError
-from dcpm_cli.models import RAW_STATUSES
+from dcpm_cli.models import CHAIN_OPS, RAW_STATUSES, UNLINK
 
 if TYPE_CHECKING:
     from dcpm_cli.embed import Embedder
@@ -131,8 +131,9 @@ def import_lines(
     present: dict[str, list[dict[str, Any]]] = {}
     kind, batch = "", list[dict[str, Any]]()
     with store.write():
+        cuts = _cuts(store, survey) if survey is not None else []
         if survey is not None:
-            _check_against(store, survey)
+            _check_against(store, survey, cuts)
         for n, line in numbered:
             record = _record(n, line)
             if record["type"] != kind or len(batch) >= BATCH:
@@ -150,6 +151,8 @@ def import_lines(
                 store.replace_items(rewritten, _embed(embedder, [i.text for i in rewritten], store.dim))
             if moved:
                 report.moved_forward[kind] = moved
+        if cut := _cut(store, cuts):
+            report.moved_forward["item"] = report.moved_forward.get("item", 0) + cut
         if aside := head.get("set_aside"):  # a forgotten schema stays forgotten in the copy
             store.set_facts_aside(add=store.get_items(aside).keys())
         report.passages = store.index_passages(sessions) if sessions else 0
@@ -173,6 +176,8 @@ class Survey:
     cited_raws: dict[str, int] = field(default_factory=dict)  # raw id an item cites → its line
     node_ids: set[str] = field(default_factory=set)
     edges: list[tuple[int, str, str, str]] = field(default_factory=list)  # line, kind, src, dst
+    # Every SUPERSEDE and UNLINK the log holds: op, the later item, the earlier one, when.
+    chain_events: list[tuple[str, str, str, datetime]] = field(default_factory=list)
 
     @property
     def total(self) -> int:
@@ -220,6 +225,10 @@ def check_lines(lines: Iterable[str]) -> Survey:
                 survey.node_ids.add(record["id"])
             elif kind == "edge":
                 survey.edges.append((n, str(record["kind"]), str(record["src"]), str(record["dst"])))
+            elif kind == "event" and record.get("op") in CHAIN_OPS and (at := _when(record)):
+                survey.chain_events.append(
+                    (record["op"], str(record["item_id"]), str(record["target_id"]), at)
+                )
     except UnicodeDecodeError as e:
         raise InputError("the file is not UTF-8 text", _IS_EXPORT) from e  # read ahead: no line number
     if not seen_header:
@@ -239,6 +248,12 @@ def check_lines(lines: Iterable[str]) -> Survey:
 
 
 _KEY_FIELDS = {"calibration": ("embedder", "created_at")}  # the rest: by id
+
+
+def _when(record: dict[str, Any]) -> datetime | None:
+    from dcpm_cli.ingest.text import read_time
+
+    return read_time(record.get("at"))
 
 
 def _utf8(n: int, line: str) -> None:
@@ -427,11 +442,55 @@ def _words(n: int, record: dict[str, Any]) -> None:
             raise InputError(f"line {n}: raw input with no text", _IS_EXPORT)
 
 
-def _check_against(store: Store, survey: Survey) -> None:
+def _cuts(store: Store, survey: Survey) -> list[tuple[str, str]]:
+    """The (later, earlier) pairs the user cut apart (`dcpm unlink`), in the export or here, and
+    nobody linked again since on either side: for each pair, the last SUPERSEDE or UNLINK of
+    the two logs merged is what the import leaves. Every other change of arc only adds a
+    pointer (so an older export, whose pointers still join a pair cut here since, joins
+    nothing)."""
+    said: dict[tuple[str, str], list[tuple[datetime, str]]] = {}
+    for op, later, earlier, at in survey.chain_events:
+        said.setdefault((later, earlier), []).append((at, op))
+    cut_there = {pair for pair, ops in said.items() if any(op == UNLINK for _, op in ops)}
+    out = []
+    for later, earlier in sorted(cut_there | store.unlinked_pairs()):
+        here = [(e.at, e.op) for e in store.events_for(later) if e.target_id == earlier and e.op in CHAIN_OPS]
+        if max([*said.get((later, earlier), []), *here])[1] == UNLINK:
+            out.append((later, earlier))
+    return out
+
+
+def _cut(store: Store, cuts: list[tuple[str, str]]) -> int:
+    """Cut the pairs `_cuts` found still linked here, either way (a pointer the import just
+    took from the export, too); how many were."""
+    got = store.get_items(sorted({i for pair in cuts for i in pair}))
+    pointers = {i: (item.supersedes, item.superseded_by) for i, item in got.items()}
+    changed = _cut_pointers(pointers, cuts)
+    store.set_chain_links({i: pointers[i] for i in changed})
+    return len(changed)
+
+
+def _cut_pointers(
+    pointers: dict[str, tuple[str | None, str | None]], cuts: list[tuple[str, str]]
+) -> set[str]:
+    """Each cut pair's pointers at each other gone, in `pointers`; the ids changed."""
+    changed = set()
+    for later, earlier in cuts:
+        if later in pointers and pointers[later][0] == earlier:
+            pointers[later] = (None, pointers[later][1])
+            changed.add(later)
+        if earlier in pointers and pointers[earlier][1] == later:
+            pointers[earlier] = (pointers[earlier][0], None)
+            changed.add(earlier)
+    return changed
+
+
+def _check_against(store: Store, survey: Survey, cuts: list[tuple[str, str]]) -> None:
     """The store as the import would leave it keeps `check`'s invariants: every pointer and
     cited raw input resolves in the file or the store, and the revision chains stay
-    symmetric and acyclic (a present item takes a successor only if it has none, as
-    `advance` does). InputError naming the record's line."""
+    symmetric and acyclic (a present item takes a successor or a predecessor only if it has
+    none, and the user's cuts are made, as `advance` and `_cut` do). InputError naming the
+    record's line."""
     from dcpm_cli.ops.check import chain_problems
 
     def missing(kind: str, ids: Iterable[str]) -> set[str]:
@@ -451,8 +510,11 @@ def _check_against(store: Store, survey: Survey) -> None:
     for item_id, (_, supersedes, superseded_by) in survey.items.items():
         mine = pointers.get(item_id, (None, None))
         pointers[item_id] = (
-            (supersedes, superseded_by) if item_id in new else (mine[0], mine[1] or superseded_by)
+            (supersedes, superseded_by)
+            if item_id in new
+            else (mine[0] or supersedes, mine[1] or superseded_by)
         )
+    _cut_pointers(pointers, cuts)
     named = {p for _, a, b in survey.items.values() for p in (a, b) if p and p not in pointers}
     absent = missing("item", named)
     for item_id, (n, supersedes, superseded_by) in survey.items.items():

@@ -975,6 +975,11 @@ class Store(GraphVerbs, JournalVerbs, EraseVerbs, StagingVerbs):
         rows = self._rows(S.EVENTS, "op = 'JUDGED'", ["item_id", "target_id"])
         return {frozenset((r["item_id"], r["target_id"])) for r in rows}
 
+    def unlinked_pairs(self) -> set[tuple[str, str]]:
+        """The (later, earlier) item pairs the user ever cut apart (UNLINK events)."""
+        rows = self._rows(S.EVENTS, "op = 'UNLINK'", ["item_id", "target_id"])
+        return {(r["item_id"], r["target_id"]) for r in rows}
+
     def events_for(self, item_id: str) -> list[Event]:
         where = f"item_id = {_q(item_id)} OR target_id = {_q(item_id)}"
         rows = self._rows(S.EVENTS, where)

@@ -5,6 +5,7 @@ undoes what the user said."""
 from __future__ import annotations
 
 import json
+import shutil
 from datetime import UTC, datetime
 
 from support.dream_fixtures import dream_once
@@ -97,7 +98,9 @@ def test_a_link_joins_whole_arcs_end_to_start(writer, llm, store, cli) -> None:
     assert [i.id for i in store.chain(run)] == [run, hills]
 
     # The user names the first state of the earlier arc: the later one goes after its head.
-    assert cli("link", run, swim).exit_code == 0
+    done = cli("link", run, swim)
+    assert done.exit_code == 0
+    assert f"joined end to start: {swim}, the first of its arc, now replaces {hills}" in done.stderr
 
     store = cli.open_store()
     assert [i.id for i in store.chain(swim)] == [run, hills, swim]
@@ -128,6 +131,9 @@ def test_unlink_makes_the_belief_before_current_again_and_no_dream_links_them_ag
     assert current_texts(store) == {"Takes the bus to work in winter", "Cycles to work in summer"}
     assert check(store).ok
     assert [e.op for e in store.events_for(bus) if e.target_id == cycle] == ["UNLINK", JUDGED]
+    again = cli("unlink", bus, "--json")  # a script run twice: so already, said, nothing changes
+    assert again.exit_code == 0 and json.loads(again.stdout)["changed"] is False
+    assert json.loads(again.stdout)["unlinked"] == {"earlier": cycle, "later": bus}
 
     # Both current and near, the pair is what a nightly re-link asks about; the user judged it.
     a, b = embedder.embed(["Takes the bus to work in winter", "Cycles to work in summer"])
@@ -139,7 +145,7 @@ def test_unlink_makes_the_belief_before_current_again_and_no_dream_links_them_ag
     assert current_texts(store) == {"Takes the bus to work in winter", "Cycles to work in summer"}
 
 
-def test_what_cannot_be_linked_is_said_plainly_and_nothing_changes(writer, llm, store, cli) -> None:
+def test_what_cannot_be_linked_is_said_plainly_and_nothing_changes(writer, llm, store, cli, tmp_path) -> None:
     run, swim = two_beliefs(writer, llm)
     raw_id = store.all_items()[0].raw_ids[0]
 
@@ -154,9 +160,30 @@ def test_what_cannot_be_linked_is_said_plainly_and_nothing_changes(writer, llm, 
         assert result.exit_code == 2 and message in result.stderr, (args, result.stderr)
     assert all(i.is_current for i in cli.open_store().all_items())
 
+    nowhere = cli("link", run, swim, "--json", DCPM_STORE=str(tmp_path / "no-store"))
+    assert nowhere.exit_code == 2 and f"no item with id {run!r}" in nowhere.stderr
+    assert not (tmp_path / "no-store").exists()
+
     cli("link", run, swim)
     told = cli("unlink", run)
     assert told.exit_code == 2 and f"dcpm unlink {swim}" in told.stderr  # the link to cut is the later's
+
+
+def test_a_link_across_people_is_made_as_asked_and_said(writer, llm, store, cli) -> None:
+    raw = RawInput(text="My sister runs marathons.", said_at=datetime(2026, 2, 1, tzinfo=UTC))
+    llm.enqueue(
+        extraction(item("Runs marathons", subject="sister", attribute="exercise")), judged("unrelated")
+    )
+    writer.add([raw])
+    llm.replies.clear()
+    swim = say(writer, llm, "2026-06-10", "I swim at the leisure centre now.", "Swims at the leisure centre")
+
+    done = cli("link", item_id(raw), swim, "--json")
+
+    assert done.exit_code == 0 and json.loads(done.stdout)["changed"] is True
+    assert json.loads(done.stdout)["notes"] == [
+        "linked as asked, though the model would not: different subject ('user' vs 'sister')"
+    ]
 
 
 def test_an_agent_links_and_unlinks_on_the_users_word(writer, llm, store, settings, embedder) -> None:
@@ -169,3 +196,29 @@ def test_an_agent_links_and_unlinks_on_the_users_word(writer, llm, store, settin
 
     unlinked = agent.unlink(swim)
     assert unlinked["changed"] is True and [a["current"] for a in unlinked["arcs"]] == [run, swim]
+
+
+def test_an_export_carries_the_users_links_and_cuts_to_another_copy(
+    writer, llm, store, settings, cli, tmp_path
+) -> None:
+    run, swim = two_beliefs(writer, llm)
+    laptop = str(tmp_path / "laptop")
+    shutil.copytree(settings.store, laptop)  # the same memory on a second machine
+
+    def carried(*args: str) -> set[str]:
+        """Do `args` on the laptop, export it, import that here; the beliefs current here."""
+        assert cli(*args, DCPM_STORE=laptop).exit_code == 0
+        out = tmp_path / f"{args[0]}.jsonl"
+        assert cli("export", "--out", str(out), DCPM_STORE=laptop).exit_code == 0
+        done = cli("import", str(out))
+        assert done.exit_code == 0, done.stderr
+        here = cli.open_store()
+        assert check(here).ok
+        return current_texts(here)
+
+    assert carried("link", run, swim) == {"Swims at the leisure centre"}
+    assert carried("unlink", swim) == {"Runs 5k along the canal", "Swims at the leisure centre"}
+    # The export from before the cut, imported again: the later cut stands.
+    assert cli("import", str(tmp_path / "link.jsonl")).exit_code == 0
+    assert current_texts(cli.open_store()) == {"Runs 5k along the canal", "Swims at the leisure centre"}
+    assert check(cli.open_store()).ok

@@ -33,6 +33,8 @@ def link(
     if as_json:
         render.print_json(views.link_dict("linked", done, arcs))
         return
+    for note in done.notes:
+        render.note(note)
     what = "linked" if done.done else "already one arc"
     render.note(f"{what}: {render.clip(done.earlier.text)} → {render.clip(done.later.text)}")
     render.arcs_timeline(arcs, later, zone=m.settings.timezone)
@@ -54,7 +56,6 @@ def unlink(
     if as_json:
         render.print_json(views.link_dict("unlinked", done, arcs))
         return
-    render.note(
-        f"unlinked: {render.clip(done.later.text)} no longer replaces {render.clip(done.earlier.text)}"
-    )
+    cut = f"{render.clip(done.later.text)} no longer replaces {render.clip(done.earlier.text)}"
+    render.note(f"unlinked: {cut}" if done.done else f"already unlinked: {cut}")
     render.arcs_timeline(arcs, item, zone=m.settings.timezone)
