@@ -264,7 +264,7 @@ class Memory:
         writer = self.writer() if llm is not None else None
         return dream(
             store, self.embedder, llm, opts, progress=progress, log=log, writer=writer,
-            repair=lambda s: check(s, repair=True),
+            repair=lambda s: check(s, repair=True), settings=self.settings,
         )  # fmt: skip
 
     def calibrate(self) -> Any:

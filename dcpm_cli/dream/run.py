@@ -53,6 +53,7 @@ from dcpm_cli.dream import induce
 from dcpm_cli.dream.budget import Budget, BudgetReached
 from dcpm_cli.dream.calibrate import CalibrationReport, calibrate, thresholds_for
 from dcpm_cli.dream.integrity import GraphCheck, check_graph
+from dcpm_cli.dream.relink import pairs as relink_pairs
 from dcpm_cli.dream.relink import relink
 from dcpm_cli.dream.sweep import SweepResult, sweep
 from dcpm_cli.dream.triage import GraphIndex, Triage, add_context, triage
@@ -100,8 +101,10 @@ def dream(
     log: Log | None = None,
     writer: Writer | None = None,
     repair: Repair | None = None,
+    settings: Settings | None = None,
 ) -> DreamOutcome:
     """Run System 2 once (or plan it, with `dry_run`). `llm` may be None for a dry run.
+    `settings` (else the writer's) say how the re-link judges.
     With a `writer`, inputs still pending extraction are extracted first (DESIGN §2: "a later
     `dcpm process` or the next dream extracts it"), within the same budget. With `repair` (the
     store check and repair of `dcpm check --repair`, which lives above System 2), the store is
@@ -113,12 +116,14 @@ def dream(
         run.note = "lite mode: System 2 is off (System 1 only), nothing consolidated"
         return DreamOutcome(run)
     if opts.dry_run:
-        return _plan(store, embedder, opts, run, say)
+        return _plan(store, embedder, opts, run, say, _settings(writer, settings))
     if llm is None:
         raise InputError("a dream needs an LLM", "use --llm, or --dry-run to see the plan")
     with store.dream_lock():
         catch_up = writer if opts.catch_up else None
-        return _dream(store, embedder, llm, opts, run, progress, say, catch_up, repair)
+        return _dream(
+            store, embedder, llm, opts, run, progress, say, catch_up, repair, _settings(writer, settings)
+        )
 
 
 def run_calibration(store: Store, embedder: Embedder) -> CalibrationReport:
@@ -143,6 +148,7 @@ def _dream(
     say: Log,
     writer: Writer | None,
     repair: Repair | None,
+    settings: Settings,
 ) -> DreamOutcome:
     out = DreamOutcome(run)
     budget = Budget(llm, opts.max_calls, opts.max_seconds)
@@ -169,7 +175,7 @@ def _dream(
         # After consolidation, so that a first dream over a store never compared pair by pair
         # spends its budget on consolidating first; the ablation writes no chains at all.
         if opts.relink and not opts.no_supersedes:
-            _relink(store, embedder, budget, writer.settings if writer else Settings(), out, say)
+            _relink(store, embedder, budget, settings, out, say)
         run.status, run.note = _verdict(run, caught_up, out.sweep)
     except BudgetReached as e:
         run.status, run.note = "budget", f"{e}: the rest waits for the next dream"
@@ -298,7 +304,9 @@ def _phase3(
     )
 
 
-def _plan(store: Store, embedder: Embedder, opts: DreamOptions, run: DreamRun, say: Log) -> DreamOutcome:
+def _plan(
+    store: Store, embedder: Embedder, opts: DreamOptions, run: DreamRun, say: Log, settings: Settings
+) -> DreamOutcome:
     """--dry-run: Phase 1 for real, then the LLM calls that would follow; writes nothing."""
     out = DreamOutcome(run)
     run.status = "dry_run"
@@ -346,10 +354,21 @@ def _plan(store: Store, embedder: Embedder, opts: DreamOptions, run: DreamRun, s
         out.planned.append("core induction: one call per new collision group (known after the abstractions)")
     elif opts.core_schemas:
         out.notes.append(f"core schemas are off in {opts.mode} mode")
+    if opts.relink and not opts.no_supersedes:
+        near = relink_pairs(store, embedder, settings.judge_k, settings.judge_min_similarity)
+        if near:
+            out.planned.append(
+                f"re-link: {_n(len(near), 'pair')} of near facts never compared, a judgement each "
+                "(two for a replaces)"
+            )
     if opts.max_calls is not None:
         out.notes.append(f"--max-calls {opts.max_calls} would stop it after {opts.max_calls} LLM calls")
     run.ended_at = utcnow()
     return out
+
+
+def _settings(writer: Writer | None, settings: Settings | None) -> Settings:
+    return writer.settings if writer else settings or Settings()
 
 
 def _relink(

@@ -78,3 +78,15 @@ def test_the_relink_pass_keeps_to_the_budget_and_resumes(
     llm.enqueue(*replaced())
     assert dream_once(store, embedder, llm, writer=writer, relink=True).run.status == "ok"
     assert [i.id for i in store.chain(meat)] == [meat, vegan]
+
+
+def test_a_dry_run_counts_the_re_link_calls(writer: Writer, llm: ScriptedLLM, store: Store, embedder) -> None:
+    late_import(writer, llm)
+    calls = len(llm.calls)
+
+    plan = dream_once(store, embedder, llm, writer=writer, relink=True, dry_run=True)
+
+    assert (
+        "re-link: 1 pair of near facts never compared, a judgement each (two for a replaces)" in plan.planned
+    )
+    assert len(llm.calls) == calls and store.judged_pairs() == set()  # a plan asks and writes nothing
