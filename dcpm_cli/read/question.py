@@ -49,10 +49,14 @@ _DAY_BEFORE_YESTERDAY = re.compile(r"\bthe\s+day\s+before\s+yesterday\b", re.I)
 _LAST_NIGHT = re.compile(r"(?<!\bthe\s)(?<!\bmy\s)(?<!\bour\s)(?<!\bher\s)(?<!\bhis\s)\blast\s+night\b", re.I)
 _MONTHS = "january|february|march|april|june|july|august|september|october|november|december"
 _WEEKDAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
+# "this Friday": the one just gone in a question about the past ("what did I do this Friday?",
+# asked on Sunday), else the coming one; "this past Friday": the one just gone.
+_THIS_WEEKDAY = re.compile(rf"\bthis\s+(past\s+)?({_WEEKDAYS})\b", re.I)
+_ASKS_ABOUT_PAST = re.compile(r"\b(?:did|was|were|had)\b", re.I)
 # Calendar phrases dateparser reads. "May" only with a day or a preposition: "May I…" is a verb.
 _CALENDAR = re.compile(
     rf"\b(?:(?:last|past|previous|this)\s+(?:week|month|year|{_WEEKDAYS})"
-    rf"|yesterday|today|tonight|this morning|this evening"
+    rf"|yesterday|today|tonight|this morning|this afternoon|this evening"
     rf"|(?:on|last|this|past)\s+(?:{_WEEKDAYS})"
     rf"|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_MONTHS}|may)(?:,?\s+\d{{4}})?"
     rf"|(?:{_MONTHS}|(?<=in |on )may)(?:\s+\d{{1,2}}(?:st|nd|rd|th)?)?(?:,?\s+\d{{4}})?"
@@ -196,6 +200,15 @@ def window_of(text: str, now: datetime, zone: tzinfo = UTC) -> Window | None:
         elif m.group(1).lower() != "this" and today.weekday() >= 5:
             saturday -= timedelta(days=7)  # asked during a weekend: "last weekend" is the one before
         return Window(saturday, saturday + timedelta(days=2), m.group(0))
+    if m := _THIS_WEEKDAY.search(text):
+        today = _day_start(now)
+        weekday = _WEEKDAYS.split("|").index(m.group(2).lower())
+        if m.group(1) or _ASKS_ABOUT_PAST.search(text):
+            back = (today.weekday() - weekday) % 7 or (7 if m.group(1) else 0)
+            day = today - timedelta(days=back)
+        else:
+            day = today + timedelta(days=(weekday - today.weekday()) % 7)
+        return Window(day, day + timedelta(days=1), m.group(0))
     if m := _CALENDAR.search(text):
         return _calendar(m.group(0), now)
     return None

@@ -57,6 +57,13 @@ MONDAY = _at("2026-03-09")
         ("What did I do the week before last?", "2026-02-23", "2026-03-02"),
         ("What did I do on 3 October?", "2025-10-03", "2025-10-04"),  # the day first, as in Britain
         ("What did I eat on Friday?", "2026-03-06", "2026-03-07"),
+        # Asked on a Monday: "this Friday" is the one just gone in a question about the past,
+        # the coming one in a plan; "this past Monday" is a week ago, "this Monday" today.
+        ("What did I do this Friday?", "2026-03-06", "2026-03-07"),
+        ("What am I doing this Friday?", "2026-03-13", "2026-03-14"),
+        ("Who did I see this past Monday?", "2026-03-02", "2026-03-03"),
+        ("What did I eat this Monday?", "2026-03-09", "2026-03-10"),
+        ("What did I do this afternoon?", "2026-03-09", "2026-03-10"),
     ],
 )
 def test_time_phrases_read_against_the_question_date(question, start, end):
