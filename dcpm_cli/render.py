@@ -106,6 +106,8 @@ def recall_table(result: Any, *, arc: bool) -> None:
         shown = views.shown_text(hit, result.query).replace("\n", " ")
         line.append(shown, style="bold" if not hit.superseded else "yellow")
         line.append(f"  {hit.id}", style="dim")
+        if mark := views.then_mark(result, hit):
+            line.append(f"  ({mark})", style="green" if mark == "said then" else "dim")
         out.print(line)
         alike = sorted(h.when for h in result.hits if h.id in hit.same_as)
         if alike:

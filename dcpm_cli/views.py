@@ -148,6 +148,15 @@ def period_note(result: Any) -> str:
     return f"'{p.phrase}' read as {p.days} ({p.zone} days): {found}"
 
 
+def then_mark(result: Any, hit: Any) -> str:
+    """Where a hit stands against the time the question asks about: said then, told in the
+    days after, or '' (no time asked, or said at another time), so a count is read off."""
+    p = result.period
+    if p is None:
+        return ""
+    return "said then" if p.holds(hit.when) else "told just after" if p.told_after(hit.when) else ""
+
+
 def recall_prompt_text(result: Any) -> str:
     """What `recall --format prompt` prints (the QA bench gives the same text to its reader)."""
     if not result.hits:
@@ -164,9 +173,9 @@ def recall_prompt_text(result: Any) -> str:
         earlier = [c for c in hit.chain if c.event_at < hit.when and c.id != hit.id]
         arc = "; ".join(f"{day(c.event_at, zone)}: {c.text}" for c in earlier)
         alike = _alike(hit, when_of, zone)
-        lines.append(
-            f"- ({label}, {day(hit.when, zone)}{alike}) {text}" + (f" [earlier: {arc}]" if arc else "")
-        )
+        then = f", {mark}" if (mark := then_mark(result, hit)) else ""
+        before = f" [earlier: {arc}]" if arc else ""
+        lines.append(f"- ({label}, {day(hit.when, zone)}{then}{alike}) {text}{before}")
     for node in result.nodes:
         stale = ", stale: its evidence has since changed" if node.id in result.stale_nodes else ""
         lines.append(f"- ({node.kind.replace('_', ' ')}{stale}) {node.text}")

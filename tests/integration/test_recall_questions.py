@@ -204,6 +204,11 @@ def test_a_time_alone_puts_what_was_said_then_before_what_was_told_later(store, 
         "The question asks about 'last night' read as 2026-03-08 to 2026-03-09 (UTC days): "
         "1 of these said then, 1 in the 3 days after.\n"
     )
+    marks = [line.split(")", 1)[0] for line in views.recall_prompt_text(got).splitlines()[2:4]]
+    assert marks == ["- (said, 2026-03-08, said then", "- (said, 2026-03-09, told just after"]
+    table = cli("recall", "What did I do last night?", "--as-of", "2026-03-09").stdout
+    assert "Quiz night at the Old Duke, we came second." in table and "(said then)" in table
+    assert table.count("(said then)") == 1 and table.count("(told just after)") == 1
 
     data = json.loads(cli("recall", "What did I do last night?", "--as-of", "2026-03-09", "--json").stdout)
     schema = json.loads(README.read_text().split("```json\n", 1)[1].split("\n```", 1)[0])
