@@ -68,10 +68,11 @@ def _replace_old_versions(writer: Writer, notes: list[RawInput]) -> None:
     if not notes:
         return
     store = writer.store
-    current = {(r.source, r.said_at): r.id for r in notes}
+    # By file alone (a file is one day): its day's time moves with the `timezone` setting.
+    current = {r.source: r.id for r in notes}
     with store.write():
-        versions = store.note_versions(notes[0].session, sorted({r.source for r in notes}))
-        day = {r.id: current.get((r.source, r.said_at)) for r in versions}
+        versions = store.note_versions(notes[0].session, sorted(current))
+        day = {r.id: current.get(r.source) for r in versions}
         # Restores first: a kill between the two loops leaves two current versions of a day
         # (the next import settles it), never none.
         for old in versions:

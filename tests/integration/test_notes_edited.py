@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from support.replies import extraction, item
 
 
@@ -21,14 +22,21 @@ def _recall(cli, query: str) -> list[dict]:
     return json.loads(cli("recall", query, "--json").stdout)["hits"]
 
 
-def test_an_edited_day_replaces_its_old_version_and_keeps_it_as_history(cli, tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("first", "then"),
+    [("UTC", "UTC"), ("Australia/Sydney", "Australia/Sydney"), ("UTC", "Australia/Sydney")],
+)  # a day is the user's, and the setting may change between two imports
+def test_an_edited_day_replaces_its_old_version_and_keeps_it_as_history(
+    cli, tmp_path: Path, first: str, then: str
+) -> None:
     notes = _folder(tmp_path, "Monday: booked the dentist for the kestrel appointment.\n")
-    assert json.loads(cli("add", "--no-extract", "--file", str(notes), "--json").stdout)["stored"] == 2
+    added = cli("add", "--no-extract", "--file", str(notes), "--json", DCPM_TIMEZONE=first)
+    assert json.loads(added.stdout)["stored"] == 2
     old = [h for h in _recall(cli, "dentist kestrel appointment") if "booked" in h["text"]]
     assert len(old) == 1
 
     _folder(tmp_path, "Monday: cancelled the dentist, the kestrel appointment moved to April.\n")
-    again = json.loads(cli("add", "--no-extract", "--file", str(notes), "--json").stdout)
+    again = json.loads(cli("add", "--no-extract", "--file", str(notes), "--json", DCPM_TIMEZONE=then).stdout)
     assert again["stored"] == 1  # the edited day only
 
     texts = [h["text"] for h in _recall(cli, "dentist kestrel appointment")]
@@ -40,7 +48,8 @@ def test_an_edited_day_replaces_its_old_version_and_keeps_it_as_history(cli, tmp
     assert cli("check").exit_code == 0
 
     # Unchanged, the folder changes nothing.
-    assert json.loads(cli("add", "--no-extract", "--file", str(notes), "--json").stdout)["stored"] == 0
+    unchanged = cli("add", "--no-extract", "--file", str(notes), "--json", DCPM_TIMEZONE=then)
+    assert json.loads(unchanged.stdout)["stored"] == 0
     assert len([h for h in _recall(cli, "dentist kestrel appointment") if "kestrel" in h["text"]]) == 1
 
 
