@@ -144,15 +144,15 @@ def import_lines(
             batch.append(record)
         done += _flush(store, embedder, kind, batch, reuse, report, sessions, present)
         # Records here already that the export shows further on (a newer export of the same
-        # memory): moved forward once everything they point at is in.
+        # memory): moved forward once everything they point at is in; arcs first.
+        if survey is not None and (relinked := _relink(store, survey, cuts)):
+            report.moved_forward["item"] = relinked
         for kind in ("raw", "item"):
             moved, rewritten = store.advance(kind, present.get(kind, []))
             if rewritten:
                 store.replace_items(rewritten, _embed(embedder, [i.text for i in rewritten], store.dim))
             if moved:
-                report.moved_forward[kind] = moved
-        if cut := _cut(store, cuts):
-            report.moved_forward["item"] = report.moved_forward.get("item", 0) + cut
+                report.moved_forward[kind] = report.moved_forward.get(kind, 0) + moved
         if aside := head.get("set_aside"):  # a forgotten schema stays forgotten in the copy
             store.set_facts_aside(add=store.get_items(aside).keys())
         report.passages = store.index_passages(sessions) if sessions else 0
@@ -460,14 +460,46 @@ def _cuts(store: Store, survey: Survey) -> list[tuple[str, str]]:
     return out
 
 
-def _cut(store: Store, cuts: list[tuple[str, str]]) -> int:
-    """Cut the pairs `_cuts` found still linked here, either way (a pointer the import just
-    took from the export, too); how many were."""
-    got = store.get_items(sorted({i for pair in cuts for i in pair}))
-    pointers = {i: (item.supersedes, item.superseded_by) for i, item in got.items()}
-    changed = _cut_pointers(pointers, cuts)
+def _relink(store: Store, survey: Survey, cuts: list[tuple[str, str]]) -> int:
+    """The arcs as the import leaves them (once every record is in): the user's cuts made,
+    then each link of the export taken where both its ends are free here. How many items
+    changed."""
+    links = _links(survey)
+    ids = sorted({i for pair in [*links, *cuts] for i in pair})
+    pointers = {i: (item.supersedes, item.superseded_by) for i, item in store.get_items(ids).items()}
+    changed = _cut_pointers(pointers, cuts) | _take_links(pointers, links, cuts)
     store.set_chain_links({i: pointers[i] for i in changed})
     return len(changed)
+
+
+def _links(survey: Survey) -> list[tuple[str, str]]:
+    """Every (earlier, later) link the export's items hold, from either end."""
+    out = set()
+    for item_id, (_, supersedes, superseded_by) in survey.items.items():
+        if supersedes:
+            out.add((supersedes, item_id))
+        if superseded_by:
+            out.add((item_id, superseded_by))
+    return sorted(out)
+
+
+def _take_links(
+    pointers: dict[str, tuple[str | None, str | None]],
+    links: list[tuple[str, str]],
+    cuts: list[tuple[str, str]],
+) -> set[str]:
+    """Each link whose two ends are free (or already so linked) in `pointers`, made there,
+    unless the user cut it: a link made there joins a copy here, and where this copy linked
+    either end otherwise, this copy's link stands. The ids changed."""
+    cut, changed = set(cuts), set()
+    for earlier, later in links:
+        e, lt = pointers.get(earlier), pointers.get(later)
+        if (later, earlier) in cut or e is None or lt is None or (e[1], lt[0]) == (later, earlier):
+            continue
+        if e[1] in (None, later) and lt[0] in (None, earlier):
+            pointers[earlier], pointers[later] = (e[0], later), (earlier, lt[1])
+            changed |= {i for i, was in ((earlier, e), (later, lt)) if pointers[i] != was}
+    return changed
 
 
 def _cut_pointers(
@@ -488,9 +520,8 @@ def _cut_pointers(
 def _check_against(store: Store, survey: Survey, cuts: list[tuple[str, str]]) -> None:
     """The store as the import would leave it keeps `check`'s invariants: every pointer and
     cited raw input resolves in the file or the store, and the revision chains stay
-    symmetric and acyclic (a present item takes a successor or a predecessor only if it has
-    none, and the user's cuts are made, as `advance` and `_cut` do). InputError naming the
-    record's line."""
+    symmetric and acyclic (the user's cuts made, then the export's links taken where both
+    ends are free, as `_relink` does). InputError naming the record's line."""
     from dcpm_cli.ops.check import chain_problems
 
     def missing(kind: str, ids: Iterable[str]) -> set[str]:
@@ -508,12 +539,10 @@ def _check_against(store: Store, survey: Survey, cuts: list[tuple[str, str]]) ->
     before = {i for ids in chain_problems(pointers).values() for i in ids}
     new = missing("item", survey.items)
     for item_id, (_, supersedes, superseded_by) in survey.items.items():
-        mine = pointers.get(item_id, (None, None))
-        pointers[item_id] = (
-            (supersedes, superseded_by)
-            if item_id in new
-            else (mine[0] or supersedes, mine[1] or superseded_by)
-        )
+        if item_id in new:
+            pointers[item_id] = (supersedes, superseded_by)
+        else:
+            pointers.setdefault(item_id, (None, None))
     _cut_pointers(pointers, cuts)
     named = {p for _, a, b in survey.items.values() for p in (a, b) if p and p not in pointers}
     absent = missing("item", named)
@@ -526,6 +555,7 @@ def _check_against(store: Store, survey: Survey, cuts: list[tuple[str, str]]) ->
                     _IS_EXPORT,
                 )
     pointers.update({i: (None, None) for i in named - absent})
+    _take_links(pointers, _links(survey), cuts)
     _check_edges(survey, missing)
     for kind, ids in chain_problems(pointers).items():
         for bad in ids:

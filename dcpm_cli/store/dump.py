@@ -7,7 +7,7 @@ Passages are not dumped: they are derived from the raw inputs (and rebuilt on im
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -46,7 +46,6 @@ class Advances(Protocol):
     def set_raw_status(
         self, raw_id: str, status: str, error: str = "", attempts: int | None = None
     ) -> None: ...
-    def set_chain_links(self, links: Mapping[str, Sequence[str | None]]) -> None: ...
 
 
 class Records:
@@ -93,10 +92,9 @@ class Records:
 
     def advance(self, kind: str, rows: Sequence[dict[str, Any]]) -> tuple[int, list[MemoryItem]]:
         """Records already here that the export shows further on: a raw input extracted since
-        (its status), an item linked since (a pointer it lacked) or updated since (returned,
-        to be rewritten with a fresh vector). Never backward, so an older export, or the same
-        one twice, changes nothing. Run once every record of the export is in. Returns how
-        many moved, and the items to rewrite."""
+        (its status), an item updated since (returned, to be rewritten with a fresh vector).
+        Never backward, so an older export, or the same one twice, changes nothing. Run once
+        every record of the export is in. Returns how many moved, and the items to rewrite."""
         if kind not in ("raw", "item") or not rows:
             return 0, []
         name, theirs = RECORD_TABLES[kind], {r["id"]: r for r in rows}
@@ -112,22 +110,16 @@ class Records:
                         )
                         moved += 1
                     continue
-                # A pointer the export has and this store lacks is taken (a link made there);
-                # one this store has is kept (a pointer is only ever cut by the user's UNLINK,
-                # which the import's `_cut` carries over).
-                pointers = tuple(mine.get(k) or new.get(k) for k in ("supersedes", "superseded_by"))
-                linked = pointers != (mine.get("supersedes"), mine.get("superseded_by"))
-                if linked:
-                    self._verbs.set_chain_links({mine["id"]: pointers})
+                # The arcs are the import's to settle, before this (ops/portability.py
+                # `_relink`): an item rewritten keeps the pointers it has here now.
                 later = new.get("updated_at") and new["updated_at"] > mine["updated_at"]
-                rewritten = bool(later) and new.get("text") != mine["text"]
-                if rewritten:
+                if later and new.get("text") != mine["text"]:
                     fields: dict[str, Any] = {
                         f: new.get(f, mine.get(f)) for f in MemoryItem.__dataclass_fields__
                     }
-                    fields["superseded_by"] = mine.get("superseded_by") or new.get("superseded_by")
+                    fields["supersedes"], fields["superseded_by"] = mine["supersedes"], mine["superseded_by"]
                     updated.append(MemoryItem(**fields))
-                moved += bool(linked or rewritten)
+                    moved += 1
         return moved, updated
 
     @staticmethod

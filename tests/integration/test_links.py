@@ -4,6 +4,7 @@ undoes what the user said."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shutil
 from datetime import UTC, datetime
@@ -14,7 +15,7 @@ from support.replies import extraction, item, item_id, judge_calls, judged, repl
 from dcpm_cli.llm import ScriptedLLM
 from dcpm_cli.mcp.server import AgentMemory
 from dcpm_cli.memory import Memory
-from dcpm_cli.models import JUDGED, RawInput
+from dcpm_cli.models import JUDGED, RawInput, utcnow
 from dcpm_cli.ops.check import check
 from dcpm_cli.store import Store
 from dcpm_cli.write.pipeline import Writer
@@ -222,3 +223,68 @@ def test_an_export_carries_the_users_links_and_cuts_to_another_copy(
     assert cli("import", str(tmp_path / "link.jsonl")).exit_code == 0
     assert current_texts(cli.open_store()) == {"Runs 5k along the canal", "Swims at the leisure centre"}
     assert check(cli.open_store()).ok
+
+
+def test_an_import_settles_arcs_changed_on_both_copies(writer, llm, store, settings, cli, tmp_path) -> None:
+    run, swim = two_beliefs(writer, llm)
+    cyc = say(writer, llm, "2026-08-01", "I cycle everywhere now.", "Cycles everywhere")
+    assert cli("link", run, swim).exit_code == 0
+    laptop = str(tmp_path / "laptop")
+    shutil.copytree(settings.store, laptop)
+    out = tmp_path / "laptop.jsonl"
+
+    # There: the user cut swimming from running, and ran on to cycling instead.
+    for args in (("unlink", swim), ("link", run, cyc)):
+        assert cli(*args, DCPM_STORE=laptop).exit_code == 0
+    assert cli("export", "--out", str(out), DCPM_STORE=laptop).exit_code == 0
+    done = cli("import", str(out), "--json")
+
+    assert done.exit_code == 0, done.stderr
+    here = cli.open_store()
+    assert [i.id for i in here.chain(run)] == [run, cyc] and here.get_items([swim])[swim].supersedes is None
+    assert check(here).ok
+
+
+def test_where_two_copies_linked_one_belief_on_differently_this_copy_s_link_stands(
+    writer, llm, store, settings, cli, tmp_path
+) -> None:
+    run, swim = two_beliefs(writer, llm)
+    cyc = say(writer, llm, "2026-08-01", "I cycle everywhere now.", "Cycles everywhere")
+    laptop = str(tmp_path / "laptop")
+    shutil.copytree(settings.store, laptop)
+    assert cli("link", run, cyc, DCPM_STORE=laptop).exit_code == 0
+    assert cli("link", run, swim).exit_code == 0
+    out = tmp_path / "laptop.jsonl"
+    assert cli("export", "--out", str(out), DCPM_STORE=laptop).exit_code == 0
+
+    done = cli("import", str(out))
+
+    assert done.exit_code == 0, done.stderr
+    here = cli.open_store()
+    assert [i.id for i in here.chain(run)] == [run, swim] and check(here).ok
+
+
+def test_a_belief_reworded_on_the_other_copy_keeps_the_arc_it_has_here(
+    writer, llm, store, settings, embedder, cli, tmp_path
+) -> None:
+    run, swim = two_beliefs(writer, llm)
+    laptop = str(tmp_path / "laptop")
+    shutil.copytree(settings.store, laptop)
+    assert cli("link", run, swim).exit_code == 0
+    there = Store(laptop, embedder, create=False)  # an UPDATE there rewrote the belief
+    reworded = dataclasses.replace(
+        there.get_items([swim])[swim], text="Swims at the leisure centre, mornings", updated_at=utcnow()
+    )
+    with there.write():
+        there.replace_items([reworded], embedder.embed([reworded.text]))
+    out = tmp_path / "laptop.jsonl"
+    assert cli("export", "--out", str(out), DCPM_STORE=laptop).exit_code == 0
+
+    assert cli("import", str(out)).exit_code == 0
+
+    here = cli.open_store()
+    assert [i.text for i in here.chain(run)] == [
+        "Runs 5k along the canal",
+        "Swims at the leisure centre, mornings",
+    ]
+    assert check(here).ok
