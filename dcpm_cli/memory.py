@@ -191,7 +191,9 @@ class Memory:
         from dcpm_cli.ops.links import link
 
         store = self._store_for_links(earlier)
-        done = link(store, earlier.strip(), later.strip())
+        from zoneinfo import ZoneInfo
+
+        done = link(store, earlier.strip(), later.strip(), ZoneInfo(self.settings.timezone))
         return done, self._arcs_of(store, [done.later.id])
 
     def unlink(self, ident: str) -> tuple[Linked, list[list[Any]]]:

@@ -7,6 +7,7 @@ import contextlib
 import sys
 from collections.abc import Callable, Iterator
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from rich.console import Console
 
@@ -218,7 +219,8 @@ def detail(d: dict[str, Any], *, zone: str = "UTC") -> None:
         out.print(Text(f"raw input {r.id} · {r.role} · session {r.session or '-'} · {r.source}", "bold"))
         out.print(
             Text(
-                f"said {r.said_at:%Y-%m-%d %H:%M} · status {r.status}" + (f" ({r.error})" if r.error else ""),
+                f"said {r.said_at.astimezone(ZoneInfo(zone)):%Y-%m-%d %H:%M} · status {r.status}"
+                + (f" ({r.error})" if r.error else ""),
                 "dim",
             )
         )

@@ -10,7 +10,7 @@ import functools
 import json
 import re
 from dataclasses import asdict, is_dataclass
-from datetime import date, datetime
+from datetime import UTC, date, datetime
 from typing import Any
 
 from dcpm_cli.chunking import EXTRACT_CHARS, pieces
@@ -132,7 +132,8 @@ def period_dict(period: Any) -> dict[str, str] | None:
     """The time the question asks about, as read: its phrase and [start, end) in UTC."""
     if period is None:
         return None
-    return {"phrase": period.phrase, "start": period.start.isoformat(), "end": period.end.isoformat()}
+    start, end = (t.astimezone(UTC).isoformat() for t in (period.start, period.end))
+    return {"phrase": period.phrase, "start": start, "end": end}
 
 
 def period_note(result: Any) -> str:

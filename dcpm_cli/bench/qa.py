@@ -228,6 +228,8 @@ def run_qa(
     t_start = time.perf_counter()
     records = select(load(path), limit, per_type)
     bench = QABench(str(path), reader.name, judge.name, ablation or "")
+    # LongMemEval's times are its own (UTC), whatever zone the user running the bench is in.
+    settings = dataclasses.replace(settings, timezone="UTC")
     if ablation == "no-supersedes":
         settings = dataclasses.replace(settings, no_supersedes=True)
     try:

@@ -14,6 +14,7 @@ recorded.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import UTC, tzinfo
 from typing import TYPE_CHECKING
 
 from dcpm_cli.models import JUDGED, Event
@@ -65,8 +66,10 @@ def relink(
     floor: float,
     prompt: str = DEFAULT,
     change_words: bool = True,
+    zone: tzinfo = UTC,
 ) -> Relinked:
-    """Ask about every pair never compared, within the budget (BudgetReached stops it)."""
+    """Ask about every pair never compared, within the budget (BudgetReached stops it); the
+    days the model is told are `zone`'s (the user's)."""
     out = Relinked()
     for earlier, later in pairs(store, embedder, k, floor):
         fresh = store.get_items([earlier.id, later.id])
@@ -75,7 +78,10 @@ def relink(
             continue  # linked meanwhile (by this pass, or a writer): no longer a question
         budget.check()
         words = " ".join(r.text for r in store.get_raw(lt.raw_ids).values())
-        said = Statement(e.text, e.event_at), Statement(lt.text, lt.event_at, words)
+        said = (
+            Statement(e.text, e.event_at.astimezone(zone)),
+            Statement(lt.text, lt.event_at.astimezone(zone), words),
+        )
         verdict = judge(llm, *said, prompt=prompt, change_words=change_words)
         out.asked += 1
         events = [Event(JUDGED, lt.id, "", e.id, detail=f"{verdict.relation}: {verdict.reason} (dream)")]

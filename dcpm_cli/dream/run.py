@@ -45,6 +45,7 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
+from zoneinfo import ZoneInfo
 
 import numpy as np
 
@@ -355,7 +356,8 @@ def _plan(
     elif opts.core_schemas:
         out.notes.append(f"core schemas are off in {opts.mode} mode")
     if opts.relink and not opts.no_supersedes:
-        near = relink_pairs(store, embedder, settings.judge_k, settings.judge_min_similarity)
+        pairs = relink_pairs(store, embedder, settings.judge_k, settings.judge_min_similarity)
+        near = [p for p in pairs if not p[1].supersedes]  # the re-link asks only these
         if near:
             out.planned.append(
                 f"re-link: {_n(len(near), 'pair')} of near facts never compared, a judgement each "
@@ -385,6 +387,7 @@ def _relink(
         floor=settings.judge_min_similarity,
         prompt=settings.judge_prompt,
         change_words=settings.judge_change_words,
+        zone=ZoneInfo(settings.timezone),
     )
     if got.asked:
         out.notes.append(

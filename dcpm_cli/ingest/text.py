@@ -33,7 +33,9 @@ def refuse_binary(text: str, source: str = "the input") -> None:
 
 
 def parse_time(value: str | float | int, what: str = "time") -> datetime:
-    """ISO date or datetime (naive = UTC; a bare date = noon UTC), or Unix seconds."""
+    """ISO date or datetime, or Unix seconds, as UTC; a bare date (2026-03-01, 20260301,
+    2026-W09-7) is its noon. Written without an offset it is a wall-clock time (`is_wall_clock`),
+    which storing reads in the user's zone (`RawInput.in_zone`)."""
     when = read_time(value)
     if when is None:
         hint = "use an ISO date like 2026-03-01 or 2026-03-01T18:30"
@@ -48,7 +50,7 @@ def parse_as_of(value: str, what: str = "--as-of", zone: tzinfo = UTC) -> dateti
     that day counts), where a bare date said of an input means its noon. Written without an
     offset, it is a time of `zone` (the user's)."""
     when = parse_time(value, what)
-    if re.fullmatch(r"\d{4}-\d{2}-\d{2}", value.strip()):
+    if _day_only(value) is not None:
         when = when.replace(hour=23, minute=59, second=59, microsecond=999999)
     if is_wall_clock(value):
         when = when.replace(tzinfo=zone).astimezone(UTC)
@@ -62,7 +64,7 @@ def is_wall_clock(value: object) -> bool:
     if not isinstance(value, str):
         return False
     s = value.strip()
-    if re.fullmatch(r"\d{4}-\d{2}-\d{2}", s):
+    if _day_only(s) is not None:
         return True
     try:
         return datetime.fromisoformat(s.replace("Z", "+00:00")).tzinfo is None
@@ -76,14 +78,21 @@ def read_time(value: object) -> datetime | None:
             return datetime.fromtimestamp(float(value), UTC)  # NaN, inf, 1e20: ValueError etc.
         if isinstance(value, str):
             s = value.strip()
-            if re.fullmatch(r"\d{4}-\d{2}-\d{2}", s):
-                d = date.fromisoformat(s)
+            if (d := _day_only(s)) is not None:
                 return datetime(d.year, d.month, d.day, 12, tzinfo=UTC)
             dt = datetime.fromisoformat(s.replace("Z", "+00:00"))
             return (dt if dt.tzinfo else dt.replace(tzinfo=UTC)).astimezone(UTC)
     except (ValueError, OverflowError, OSError):
         return None
     return None
+
+
+def _day_only(value: str) -> date | None:
+    """The day an ISO date names with no time of day, in any of its forms, else None."""
+    try:
+        return date.fromisoformat(value.strip())
+    except ValueError:
+        return None
 
 
 def read_file(path: Path) -> str:

@@ -21,6 +21,7 @@ so a dream's re-link (dream/relink.py) never asks the model about it again.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import UTC
 from typing import TYPE_CHECKING
 
 from dcpm_cli.errors import InputError
@@ -28,7 +29,7 @@ from dcpm_cli.models import CHAIN_OPS, JUDGED, SUPERSEDE, UNLINK, Event, short_h
 from dcpm_cli.write.reconcile import KINDS, subject_refusal
 
 if TYPE_CHECKING:
-    from datetime import datetime
+    from datetime import datetime, tzinfo
 
     from dcpm_cli.models import MemoryItem
     from dcpm_cli.store import Store
@@ -45,8 +46,21 @@ class Linked:
     notes: list[str] = field(default_factory=list)  # what the user may not have meant
 
 
-def link(store: Store, earlier_id: str, later_id: str) -> Linked:
-    """Join the arc of `later_id` after the arc of `earlier_id` (see the module's text)."""
+def link(store: Store, earlier_id: str, later_id: str, zone: tzinfo = UTC) -> Linked:
+    """Join the arc of `later_id` after the arc of `earlier_id` (see the module's text); a
+    refusal names `zone`'s days (the user's). All read under the write lock: what it writes is
+    what it read (a writer's group, a dream, another link wait)."""
+    with store.write():
+        return _link(store, earlier_id, later_id, zone)
+
+
+def unlink(store: Store, item_id: str) -> Linked:
+    """Cut the arc through `item_id` before it: the state it replaced is current again."""
+    with store.write():
+        return _unlink(store, item_id)
+
+
+def _link(store: Store, earlier_id: str, later_id: str, zone: tzinfo) -> Linked:
     if earlier_id == later_id:
         raise InputError("an item cannot replace itself", "give two item ids: EARLIER LATER")
     first, second = _item(store, earlier_id), _item(store, later_id)
@@ -70,22 +84,20 @@ def link(store: Store, earlier_id: str, later_id: str) -> Linked:
         whose = "" if head.id == first.id else f", the current state of {first.id}'s arc,"
         later_one = "" if root.id == second.id else f", the first state of {second.id}'s arc,"
         raise InputError(
-            f"{root.id}{later_one} is about {_day(root)} and was said before {head.id}{whose} "
-            f"({_day(head)}): it cannot replace it",
+            f"{root.id}{later_one} is about {_day(root, zone)} and was said before {head.id}{whose} "
+            f"({_day(head, zone)}): it cannot replace it",
             hint,
         )
     at = utcnow()
-    with store.write():
-        fresh = store.get_items([head.id, root.id])
-        if fresh[head.id].superseded_by or fresh[root.id].supersedes:
-            raise InputError("the arc changed while linking", "run the command again")
-        store.set_chain_links({head.id: (head.supersedes, root.id), root.id: (head.id, root.superseded_by)})
-        store.log_events(
-            [
-                _event(SUPERSEDE, root, head, at, new_text=root.text, detail=f"linked {BY_USER}"),
-                _event(JUDGED, root, head, at, detail=f"replaces: {BY_USER}"),
-            ]
-        )
+    # The events first: a kill between the two commits leaves the arc as it was, and the
+    # command asked again makes it (a pair logged as judged is never asked about by a dream).
+    store.log_events(
+        [
+            _event(SUPERSEDE, root, head, at, new_text=root.text, detail=f"linked {BY_USER}"),
+            _event(JUDGED, root, head, at, detail=f"replaces: {BY_USER}"),
+        ]
+    )
+    store.set_chain_links({head.id: (head.supersedes, root.id), root.id: (head.id, root.superseded_by)})
     notes = []
     if (head.id, root.id) != (first.id, second.id):
         notes.append(
@@ -96,8 +108,7 @@ def link(store: Store, earlier_id: str, later_id: str) -> Linked:
     return Linked(head, root, notes=notes)
 
 
-def unlink(store: Store, item_id: str) -> Linked:
-    """Cut the arc through `item_id` before it: the state it replaced is current again."""
+def _unlink(store: Store, item_id: str) -> Linked:
     item = _item(store, item_id)
     if not item.supersedes and (cut := _cut_before(store, item)) is not None:
         return Linked(cut, item, done=False)  # asked again: it is so
@@ -110,21 +121,19 @@ def unlink(store: Store, item_id: str) -> Linked:
         raise InputError(f"{item.id} replaces nothing", hint)
     earlier = store.get_items([item.supersedes]).get(item.supersedes)
     at = utcnow()
-    with store.write():
-        fresh = store.get_items([item.id]).get(item.id)
-        if fresh is None or fresh.supersedes != item.supersedes:
-            raise InputError("the arc changed while unlinking", "run the command again")
-        links: dict[str, tuple[str | None, str | None]] = {item.id: (None, item.superseded_by)}
-        if earlier is not None:
+    links: dict[str, tuple[str | None, str | None]] = {item.id: (None, item.superseded_by)}
+    if earlier is not None:
+        # Events first (see `_link`); and the state before loses its pointer only if it points
+        # here (a broken arc, which `dcpm check` flags, keeps its other link).
+        store.log_events(
+            [
+                _event(UNLINK, item, earlier, at, detail=f"no longer replaces it: {BY_USER}"),
+                _event(JUDGED, item, earlier, at, detail=f"unrelated: {BY_USER}"),
+            ]
+        )
+        if earlier.superseded_by == item.id:
             links[earlier.id] = (earlier.supersedes, None)
-        store.set_chain_links(links)
-        if earlier is not None:
-            store.log_events(
-                [
-                    _event(UNLINK, item, earlier, at, detail=f"no longer replaces it: {BY_USER}"),
-                    _event(JUDGED, item, earlier, at, detail=f"unrelated: {BY_USER}"),
-                ]
-            )
+    store.set_chain_links(links)
     if earlier is None:  # a dangling pointer (a store `dcpm check` would flag): cut all the same
         earlier = item
     return Linked(earlier, item)
@@ -159,8 +168,8 @@ def _may_follow(store: Store, later: MemoryItem, earlier: MemoryItem) -> bool:
     return not (max(said) < earlier.event_at and later.event_at < earlier.event_at)
 
 
-def _day(item: MemoryItem) -> str:
-    return f"{item.event_at:%Y-%m-%d}"
+def _day(item: MemoryItem, zone: tzinfo) -> str:
+    return f"{item.event_at.astimezone(zone):%Y-%m-%d}"
 
 
 def _event(

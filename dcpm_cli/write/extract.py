@@ -59,9 +59,13 @@ def ask(
     *,
     retries: int,
     ask_ended: bool = False,
+    zone: tzinfo = UTC,
 ) -> list[ExtractedItem]:
     """The items the model extracts from `raw`: a validated call per piece of a long input
-    (`ask_ended`: each item says what it took the place of, for named ends)."""
+    (`ask_ended`: each item says what it took the place of, for named ends). The days the
+    model is told things were said on are `zone`'s (the user's)."""
+    raw = replace(raw, said_at=raw.said_at.astimezone(zone))
+    history = [replace(h, said_at=h.said_at.astimezone(zone)) for h in history]
     found: list[ExtractedItem] = []
     for piece in chunking.pieces(raw.text) or [raw.text]:
         got = structured(

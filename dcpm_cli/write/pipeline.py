@@ -308,6 +308,7 @@ class Writer:
             known,
             retries=self.settings.llm_retries,
             ask_ended=self.settings.named_ends,
+            zone=ZoneInfo(self.settings.timezone),
         )
         outcome = InputOutcome(raw.id, DONE)
         grounded, outcome.rejected = extract.ground(found, raw.text, history)

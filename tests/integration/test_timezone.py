@@ -68,6 +68,10 @@ def test_days_are_shown_and_time_words_read_as_the_users(cli, llm) -> None:
     done = cli("add", "--at", "2026-03-03T08:00", "Had a migraine yesterday, wiped out.", **SYDNEY)
     assert done.exit_code == 0, done.stderr
 
+    assert "The user's input, said on 2026-03-03:" in llm.calls[0]["messages"][-1]["content"]
+    raw_id = cli.open_store().all_items()[0].raw_ids[0]
+    assert "said 2026-03-03 08:00" in cli("show", raw_id, **SYDNEY).stdout
+
     shown = cli("history", "migraine", **SYDNEY).stdout
     assert "2026-03-02  Had a migraine" in shown  # yesterday in Sydney, not 1 March
     assert "said 2026-03-03: Had a migraine yesterday" in shown
