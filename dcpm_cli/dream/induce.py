@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from datetime import UTC, tzinfo
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -80,13 +81,13 @@ class Outcome:
         return self.actions > 0 and self.applied == 0
 
 
-def ask(llm: LLM, cl: Cluster, graph: GraphIndex, retries: int) -> list[induction.Action]:
+def ask(llm: LLM, cl: Cluster, graph: GraphIndex, retries: int, zone: tzinfo = UTC) -> list[induction.Action]:
     """The induction call for one cluster."""
     reply = induction.reply_model(len(cl.facts), [n.id for n, _ in cl.nearest] + list(cl.evidence_nodes))
-    return structured(llm, prompt(cl, graph), reply, retries=retries).actions
+    return structured(llm, prompt(cl, graph, zone), reply, retries=retries).actions
 
 
-def prompt(cl: Cluster, graph: GraphIndex) -> list[dict[str, str]]:
+def prompt(cl: Cluster, graph: GraphIndex, zone: tzinfo = UTC) -> list[dict[str, str]]:
     labels = {f.id: induction.fact_label(i) for i, f in enumerate(cl.facts)}
     nearest = [(n, sim, graph.evidence.get(n.id, 0)) for n, sim in cl.nearest]
     touching = [
@@ -94,7 +95,7 @@ def prompt(cl: Cluster, graph: GraphIndex) -> list[dict[str, str]]:
         for node_id, fids in cl.evidence_nodes.items()
         if (node := graph.get(node_id)) is not None
     ]
-    return induction.messages(cl.facts, nearest, touching)
+    return induction.messages(cl.facts, nearest, touching, zone)
 
 
 def plan(

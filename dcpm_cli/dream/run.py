@@ -44,6 +44,7 @@ import json
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import tzinfo
 from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
@@ -164,7 +165,8 @@ def _dream(
         run.facts, run.clusters = out.triage.facts, len(out.triage.clusters)
         run.clusters_skipped = len(out.triage.declined)
         say(_phase1_line(out.triage))
-        _phase2(store, embedder, llm, opts, out, budget, progress, lambda: _usage(run, llm, usage))
+        zone = ZoneInfo(settings.timezone)
+        _phase2(store, embedder, llm, opts, out, budget, progress, lambda: _usage(run, llm, usage), zone)
         say(
             f"phase 2: {run.clusters_done} clusters induced, {run.nodes_created} nodes created, "
             f"{run.evidence_added} evidence edges, {run.actions_rejected} actions rejected"
@@ -239,6 +241,7 @@ def _phase2(
     budget: Budget,
     progress: Progress | None,
     count_usage: Callable[[], None],
+    zone: tzinfo,
 ) -> None:
     """One induction call per cluster, each cluster committed as a unit."""
     run, graph, clusters = out.run, out.graph, out.triage.clusters  # type: ignore[union-attr]
@@ -247,7 +250,7 @@ def _phase2(
         budget.check()
         add_context(graph, cl, opts.context_k, 0.2)  # sees nodes made for earlier clusters
         try:
-            actions = induce.ask(llm, cl, graph, budget.retries(opts.retries))
+            actions = induce.ask(llm, cl, graph, budget.retries(opts.retries), zone)
         except LLMBadReply as e:
             run.clusters_failed += 1
             _reject(run, [f"cluster {cl.index + 1}: no valid reply ({e.message})"])
@@ -340,7 +343,7 @@ def _plan(
     run.facts, run.clusters, run.clusters_skipped = tri.facts, len(tri.clusters), len(tri.declined)
     say(_phase1_line(tri))
     for cl in tri.clusters:
-        out.prompts.append(induce.prompt(cl, graph))
+        out.prompts.append(induce.prompt(cl, graph, ZoneInfo(settings.timezone)))
         out.planned.append(
             f"induction: cluster {cl.index + 1} ({len(cl.facts)} facts, {len(cl.nearest)} nearby nodes, "
             f"{len(cl.evidence_nodes)} nodes already touching them)"

@@ -6,6 +6,7 @@ applies the valid ones in the order emitted."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import UTC, tzinfo
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, Field, create_model
@@ -109,13 +110,15 @@ def messages(
     facts: list[MemoryItem],
     nearest: list[tuple[Node, float, int]],
     evidence_nodes: list[tuple[Node, list[str], int]],
+    zone: tzinfo = UTC,
 ) -> list[dict[str, str]]:
     """facts: the cluster; nearest: (node, similarity, evidence count) of nodes near its
-    centroid; evidence_nodes: (node, labels of facts it touches, evidence count)."""
+    centroid; evidence_nodes: (node, labels of facts it touches, evidence count); the facts'
+    days are `zone`'s (the user's)."""
     lines = [f"CLUSTER ({len(facts)} facts):"]
     for i, f in enumerate(facts):
         topic = f", {f.topic}" if f.topic else ""
-        lines.append(f"{fact_label(i)} [{f.event_at:%Y-%m-%d}{topic}] {f.text}")
+        lines.append(f"{fact_label(i)} [{f.event_at.astimezone(zone):%Y-%m-%d}{topic}] {f.text}")
     lines.append("")
     if nearest:
         lines.append("EXISTING nodes similar to this cluster:")
