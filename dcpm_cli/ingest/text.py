@@ -72,6 +72,23 @@ def is_wall_clock(value: object) -> bool:
         return False
 
 
+def clock_change(value: str, zone: tzinfo) -> str:
+    """What a wall-clock time said in `zone` meets at a change of the clocks, '' if nothing: a
+    time that never happened there (read with the offset from before the change) or one that
+    happened twice (read as the first)."""
+    when = read_time(value)
+    if when is None or not is_wall_clock(value):
+        return ""
+    wall = when.replace(tzinfo=None)
+    first, second = wall.replace(tzinfo=zone), wall.replace(tzinfo=zone, fold=1)
+    if first.utcoffset() == second.utcoffset():
+        return ""
+    shown = first.astimezone(UTC).astimezone(zone).replace(tzinfo=None)
+    if shown != wall:
+        return f"{value.strip()} never happened in {zone} (the clocks went forward): read as {shown:%H:%M}"
+    return f"{value.strip()} happened twice in {zone} (the clocks went back): read as the first"
+
+
 def read_time(value: object) -> datetime | None:
     try:
         if isinstance(value, int | float) and not isinstance(value, bool):

@@ -78,3 +78,20 @@ def test_days_are_shown_and_time_words_read_as_the_users(cli, llm) -> None:
     assert "said 2026-03-02" in cli("history", "migraine").stdout  # UTC days, as asked
     prompt = cli("recall", "migraine", "--format", "prompt", **SYDNEY).stdout
     assert "(fact, 2026-03-02) Had a migraine" in prompt
+
+
+def test_a_time_the_clocks_skipped_or_repeated_is_taken_and_said(cli) -> None:
+    auckland = {"DCPM_TIMEZONE": "Pacific/Auckland"}  # clocks forward on 27 Sep 2026, back on 5 Apr
+
+    skipped = cli(
+        "add", "--no-extract", "--at", "2026-09-27T02:30", "Woke to the clocks changing.", **auckland
+    )
+    twice = cli(
+        "add", "--no-extract", "--at", "2026-04-05T02:30", "Up with the baby, twice at 2:30.", **auckland
+    )
+    plain = cli("add", "--no-extract", "--at", "2026-04-05T09:30", "Pancakes.", **auckland)
+
+    assert "never happened in Pacific/Auckland (the clocks went forward): read as 03:30" in skipped.stderr
+    assert "happened twice in Pacific/Auckland (the clocks went back): read as the first" in twice.stderr
+    assert plain.exit_code == 0 and "clocks" not in plain.stderr
+    assert said_at(cli, "Woke to the clocks changing.") == datetime(2026, 9, 26, 14, 30, tzinfo=UTC)

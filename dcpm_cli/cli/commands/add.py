@@ -5,13 +5,14 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 from typing import Annotated, Any
+from zoneinfo import ZoneInfo
 
 import typer
 
 from dcpm_cli.cli.app import NoSupersedes, _memory, app
 from dcpm_cli.errors import EXIT_INTERRUPTED, EXIT_LLM
 from dcpm_cli.ingest.formats import Format
-from dcpm_cli.ingest.text import is_wall_clock, parse_time, read_file
+from dcpm_cli.ingest.text import clock_change, is_wall_clock, parse_time, read_file
 
 
 @app.command()
@@ -76,6 +77,8 @@ def add(
         if fmt is Format.auto and file is not None:
             fmt = ingest.default_format_for(file)
         wall = is_wall_clock(at)  # the user's time of day: stored as one of their zone
+        if wall and (change := clock_change(at or "", ZoneInfo(m.settings.timezone))):
+            render.note(change)
         raws = ingest.parse(content, fmt, session=sess, source=source, at=when, role=role, at_wall=wall)
         with render.progress("extracting", enabled=len(raws) > 1) as bar:
             storing = True
