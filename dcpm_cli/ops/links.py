@@ -13,9 +13,11 @@ knows better, and says so:
 - `unlink ITEM`: ITEM no longer replaces the state before it. The arc is cut there: the state
   before is current again, and ITEM's part keeps what came after it.
 
-Both are one commit of the two pointers (a crash leaves the arc as it was, or changed whole)
-and are logged: a SUPERSEDE or an UNLINK event, "by the user", and a JUDGED event for the pair,
-so a dream's re-link (dream/relink.py) never asks the model about it again.
+Both read and write under the store's write lock. Each is logged first — a SUPERSEDE or an
+UNLINK event, "by the user", and a JUDGED event for the pair, so a dream's re-link
+(dream/relink.py) never asks the model about it again — then made in one commit of the two
+pointers: a kill leaves the arc as it was, or changed whole. An export carries both to another
+copy of the memory (ops/portability.py, `_relink`).
 """
 
 from __future__ import annotations
