@@ -15,6 +15,7 @@ import os
 import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass, fields
+from datetime import tzinfo
 from pathlib import Path
 from typing import Any
 
@@ -76,6 +77,13 @@ class Settings:
     # shown in it, and a question's time words ("yesterday", "on Saturday") count its days.
     timezone: str = "UTC"
     no_supersedes: bool = False  # the paper's ablation: no revision chains written or read
+
+    @property
+    def zone(self) -> tzinfo:
+        """The user's time zone (`timezone`, checked when the settings were resolved)."""
+        from zoneinfo import ZoneInfo
+
+        return ZoneInfo(self.timezone)
 
     @classmethod
     def env_name(cls, field: str) -> str:

@@ -66,4 +66,10 @@ def resolve_when(value: str | None, said_at: datetime, zone: tzinfo = UTC) -> da
 
 
 def _noon(d: date, zone: tzinfo) -> datetime:
-    return datetime(d.year, d.month, d.day, 12, tzinfo=zone).astimezone(UTC)
+    return wall_clock_in(datetime(d.year, d.month, d.day, 12, tzinfo=UTC), zone)
+
+
+def wall_clock_in(t: datetime, zone: tzinfo) -> datetime:
+    """A time written without an offset and read as UTC (`t`), read again as a time of `zone`
+    (the user's): the same clock reading, another instant; in UTC."""
+    return t.astimezone(UTC).replace(tzinfo=zone).astimezone(UTC)

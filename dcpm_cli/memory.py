@@ -134,16 +134,15 @@ class Memory:
     ) -> tuple[list[str] | None, datetime | None]:
         """The kinds and the as-of time of a recall, checked (a time without an offset is the
         user's); `option` names the as-of field in an error (`--as-of` on the command line)."""
-        from zoneinfo import ZoneInfo
-
         from dcpm_cli.ingest.text import parse_as_of
 
         wanted = list(kinds or []) or None
         for x in wanted or []:
             if x not in (*ITEM_KINDS, RAW):
                 raise InputError(f"unknown kind {x!r}", "use fact, identity, summary or raw")
-        zone = ZoneInfo(self.settings.timezone)
-        when = parse_as_of(as_of, option, zone) if isinstance(as_of, str) else as_of  # "" is no time
+        when = (
+            parse_as_of(as_of, option, self.settings.zone) if isinstance(as_of, str) else as_of
+        )  # "" is no time
         return wanted, when
 
     def recall(
@@ -162,15 +161,13 @@ class Memory:
         wanted, when = self.recall_filters(kinds, as_of, option=option)
         store = self.store_or_none()
         if store is None:
-            return Recall(query=query, hits=[], as_of=when)
-        from zoneinfo import ZoneInfo
-
+            return Recall(query=query, hits=[], as_of=when, zone=self.settings.timezone)
         from dcpm_cli.read.recall import recall
 
         return recall(
             store, self.embedder, query, k=k, kinds=wanted, as_of=when,
             min_similarity=self.settings.recall_min_similarity, chains=self.chains,
-            zone=ZoneInfo(self.settings.timezone),
+            zone=self.settings.zone,
         )  # fmt: skip
 
     def history(self, target: str, *, k: int = 3) -> list[list[Any]]:
@@ -191,9 +188,7 @@ class Memory:
         from dcpm_cli.ops.links import link
 
         store = self._store_for_links(earlier)
-        from zoneinfo import ZoneInfo
-
-        done = link(store, earlier.strip(), later.strip(), ZoneInfo(self.settings.timezone))
+        done = link(store, earlier.strip(), later.strip(), self.settings.zone)
         return done, self._arcs_of(store, [done.later.id])
 
     def unlink(self, ident: str) -> tuple[Linked, list[list[Any]]]:

@@ -9,6 +9,8 @@ from datetime import UTC, datetime, timedelta, tzinfo
 from enum import StrEnum
 from typing import Any
 
+from dcpm_cli.dates import wall_clock_in
+
 
 # The one vocabulary: every flag, setting and check that names a kind or a mode uses these.
 class ItemKind(StrEnum):
@@ -156,8 +158,7 @@ class RawInput:
         file again after the `timezone` setting changed still changes nothing."""
         if not self.wall_clock:
             return self
-        wall = self.said_at.astimezone(UTC).replace(tzinfo=None)
-        return replace(self, said_at=wall.replace(tzinfo=zone).astimezone(UTC), wall_clock=False)
+        return replace(self, said_at=wall_clock_in(self.said_at, zone), wall_clock=False)
 
 
 @dataclass

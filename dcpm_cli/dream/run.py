@@ -46,7 +46,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import tzinfo
 from typing import TYPE_CHECKING, Any
-from zoneinfo import ZoneInfo
 
 import numpy as np
 
@@ -165,8 +164,9 @@ def _dream(
         run.facts, run.clusters = out.triage.facts, len(out.triage.clusters)
         run.clusters_skipped = len(out.triage.declined)
         say(_phase1_line(out.triage))
-        zone = ZoneInfo(settings.timezone)
-        _phase2(store, embedder, llm, opts, out, budget, progress, lambda: _usage(run, llm, usage), zone)
+        _phase2(
+            store, embedder, llm, opts, out, budget, progress, lambda: _usage(run, llm, usage), settings.zone
+        )
         say(
             f"phase 2: {run.clusters_done} clusters induced, {run.nodes_created} nodes created, "
             f"{run.evidence_added} evidence edges, {run.actions_rejected} actions rejected"
@@ -343,7 +343,7 @@ def _plan(
     run.facts, run.clusters, run.clusters_skipped = tri.facts, len(tri.clusters), len(tri.declined)
     say(_phase1_line(tri))
     for cl in tri.clusters:
-        out.prompts.append(induce.prompt(cl, graph, ZoneInfo(settings.timezone)))
+        out.prompts.append(induce.prompt(cl, graph, settings.zone))
         out.planned.append(
             f"induction: cluster {cl.index + 1} ({len(cl.facts)} facts, {len(cl.nearest)} nearby nodes, "
             f"{len(cl.evidence_nodes)} nodes already touching them)"
@@ -390,7 +390,7 @@ def _relink(
         floor=settings.judge_min_similarity,
         prompt=settings.judge_prompt,
         change_words=settings.judge_change_words,
-        zone=ZoneInfo(settings.timezone),
+        zone=settings.zone,
     )
     if got.asked:
         out.notes.append(

@@ -7,6 +7,7 @@ from datetime import UTC, date, datetime, tzinfo
 from pathlib import Path
 from typing import BinaryIO
 
+from dcpm_cli.dates import wall_clock_in
 from dcpm_cli.errors import InputError
 
 # Times dcpm accepts: far enough from datetime's limits (years 1 and 9999) that no later step
@@ -52,9 +53,7 @@ def parse_as_of(value: str, what: str = "--as-of", zone: tzinfo = UTC) -> dateti
     when = parse_time(value, what)
     if _day_only(value) is not None:
         when = when.replace(hour=23, minute=59, second=59, microsecond=999999)
-    if is_wall_clock(value):
-        when = when.replace(tzinfo=zone).astimezone(UTC)
-    return when
+    return wall_clock_in(when, zone) if is_wall_clock(value) else when
 
 
 def is_wall_clock(value: object) -> bool:

@@ -21,7 +21,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import timedelta
 from typing import TYPE_CHECKING
-from zoneinfo import ZoneInfo
 
 from dcpm_cli.embed import Memo
 from dcpm_cli.errors import DcpmError, LLMError, LLMUnavailable
@@ -119,8 +118,7 @@ class Writer:
         With `claim`, the new inputs to extract are claimed for this writer in the same lock.
         Nothing the embedder does can stop the words reaching the disk."""
         unique: dict[str, RawInput] = {}
-        zone = ZoneInfo(self.settings.timezone)
-        for r in (r.in_zone(zone) for r in raws):
+        for r in (r.in_zone(self.settings.zone) for r in raws):
             if r.role != "user":
                 r.status = CONTEXT  # assistant/system turns: stored raw, context for extraction
             unique.setdefault(r.content_hash, r)
@@ -308,12 +306,11 @@ class Writer:
             known,
             retries=self.settings.llm_retries,
             ask_ended=self.settings.named_ends,
-            zone=ZoneInfo(self.settings.timezone),
+            zone=self.settings.zone,
         )
         outcome = InputOutcome(raw.id, DONE)
         grounded, outcome.rejected = extract.ground(found, raw.text, history)
-        zone = ZoneInfo(self.settings.timezone)
-        items = [extract.to_item(raw, i, x, zone) for i, x in grounded]
+        items = [extract.to_item(raw, i, x, self.settings.zone) for i, x in grounded]
 
         # Exact duplicates of current beliefs (or of each other) are dropped without a call.
         existing = self.store.current_items_by_hash([i.content_hash for i in items])

@@ -23,7 +23,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING
-from zoneinfo import ZoneInfo
 
 from dcpm_cli.models import MemoryItem, normalise
 from dcpm_cli.prompts.judge import Statement
@@ -189,7 +188,7 @@ def decide(
 ) -> Plan:
     """Ask about each candidate, nearest first; the first judgement that stands is the plan."""
     judged: list[Judged] = []
-    zone = ZoneInfo(settings.timezone)  # the days the model is told are the user's
+    zone = settings.zone  # the days the model is told are the user's
     for c in cands:
         earlier = Statement(c.text, c.event_at.astimezone(zone))
         later = Statement(item.text, item.event_at.astimezone(zone), words)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 from typing import Annotated, Any
-from zoneinfo import ZoneInfo
 
 import typer
 
@@ -77,7 +76,7 @@ def add(
         if fmt is Format.auto and file is not None:
             fmt = ingest.default_format_for(file)
         wall = is_wall_clock(at)  # the user's time of day: stored as one of their zone
-        if wall and (change := clock_change(at or "", ZoneInfo(m.settings.timezone))):
+        if wall and (change := clock_change(at or "", m.settings.zone)):
             render.note(change)
         raws = ingest.parse(content, fmt, session=sess, source=source, at=when, role=role, at_wall=wall)
         with render.progress("extracting", enabled=len(raws) > 1) as bar:
