@@ -37,7 +37,8 @@ class Relinked:
 
 
 def pairs(store: Store, embedder: Embedder, k: int, floor: float) -> list[tuple[MemoryItem, MemoryItem]]:
-    """The (earlier, later) pairs of current facts never compared, nearest pairs first."""
+    """The (earlier, later) pairs of current facts never compared, nearest pairs first; the
+    later one replaces no chain yet (one item replaces at most one chain)."""
     facts = [i for i in store.all_items("superseded_by IS NULL") if i.kind in reconcile.KINDS]
     if len(facts) < 2:
         return []
@@ -52,7 +53,8 @@ def pairs(store: Store, embedder: Embedder, k: int, floor: float) -> list[tuple[
             if cos < floor or key in compared or key in found or reconcile.subject_refusal(fact, c):
                 continue
             earlier, later = sorted((fact, c), key=lambda i: (i.event_at, i.created_at))
-            found[key] = (cos, earlier, later)
+            if not later.supersedes:
+                found[key] = (cos, earlier, later)
     return [(e, lt) for _, e, lt in sorted(found.values(), key=lambda t: -t[0])]
 
 

@@ -359,8 +359,7 @@ def _plan(
     elif opts.core_schemas:
         out.notes.append(f"core schemas are off in {opts.mode} mode")
     if opts.relink and not opts.no_supersedes:
-        pairs = relink_pairs(store, embedder, settings.judge_k, settings.judge_min_similarity)
-        near = [p for p in pairs if not p[1].supersedes]  # the re-link asks only these
+        near = relink_pairs(store, embedder, settings.judge_k, settings.judge_min_similarity)
         if near:
             out.planned.append(
                 f"re-link: {_n(len(near), 'pair')} of near facts never compared, a judgement each "
