@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 
 from dcpm_cli.errors import InputError
 from dcpm_cli.models import CHAIN_OPS, JUDGED, SUPERSEDE, UNLINK, Event, short_hash, utcnow
-from dcpm_cli.write.reconcile import KINDS, subject_refusal
+from dcpm_cli.write.reconcile import KINDS, said_before, subject_refusal
 
 if TYPE_CHECKING:
     from datetime import datetime, tzinfo
@@ -163,11 +163,11 @@ def _item(store: Store, ident: str) -> MemoryItem:
 
 
 def _may_follow(store: Store, later: MemoryItem, earlier: MemoryItem) -> bool:
-    """The writer's rule (`reconcile.said_before`): a state may follow another unless it was
+    """The writer's own rule (`said_before`): a state may follow another unless it was
     both said and is about a time before it ("swimming since March", said in June, may follow
     April's running)."""
     said = [r.said_at for r in store.get_raw(later.raw_ids).values()] or [later.created_at]
-    return not (max(said) < earlier.event_at and later.event_at < earlier.event_at)
+    return not said_before(later, max(said), earlier)
 
 
 def _day(item: MemoryItem, zone: tzinfo) -> str:
