@@ -30,7 +30,7 @@ from dcpm_cli.errors import (
 )
 from dcpm_cli.models import PENDING, Calibration, DreamRun, Event, MemoryItem, Passage, RawInput
 from dcpm_cli.store import schemas as S
-from dcpm_cli.store.base import Lance, Write
+from dcpm_cli.store.base import Lance, Write, uninterrupted
 from dcpm_cli.store.base import utc as _utc
 from dcpm_cli.store.claims import Claims
 from dcpm_cli.store.dump import Records
@@ -440,11 +440,13 @@ class Store(GraphVerbs, JournalVerbs, EraseVerbs, StagingVerbs):
                 staged.index_passages(sessions)
                 self.write_staged()
                 data = self._table_of(raws, S.RAW, vectors, error=error)
-                self._vectors.wrote(S.RAW, self.table(S.RAW).add(data), rows=data)
+                with uninterrupted():  # what `add` reports stored is what was committed
+                    self._vectors.wrote(S.RAW, self.table(S.RAW).add(data), rows=data)
                 return
             with self.unfinished("raw", sessions=sessions):
                 data = self._table_of(raws, S.RAW, vectors, error=error)
-                self._vectors.wrote(S.RAW, self.table(S.RAW).add(data), rows=data)
+                with uninterrupted():
+                    self._vectors.wrote(S.RAW, self.table(S.RAW).add(data), rows=data)
                 self.index_passages(sessions)
 
     def raw_without_vectors(self) -> list[RawInput]:

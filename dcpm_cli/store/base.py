@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-from collections.abc import Sequence
-from contextlib import AbstractContextManager
+import signal
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
@@ -39,6 +41,29 @@ class Write(enum.Enum):
     @property
     def flush(self) -> bool:
         return self is Write.SETTLED
+
+
+@contextmanager
+def uninterrupted() -> Iterator[None]:
+    """A commit Ctrl-C does not cut: a SIGINT that arrives inside waits until the block is done,
+    then interrupts as it would have. LanceDB commits on a background thread, so an interrupt
+    raised while the main thread waits for it lets the commit land after the caller has
+    counted what was stored: the user was told "stored 0" of 260 stored. A commit takes a
+    fraction of a second. Outside the main thread (no signal lands there) it changes nothing."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[int] = []
+    before = signal.signal(signal.SIGINT, lambda signum, _frame: caught.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, before)
+    if caught:
+        if callable(before):
+            before(signal.SIGINT, None)
+        elif before == signal.SIG_DFL:
+            signal.raise_signal(signal.SIGINT)
 
 
 class Tables(Protocol):
