@@ -339,18 +339,23 @@ class Period:
     end: datetime
     told: timedelta = timedelta(0)  # what is said this soon after it counts as told of it
     zone: str = "UTC"  # whose days: the `timezone` setting
+    noon: datetime | None = None  # a part of one day: that day's noon (an input dated by day alone)
 
     def holds(self, when: datetime) -> bool:
-        return self.start <= when < self.end
+        return self.start <= when < self.end or when == self.noon
 
     def told_after(self, when: datetime) -> bool:
-        return self.end <= when < self.end + self.told
+        return self.end <= when < self.end + self.told and when != self.noon
 
     @property
     def days(self) -> str:
-        """The days it covers: "2026-11-28 to 2026-11-29", or one day."""
-        last = self.end - timedelta(microseconds=1)
-        return f"{self.start:%Y-%m-%d}" + ("" if last.date() == self.start.date() else f" to {last:%Y-%m-%d}")
+        """The days it covers: "2026-11-28 to 2026-11-29", or one day; a part of a day with
+        its hours, in the user's zone: "2026-11-28 18:00 to 2026-11-29 06:00"."""
+        start, last = self.start, self.end - timedelta(microseconds=1)  # in the user's zone
+        if self.noon is not None:
+            end = f"{self.end:%H:%M}" if last.date() == start.date() else f"{self.end:%Y-%m-%d %H:%M}"
+            return f"{start:%Y-%m-%d %H:%M} to {end}"
+        return f"{start:%Y-%m-%d}" + ("" if last.date() == start.date() else f" to {last:%Y-%m-%d}")
 
 
 @dataclass

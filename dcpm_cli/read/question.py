@@ -47,6 +47,10 @@ _BEFORE_LAST = re.compile(r"\bthe\s+(week|weekend)\s+before\s+last\b", re.I)
 _DAY_BEFORE_YESTERDAY = re.compile(r"\bthe\s+day\s+before\s+yesterday\b", re.I)
 # Not "the last night of the trip", "my last night in Rome".
 _LAST_NIGHT = re.compile(r"(?<!\bthe\s)(?<!\bmy\s)(?<!\bour\s)(?<!\bher\s)(?<!\bhis\s)\blast\s+night\b", re.I)
+# A part of a day, in a question about the past ("what did I do this morning?"); asked of
+# what is to come ("what am I doing tonight?") it is the whole day, when plans for it are said.
+_PART_OF_DAY = re.compile(r"\b(?:(this|yesterday)\s+(morning|afternoon|evening)|(tonight))\b", re.I)
+_HOURS = {"morning": (0, 12), "afternoon": (12, 18), "evening": (18, 24), "tonight": (18, 24)}
 _MONTHS = "january|february|march|april|june|july|august|september|october|november|december"
 _WEEKDAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
 # "this Friday": the one just gone in a question about the past ("what did I do this Friday?",
@@ -116,10 +120,13 @@ class Window:
     start: datetime
     end: datetime
     phrase: str
+    # A part of one day ("this morning", "last night"): that day's noon, where an input dated by
+    # its day alone is stored (its time of day unknown, it may be from this part of it).
+    noon: datetime | None = None
 
     def holds(self, when: datetime, tail: timedelta) -> bool:
         """Said in the window, or soon after it: people tell what happened a little later."""
-        return self.start <= when < self.end + tail
+        return self.start <= when < self.end + tail or when == self.noon
 
 
 @dataclass
@@ -185,8 +192,12 @@ def window_of(text: str, now: datetime, zone: tzinfo = UTC) -> Window | None:
         day = _day_start(now) - timedelta(days=2)
         return Window(day, day + timedelta(days=1), m.group(0))
     if m := _LAST_NIGHT.search(text):
-        today = _day_start(now)  # from yesterday noon to this morning
-        return Window(today - timedelta(hours=12), today + timedelta(hours=6), m.group(0))
+        yesterday = _day_start(now) - timedelta(days=1)  # from yesterday 18:00 to 06:00 today
+        return _part_of(yesterday, 18, 30, m.group(0))
+    if (m := _PART_OF_DAY.search(text)) and _ASKS_ABOUT_PAST.search(text):
+        day = _day_start(now) - timedelta(days=1 if (m.group(1) or "").lower() == "yesterday" else 0)
+        first, last = _HOURS[(m.group(2) or m.group(3)).lower()]
+        return _part_of(day, first, last, m.group(0))
     if m := _THE_WEEKEND.search(text):
         saturday = _last_weekend(now, this=True)
         phrase = re.search(r"(?:over|at|on)\s+the\s+weekend", m.group(0), re.I)
@@ -212,6 +223,12 @@ def window_of(text: str, now: datetime, zone: tzinfo = UTC) -> Window | None:
     if m := _CALENDAR.search(text):
         return _calendar(m.group(0), now)
     return None
+
+
+def _part_of(day: datetime, first: int, last: int, phrase: str) -> Window:
+    """The hours [first, last) of `day` (a midnight in the user's zone; 30 is 06:00 the next)."""
+    start = day + timedelta(hours=first)
+    return Window(start, day + timedelta(hours=last), phrase, noon=day + timedelta(hours=12))
 
 
 def _last_weekend(now: datetime, *, this: bool = False) -> datetime:

@@ -161,7 +161,7 @@ def recall(
     nodes = {n.id: n for h in out for n in h.nodes}
     period = None
     if (w := asked.window) is not None:
-        period = Period(w.phrase, w.start, w.end, TOLD_LATER, zone=str(zone))
+        period = Period(w.phrase, w.start, w.end, TOLD_LATER, zone=str(zone), noon=w.noon)
         if out and not any(w.holds(h.when, TOLD_LATER) for h in out):
             other_days = "these hits are from other days"
             warnings.append(f"nothing found was said {w.phrase} ({period.days}): {other_days}")
@@ -201,7 +201,10 @@ def _ranked(
     # A question about a time and nothing else searches what was said then, however unlike the
     # question's words ("what did I do" is like no input): below the similarity floor too.
     w = asked.window
-    during = (w.start, w.end + TOLD_LATER) if w is not None and asked.only_time else None
+    # A part of a day searches from that day's noon too, where an input dated by day alone is.
+    during = (
+        (min(w.start, w.noon or w.start), w.end + TOLD_LATER) if w is not None and asked.only_time else None
+    )
     for n, (vector, text) in enumerate(zip(vectors, [asked.search_text, *asked.cues], strict=True)):
         # A rare token is looked for in the question's search only: a cue is a part of it.
         got = _scored(

@@ -19,7 +19,9 @@ from dcpm_cli.read.recall import MIN_SIMILARITY, recall
 
 
 def _at(day: str) -> datetime:
-    return datetime.fromisoformat(day).replace(hour=12, tzinfo=UTC)
+    """A day alone is its noon, as `dcpm add --at 2026-03-09` stores it; or a day and a time."""
+    at = datetime.fromisoformat(day)
+    return (at if len(day) > 10 else at.replace(hour=12)).replace(tzinfo=UTC)
 
 
 def _said(writer, *inputs: tuple[str, str, str]) -> dict[str, str]:
@@ -63,7 +65,7 @@ MONDAY = _at("2026-03-09")
         ("What am I doing this Friday?", "2026-03-13", "2026-03-14"),
         ("Who did I see this past Monday?", "2026-03-02", "2026-03-03"),
         ("What did I eat this Monday?", "2026-03-09", "2026-03-10"),
-        ("What did I do this afternoon?", "2026-03-09", "2026-03-10"),
+        ("What did I do this afternoon?", "2026-03-09", "2026-03-09"),  # 12:00 to 18:00
     ],
 )
 def test_time_phrases_read_against_the_question_date(question, start, end):
@@ -188,7 +190,7 @@ def test_a_time_alone_puts_what_was_said_then_before_what_was_told_later(store, 
     ids = _said(
         writer,
         ("2025-11-01", "a", "Last night was the Halloween party, what a night."),
-        ("2026-03-08", "b", "Quiz night at the Old Duke, we came second."),  # said last night, 21:00
+        ("2026-03-08", "b", "Quiz night at the Old Duke, we came second."),  # dated yesterday alone
         ("2026-03-09", "c", "Slept badly, and yesterday's quiz answers keep going round my head."),
     )  # fmt: skip
     got = recall(store, embedder, "What did I do last night?", k=3, now=MONDAY)
@@ -201,7 +203,7 @@ def test_a_time_alone_puts_what_was_said_then_before_what_was_told_later(store, 
     assert party not in order[:2], "'last night' in an old input is not what was said last night"
     assert got.period is not None and got.period.phrase == "last night" and not got.warnings
     assert views.recall_prompt_text(got).startswith(
-        "The question asks about 'last night' read as 2026-03-08 to 2026-03-09 (UTC days): "
+        "The question asks about 'last night' read as 2026-03-08 18:00 to 2026-03-09 06:00 (UTC days): "
         "1 of these said then, 1 in the 3 days after.\n"
     )
     marks = [line.split(")", 1)[0] for line in views.recall_prompt_text(got).splitlines()[2:4]]
@@ -215,9 +217,40 @@ def test_a_time_alone_puts_what_was_said_then_before_what_was_told_later(store, 
     jsonschema.validate(data, schema)
     assert data["period"] == {
         "phrase": "last night",
-        "start": "2026-03-08T12:00:00+00:00",
+        "start": "2026-03-08T18:00:00+00:00",
         "end": "2026-03-09T06:00:00+00:00",
     }
+
+
+def test_a_part_of_a_day_is_its_hours_and_an_input_dated_by_day_alone_may_be_from_it(store, embedder, writer):
+    ids = _said(
+        writer,
+        ("2026-03-08 14:00", "a", "Lunch with Priya at the noodle bar."),
+        ("2026-03-08 21:30", "b", "Board games at Sam's until late."),
+        ("2026-03-09 08:15", "c", "Ran 5k along the canal before work."),
+        ("2026-03-09", "d", "Finished the tax return, finally."),  # today, by day alone
+        ("2026-03-09 10:00", "e", "Coffee with the new team lead."),
+    )
+    evening = datetime(2026, 3, 9, 20, tzinfo=UTC)  # Monday evening
+    morning = recall(store, embedder, "What did I do this morning?", k=5, now=evening)
+    marks = {h.text: views.then_mark(morning, h) for h in morning.hits}
+    said = {text for text, mark in marks.items() if mark == "said then"}
+    assert said == {
+        "Ran 5k along the canal before work.",
+        "Finished the tax return, finally.",
+        "Coffee with the new team lead.",
+    }, marks
+    assert views.period_note(morning) == (
+        "'this morning' read as 2026-03-09 00:00 to 12:00 (UTC days): 3 of these said then"
+    )
+    night = recall(store, embedder, "What did I do last night?", k=5, now=evening)
+    marks = {h.id: views.then_mark(night, h) for h in night.hits}
+    assert marks[ids["Board games at Sam's until late."]] == "said then"
+    assert marks.get(ids["Lunch with Priya at the noodle bar."], "") == "", "14:00 is not last night"
+    # What is to come is the whole day: its plans are said earlier that day.
+    plans = window_of("What am I doing tonight?", evening)
+    today = window_of("What am I doing today?", evening)
+    assert plans is not None and today is not None and (plans.start, plans.end) == (today.start, today.end)
 
 
 def test_a_question_about_a_time_when_nothing_was_said_says_so(store, embedder, writer, cli):
