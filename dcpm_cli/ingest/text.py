@@ -78,14 +78,21 @@ def clock_change(value: str, zone: tzinfo) -> str:
     when = read_time(value)
     if when is None or not is_wall_clock(value):
         return ""
-    wall = when.replace(tzinfo=None)
+    return clock_change_at(when, zone, value.strip())
+
+
+def clock_change_at(wall_read_as_utc: datetime, zone: tzinfo, written: str = "") -> str:
+    """`clock_change` of a time parsed as a wall clock (read as UTC, not moved into the zone yet:
+    a `RawInput` still `wall_clock`), named as `written`, else as its ISO day and minute."""
+    wall = wall_read_as_utc.replace(tzinfo=None)
     first, second = wall.replace(tzinfo=zone), wall.replace(tzinfo=zone, fold=1)
     if first.utcoffset() == second.utcoffset():
         return ""
+    written = written or f"{wall:%Y-%m-%dT%H:%M}"
     shown = first.astimezone(UTC).astimezone(zone).replace(tzinfo=None)
     if shown != wall:
-        return f"{value.strip()} never happened in {zone} (the clocks went forward): read as {shown:%H:%M}"
-    return f"{value.strip()} happened twice in {zone} (the clocks went back): read as the first"
+        return f"{written} never happened in {zone} (the clocks went forward): read as {shown:%H:%M}"
+    return f"{written} happened twice in {zone} (the clocks went back): read as the first"
 
 
 def read_time(value: object) -> datetime | None:

@@ -95,3 +95,28 @@ def test_a_time_the_clocks_skipped_or_repeated_is_taken_and_said(cli) -> None:
     assert "happened twice in Pacific/Auckland (the clocks went back): read as the first" in twice.stderr
     assert plain.exit_code == 0 and "clocks" not in plain.stderr
     assert said_at(cli, "Woke to the clocks changing.") == datetime(2026, 9, 26, 14, 30, tzinfo=UTC)
+
+
+def test_times_in_a_chat_log_the_clocks_skipped_are_said_once(cli, tmp_path) -> None:
+    auckland = {"DCPM_TIMEZONE": "Pacific/Auckland"}
+    log = tmp_path / "night.jsonl"
+    turns = [
+        ("2026-09-27T01:50:00", "Can't sleep."),
+        ("2026-09-27T02:10:00", "The clocks go forward tonight, right?"),
+        ("2026-09-27T02:40:00", "Still awake."),
+        ("2026-09-27T07:00:00", "Slept in the end."),
+    ]
+    lines = [json.dumps({"role": "user", "content": t, "timestamp": at}) for at, t in turns]
+    log.write_text("\n".join(lines) + "\n")
+
+    added = cli("add", "--no-extract", "--file", str(log), **auckland)
+
+    assert added.exit_code == 0, added.stderr
+    note = " ".join(added.stderr.split())
+    assert (
+        "2026-09-27T02:10 never happened in Pacific/Auckland (the clocks went forward): read as 03:10 "
+        "(and 1 more time(s) in the input)"
+    ) in note
+    assert said_at(cli, "Still awake.") == datetime(2026, 9, 26, 14, 40, tzinfo=UTC)
+    again = cli("add", "--no-extract", "--file", str(log), "--json", **auckland)
+    assert json.loads(again.stdout)["already_stored"] == 4

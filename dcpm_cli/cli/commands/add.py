@@ -11,7 +11,7 @@ import typer
 from dcpm_cli.cli.app import NoSupersedes, _memory, app
 from dcpm_cli.errors import EXIT_INTERRUPTED, EXIT_LLM
 from dcpm_cli.ingest.formats import Format
-from dcpm_cli.ingest.text import clock_change, is_wall_clock, parse_time, read_file
+from dcpm_cli.ingest.text import clock_change, clock_change_at, is_wall_clock, parse_time, read_file
 
 
 @app.command()
@@ -79,6 +79,8 @@ def add(
         if wall and (change := clock_change(at or "", m.settings.zone)):
             render.note(change)
         raws = ingest.parse(content, fmt, session=sess, source=source, at=when, role=role, at_wall=wall)
+        if not wall:  # times written in the input (a chat log's, a journal's headings)
+            _note_clock_changes(raws, m.settings.zone)
         with render.progress("extracting", enabled=len(raws) > 1) as bar:
             storing = True
             report = m.add(raws, extract=not no_extract, progress=bar, on_stored=on_stored)
@@ -119,6 +121,17 @@ def process(
         report = m.process(limit=limit, progress=bar)
     render.add_report(report, as_json=as_json, verb="processed")
     _llm_outcome(report)
+
+
+def _note_clock_changes(raws: list[Any], zone: Any) -> None:
+    """Say when times written in the input fell where the user's clocks changed, as a typed
+    --at is told: the first such time, and how many more."""
+    from dcpm_cli import render
+
+    changes = [c for r in raws if r.wall_clock and (c := clock_change_at(r.said_at, zone))]
+    if changes:
+        more = f" (and {len(changes) - 1} more time(s) in the input)" if len(changes) > 1 else ""
+        render.note(changes[0] + more)
 
 
 def _llm_outcome(report: Any) -> None:
