@@ -56,7 +56,7 @@ _WEEKDAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
 # "this Friday": the one just gone in a question about the past ("what did I do this Friday?",
 # asked on Sunday), else the coming one; "this past Friday": the one just gone.
 _THIS_WEEKDAY = re.compile(rf"\bthis\s+(past\s+)?({_WEEKDAYS})\b", re.I)
-_ASKS_ABOUT_PAST = re.compile(r"\b(?:did|was|were|had)\b", re.I)
+_ASKS_ABOUT_PAST = re.compile(r"\b(?:did|was|were|had|happened|went)\b", re.I)
 # Calendar phrases dateparser reads. "May" only with a day or a preposition: "May I…" is a verb.
 _CALENDAR = re.compile(
     rf"\b(?:(?:last|past|previous|this)\s+(?:week|month|year|{_WEEKDAYS})"

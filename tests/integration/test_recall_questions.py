@@ -66,6 +66,8 @@ MONDAY = _at("2026-03-09")
         ("Who did I see this past Monday?", "2026-03-02", "2026-03-03"),
         ("What did I eat this Monday?", "2026-03-09", "2026-03-10"),
         ("What did I do this afternoon?", "2026-03-09", "2026-03-09"),  # 12:00 to 18:00
+        ("What happened this Friday?", "2026-03-06", "2026-03-07"),
+        ("Where I went yesterday evening?", "2026-03-08", "2026-03-09"),  # 18:00 to midnight
     ],
 )
 def test_time_phrases_read_against_the_question_date(question, start, end):
