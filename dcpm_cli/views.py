@@ -84,10 +84,11 @@ def hit_dict(
     stale: set[str] | None = None,
     when_of: dict[str, Any] | None = None,
     query: str = "",
+    then: str = "",
 ) -> dict[str, Any]:
     """The JSON shape of one recall hit (documented in the README); `when_of` gives the time of
     the other hits it names in `same_as`; a long input's text is its piece best matching `query`,
-    with `excerpt` saying which."""
+    with `excerpt` saying which; `then`, where it stands against the time asked about."""
     when_of = when_of or {}
     text, piece, of = excerpt(hit.text, query)
     d: dict[str, Any] = {
@@ -107,6 +108,7 @@ def hit_dict(
         else [],
         "nodes": [node_dict(n, stale or set()) for n in hit.nodes],
         "same_as": [{"id": i, "when": when_of[i].isoformat()} for i in hit.same_as if i in when_of],
+        "then": then or None,
     }
     if of > 1:
         d["excerpt"] = {"piece": piece, "of": of, "chars": len(hit.text)}
@@ -120,11 +122,19 @@ def recall_dict(result: Any, *, arc: bool = True) -> dict[str, Any]:
         "query": result.query,
         "as_of": result.as_of.isoformat() if result.as_of else None,
         "hits": [
-            hit_dict(h, arc=arc, stale=result.stale_nodes, when_of=when_of, query=result.query)
+            hit_dict(
+                h,
+                arc=arc,
+                stale=result.stale_nodes,
+                when_of=when_of,
+                query=result.query,
+                then=then_mark(result, h),
+            )
             for h in result.hits
         ],
         "nodes": [node_dict(n, result.stale_nodes) for n in result.nodes],
         "period": period_dict(result.period),
+        "warnings": list(result.warnings),
     }
 
 

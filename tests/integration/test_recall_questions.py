@@ -222,6 +222,15 @@ def test_a_time_alone_puts_what_was_said_then_before_what_was_told_later(store, 
         "start": "2026-03-08T18:00:00+00:00",
         "end": "2026-03-09T06:00:00+00:00",
     }
+    # An agent reads what the table marks: each hit's place against the time, and the warnings.
+    assert [h["then"] for h in data["hits"]][:2] == ["said then", "told just after"]
+    assert data["warnings"] == []
+    later = json.loads(cli("recall", "What did I do last night?", "--as-of", "2026-03-20", "--json").stdout)
+    assert later["hits"] and all(h["then"] is None for h in later["hits"])
+    assert later["warnings"] == [
+        "nothing found was said last night (2026-03-19 18:00 to 2026-03-20 06:00): "
+        "these hits are from other days"
+    ]
 
 
 def test_a_part_of_a_day_is_its_hours_and_an_input_dated_by_day_alone_may_be_from_it(store, embedder, writer):
