@@ -269,6 +269,7 @@ class AddReport:
 
     stored: int = 0  # raw inputs newly on disk
     already_stored: int = 0  # identical inputs seen before (idempotent)
+    forgotten: int = 0  # inputs the user had forgotten (`dcpm forget`): not stored again
     extracted: int = 0
     pending: int = 0
     failed: int = 0

@@ -73,6 +73,8 @@ def add_report(report: Any, *, as_json: bool, verb: str = "stored") -> None:
     parts = [f"{verb} {report.stored} input{'s' if report.stored != 1 else ''}"] if verb == "stored" else []
     if report.already_stored:
         parts.append(f"{report.already_stored} already stored")
+    if report.forgotten:
+        parts.append(f"{report.forgotten} not stored again: you had forgotten them")
     if report.extracted or report.llm_calls:
         parts.append(f"extracted {report.extracted}")
         parts.append(
@@ -481,6 +483,11 @@ def forget_plan(plan: Any, *, as_json: bool, done: Any = None) -> None:
     if plan.passages:
         out.print(
             f"  {len(plan.passages)} passage(s) rebuilt without it, in session(s) {', '.join(plan.sessions)}",
+            markup=False,
+        )
+    if plan.raw_ids:
+        out.print(
+            "  the file or log it came from still holds it: added again, it is not stored again",
             markup=False,
         )
     if done is None:

@@ -135,6 +135,19 @@ class EraseVerbs:
         rows = self._rows(S.EVENTS, "op = 'FORGET'")
         return sorted((self._from_row(Event, r) for r in rows), key=lambda e: e.at)
 
+    def forgotten_inputs(self, raw_ids: Sequence[str]) -> set[str]:
+        """Those of `raw_ids` a forget removed (its event keeps the ids, never a text): an input
+        is known by its words, so the same journal added again would bring it back."""
+        if not raw_ids:
+            return set()
+        gone: set[str] = set()
+        for row in self._rows(S.EVENTS, "op = 'FORGET'", ["detail"]):
+            try:
+                gone.update(json.loads(row["detail"] or "{}").get("raw", []))
+            except (ValueError, AttributeError):
+                continue  # a detail blanked by a later forget of the same ids
+        return gone.intersection(raw_ids)
+
     # -- a forget, carried out from its record ------------------------------------------
 
     def finish_forget(self, work: dict[str, Any]) -> tuple[int, dict[str, int]]:

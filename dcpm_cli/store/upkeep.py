@@ -55,7 +55,7 @@ KEEP_VERSIONS = timedelta(minutes=1)  # old table versions younger than this sur
 BTREE_COLUMNS: dict[str, tuple[str, ...]] = {
     S.RAW: ("id", "content_hash", "session"),
     S.ITEMS: ("id", "content_hash"),
-    S.EVENTS: ("id",),
+    S.EVENTS: ("id", "op"),  # op: every add asks whether an input was forgotten (op = FORGET)
     S.PASSAGES: ("id", "session"),
     S.NODES: ("id",),
     S.EDGES: ("id",),

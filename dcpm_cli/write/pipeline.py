@@ -113,10 +113,11 @@ class Writer:
 
     # -- step 1 ---------------------------------------------------------------------------
 
-    def persist(self, raws: Sequence[RawInput], *, claim: bool = False) -> tuple[list[RawInput], int]:
-        """Store the inputs not stored before; return them and how many were already there.
-        With `claim`, the new inputs to extract are claimed for this writer in the same lock.
-        Nothing the embedder does can stop the words reaching the disk."""
+    def persist(self, raws: Sequence[RawInput], *, claim: bool = False) -> tuple[list[RawInput], int, int]:
+        """Store the inputs not stored before; return them, how many were already there and how
+        many the user had forgotten (`dcpm forget`), which are not stored again. With `claim`,
+        the new inputs to extract are claimed for this writer in the same lock. Nothing the
+        embedder does can stop the words reaching the disk."""
         unique: dict[str, RawInput] = {}
         for r in (r.in_zone(self.settings.zone) for r in raws):
             if r.role != "user":
@@ -137,6 +138,8 @@ class Writer:
             # Re-check under the lock: a concurrent `dcpm add` may have stored the same input.
             known = self.store.known_raw_hashes([r.content_hash for r in fresh])
             keep = [i for i, r in enumerate(fresh) if r.content_hash not in known]
+            gone = self.store.forgotten_inputs([fresh[i].id for i in keep])
+            keep = [i for i in keep if fresh[i].id not in gone]
             new = [fresh[i] for i in keep]
             if new:
                 with self.store.staging():  # in a group, their passages wait for the flush
@@ -144,7 +147,7 @@ class Writer:
             todo = [r for r in new if r.status == PENDING]
             if claim and todo and not self.embed_problem:  # no extraction without the embedder
                 self.claims.take(todo)
-        return new, len(raws) - len(new)
+        return new, len(raws) - len(new) - len(gone), len(gone)
 
     def fill_vectors(self) -> int:
         """Embed the inputs stored without a vector (the embedder had failed); how many."""
@@ -171,7 +174,8 @@ class Writer:
     ) -> AddReport:
         report = AddReport()
         report.repaired = self.finish_interrupted()
-        new, report.already_stored = self.persist(raws, claim=extract and self.llm is not None)
+        claim = extract and self.llm is not None
+        new, report.already_stored, report.forgotten = self.persist(raws, claim=claim)
         if on_stored:
             on_stored()  # every input is on disk: what fails from here on loses nothing
         report.stored = len(new)

@@ -268,29 +268,19 @@ def test_an_update_made_by_a_forgotten_input_is_undone(writer, llm, store, cli) 
     assert b"4921" not in every_byte(fresh.local_path)
     assert_consistent(fresh)
 
-    # Said again, then forgotten again: the UPDATE it makes is logged again (the event the first
-    # forget blanked has the same id), so the second forget finds and undoes it too.
-    llm.enqueue(
-        extraction(item("Banks with Monzo, card PIN 4921", topic="money", attribute="bank")),
-        judged("adds_detail"),
-    )
+    # The same input added again (a journal re-imported by a nightly job) is not stored again:
+    # no extraction, so the update is not made again and the PIN stays gone.
     said_again = RawInput(text=secret.text, session="money", said_at=secret.said_at)
     assert said_again.id == secret.id
-    writer.add([said_again])
+    report = writer.add([said_again])
+    assert (report.stored, report.forgotten, len(llm.calls)) == (0, 1, 3)
     again = cli.open_store()
-    assert again.get_items([kept.id])[kept.id].text == "Banks with Monzo; Banks with Monzo, card PIN 4921"
-    (update,) = [e for e in again.events_for(kept.id) if e.op == "UPDATE"]
-    assert update.new_text == "Banks with Monzo; Banks with Monzo, card PIN 4921"
-
-    done = cli("forget", secret.id, "--yes", "--json")
-
-    assert json.loads(done.stdout)["reverts"] == {kept.id: "Banks with Monzo"}
-    fresh = cli.open_store()
-    assert fresh.get_items([kept.id])[kept.id].text == "Banks with Monzo"
-    assert b"4921" not in every_byte(fresh.local_path)
-    assert_consistent(fresh)
+    assert again.get_items([kept.id])[kept.id].text == "Banks with Monzo"
+    assert again.get_raw([secret.id]) == {}
+    assert b"4921" not in every_byte(again.local_path)
 
 
+@pytest.mark.four_way
 def test_forget_by_query_without_k_takes_only_confident_hits(cli, llm, tmp_path: Path, embedder) -> None:
     """A query for one secret used to plan it and the next two lines recall ranked (k=3):
     without -k only hits at the embedder's confident similarity go, and the rest are counted."""
@@ -387,3 +377,28 @@ def test_a_schema_forgotten_by_request_is_not_built_again_from_its_facts(
     assert other["run"]["facts"] == before
     assert cli("forget", rested_on[0], "--yes").exit_code == 0
     assert cli.open_store().facts_set_aside() == set(rested_on[1:])  # a forgotten fact's id goes too
+
+
+def test_a_forgotten_input_is_not_stored_again_when_its_journal_is_added_again(cli, tmp_path: Path) -> None:
+    journal = tmp_path / "journal.md"
+    journal.write_text(
+        "## 2026-03-01\nWalked the dog by the canal.\n\n"
+        "## 2026-03-02\nMy bank PIN is 4471, note to self.\n\n"
+        "## 2026-03-03\nBaked sourdough.\n"
+    )
+    assert cli("add", "--no-extract", "--file", str(journal)).exit_code == 0
+    gone = cli("forget", "--query", "bank PIN", "-k", "1", "--yes")
+    assert gone.exit_code == 0, gone.stderr
+    assert "added again, it is not stored again" in " ".join(gone.stdout.split())
+
+    again = cli("add", "--no-extract", "--file", str(journal), "--json")  # the nightly job
+
+    assert again.exit_code == 0, again.stderr
+    report = json.loads(again.stdout)
+    assert (report["stored"], report["already_stored"], report["forgotten"]) == (0, 2, 1)
+    assert "4471" not in cli("recall", "bank PIN").stdout
+    said = cli("add", "--no-extract", "--file", str(journal))
+    assert "0 inputs, 2 already stored, 1 not stored again: you had forgotten them" in said.stdout
+    # Said anew (another day, other words), it is a new input: only the forgotten one is refused.
+    journal.write_text(journal.read_text() + "\n## 2026-03-04\nChanged my bank PIN today.\n")
+    assert json.loads(cli("add", "--no-extract", "--file", str(journal), "--json").stdout)["stored"] == 1
