@@ -3,6 +3,7 @@ imported here at module level, so `dcpm --help` and shell completion stay instan
 
 from __future__ import annotations
 
+import errno
 import sys
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Annotated, Any
@@ -10,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from typer.core import TyperGroup
 
-from dcpm_cli.errors import EXIT_INTERRUPTED, EXIT_OK, DcpmError
+from dcpm_cli.errors import EXIT_INPUT, EXIT_INTERRUPTED, EXIT_OK, DcpmError
 
 if TYPE_CHECKING:
     from dcpm_cli.config import Settings
@@ -39,6 +40,19 @@ class _Group(TyperGroup):
             raise typer.Exit(e.exit_code) from None
         except KeyboardInterrupt:
             raise typer.Exit(EXIT_INTERRUPTED) from None
+        except OSError as e:
+            # A path the user named that cannot be written (`backup DIR`, `export --out FILE`
+            # on a read-only mount, a folder of someone else's): one line, not a traceback. The
+            # store's own files have their errors (StoreError, exit 4) before this.
+            if e.filename is None or e.errno not in _UNWRITABLE:
+                raise
+            from dcpm_cli import render
+
+            render.error(f"cannot use {e.filename}: {e.strerror}", "choose a place you can write to")
+            raise typer.Exit(EXIT_INPUT) from None
+
+
+_UNWRITABLE = {errno.EROFS, errno.EACCES, errno.EPERM, errno.ENOENT, errno.ENOTDIR, errno.EISDIR}
 
 
 def _utf8_args() -> None:

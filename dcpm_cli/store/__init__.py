@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import errno
 import functools
 import os
 import threading
@@ -30,7 +29,7 @@ from dcpm_cli.errors import (
 )
 from dcpm_cli.models import PENDING, Calibration, DreamRun, Event, MemoryItem, Passage, RawInput
 from dcpm_cli.store import schemas as S
-from dcpm_cli.store.base import Lance, Write, uninterrupted
+from dcpm_cli.store.base import WHERE, Lance, Write, cannot_write, uninterrupted
 from dcpm_cli.store.base import utc as _utc
 from dcpm_cli.store.claims import Claims
 from dcpm_cli.store.dump import Records
@@ -182,13 +181,10 @@ class Store(GraphVerbs, JournalVerbs, EraseVerbs, StagingVerbs):
                     held.depth = 0
         except Timeout as e:
             raise LockBusy("another dcpm process is writing to this store", "try again later") from e
-        except PermissionError as e:
-            raise StoreError(f"cannot write to the store at {self.uri}: permission denied", _WHERE) from e
         except OSError as e:
-            if e.errno != errno.EROFS:
+            if (refused := cannot_write(self.uri, e)) is None:
                 raise
-            why = f"cannot write to the store at {self.uri}: a read-only file system"
-            raise StoreError(why, _WHERE) from e
+            raise refused from e
 
     @contextlib.contextmanager
     def _remote_lease(self) -> Iterator[None]:
@@ -1056,7 +1052,7 @@ def _since(before: datetime, days: int) -> str:
 
 NO_VECTOR = "no vector yet"  # the mark of an input stored while the embedder was failing
 _NO_VECTOR_YET = f"error LIKE '{NO_VECTOR}%'"
-_WHERE = "check --store / DCPM_STORE / DCPM_HOME"
+_WHERE = WHERE
 _SET_ASIDE = "facts_set_aside"  # meta key: a JSON list of item ids
 
 

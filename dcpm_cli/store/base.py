@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import errno
 import signal
 import threading
 from collections.abc import Iterator, Sequence
@@ -21,6 +22,8 @@ if TYPE_CHECKING:
 
     import numpy as np
     import pyarrow as pa
+
+    from dcpm_cli.errors import StoreError
 
 T = TypeVar("T")
 
@@ -41,6 +44,21 @@ class Write(enum.Enum):
     @property
     def flush(self) -> bool:
         return self is Write.SETTLED
+
+
+WHERE = "check --store / DCPM_STORE / DCPM_HOME"
+
+
+def cannot_write(uri: str, e: OSError) -> StoreError | None:
+    """The store's own error for an OS error that says it cannot be written (permission denied,
+    a read-only file system: a snapshot, a backup mounted read-only), else None."""
+    from dcpm_cli.errors import StoreError
+
+    if isinstance(e, PermissionError):
+        return StoreError(f"cannot write to the store at {uri}: permission denied", WHERE)
+    if e.errno == errno.EROFS:
+        return StoreError(f"cannot write to the store at {uri}: a read-only file system", WHERE)
+    return None
 
 
 @contextmanager

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from dcpm_cli.errors import LockBusy
 from dcpm_cli.models import DreamRun, Edge, MemoryItem, Node, short_hash
 from dcpm_cli.store import schemas as S
-from dcpm_cli.store.base import Lance
+from dcpm_cli.store.base import Lance, cannot_write
 from dcpm_cli.store.sql import in_list as _in
 from dcpm_cli.store.sql import quote as _q
 
@@ -380,6 +380,10 @@ class GraphVerbs:
                 "another `dcpm dream` is running on this store",
                 "wait for it to finish; a cron job can simply run again later",
             ) from e
+        except OSError as e:  # a read-only store: a dream writes, so it cannot run
+            if (refused := cannot_write(self.uri, e)) is None:
+                raise
+            raise refused from e
         holder = path.with_suffix(".pid")
         try:
             holder.write_text(str(os.getpid()), encoding="utf-8")

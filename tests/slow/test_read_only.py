@@ -60,3 +60,21 @@ def test_a_store_on_a_read_only_file_system_reads_and_refuses_writes(read_only) 
         assert "a read-only file system" in other.stderr
     indexless = run_dcpm("recall", "rowing machine", env=env).stderr
     assert "needs an index" in indexless and "Errno" not in indexless
+
+
+def test_a_dream_and_copies_to_a_read_only_place_are_refused_in_one_line(read_only, tmp_path: Path) -> None:
+    src, mnt = read_only
+    writable = {"DCPM_STORE": str(tmp_path / "s")}
+    assert run_dcpm("add", "--no-extract", "I row on Sundays", env=writable).returncode == 0
+    assert (
+        run_dcpm("add", "--no-extract", "I row on Sundays", env={"DCPM_STORE": str(src / "s")}).returncode
+        == 0
+    )
+
+    dream = run_dcpm("dream", env={"DCPM_STORE": str(mnt / "s"), "OLLAMA_HOST": "127.0.0.1:9"})
+    assert dream.returncode == 4 and "Traceback" not in dream.stderr, dream.stderr
+    assert "cannot write to the store" in dream.stderr and "read-only file system" in dream.stderr
+    for args in (["backup", str(mnt / "bk")], ["export", "--out", str(mnt / "x.jsonl")]):
+        refused = run_dcpm(*args, env=writable)
+        assert refused.returncode == 2 and "Traceback" not in refused.stderr, (args, refused.stderr)
+        assert "cannot use " + str(mnt) in refused.stderr and "Read-only file system" in refused.stderr
