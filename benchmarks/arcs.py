@@ -1,10 +1,10 @@
 """Belief arcs: does System 1 keep a person's changing stances as chains, on a given LLM?
 
     python -m benchmarks.arcs [--llm ollama:MODEL]
-        [--set dev|heldout|heldout2|…|heldout7] [--data FILE] [--store DIR] [--json]
+        [--set dev|heldout|heldout2|…|heldout9] [--data FILE] [--store DIR] [--json]
     python -m benchmarks.arcs --set SET --score DIR    # score a kept store again (after a dream)
 
-A set (`arcs_dev.json`, `arcs_heldout.json` … `arcs_heldout7.json`; original text) holds
+A set (`arcs_dev.json`, `arcs_heldout.json` … `arcs_heldout9.json`; original text) holds
 documents said on different days — plain inputs given `--at`, JSONL chat logs with assistant
 turns, Markdown journals — that go through the public write path (`ingest.parse` +
 `Writer.add`, what `dcpm add` runs) into a fresh store. Then each arc's probe goes through
@@ -54,6 +54,8 @@ SETS = {
     "heldout5": "arcs_heldout5.json",
     "heldout6": "arcs_heldout6.json",
     "heldout7": "arcs_heldout7.json",
+    "heldout8": "arcs_heldout8.json",
+    "heldout9": "arcs_heldout9.json",
 }
 K = 5
 

@@ -16,6 +16,7 @@ several things it names. Rules only, no LLM: the read path never calls one.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta, tzinfo
@@ -56,6 +57,12 @@ _WEEKDAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
 # "this Friday": the one just gone in a question about the past ("what did I do this Friday?",
 # asked on Sunday), else the coming one; "this past Friday": the one just gone.
 _THIS_WEEKDAY = re.compile(rf"\bthis\s+(past\s+)?({_WEEKDAYS})\b", re.I)
+# A weekday naming a date ("on Friday, March 13th", "Friday 13 March"): the date decides.
+_WEEKDAY_OF_DATE = re.compile(
+    rf"\b(?:on\s+)?(?:{_WEEKDAYS}),?\s+(?:the\s+)?"
+    rf"(?=\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_MONTHS}|may)\b|(?:{_MONTHS}|may)\s+\d)",
+    re.I,
+)
 _ASKS_ABOUT_PAST = re.compile(r"\b(?:did|was|were|had|happened|went)\b", re.I)
 # Calendar phrases dateparser reads. "May" only with a day or a preposition: "May I…" is a verb.
 _CALENDAR = re.compile(
@@ -169,6 +176,9 @@ def window_of(text: str, now: datetime, zone: tzinfo = UTC) -> Window | None:
     """The first time phrase of `text` as a window, read against `now` (aware) in `zone`'s
     days: the window's ends are `zone`'s midnights."""
     now = now.astimezone(zone)
+    weekday = _WEEKDAY_OF_DATE.search(text)
+    if weekday and (date := _CALENDAR.match(text, weekday.end())) and (w := _calendar(date.group(0), now)):
+        return dataclasses.replace(w, phrase=weekday.group(0) + w.phrase)
     if m := _AGO.search(text):
         n, unit = _count(m.group(1)), m.group(2).lower()
         if unit == "fortnight":  # as wide as "two weeks ago"

@@ -67,6 +67,9 @@ MONDAY = _at("2026-03-09")
         ("What did I eat this Monday?", "2026-03-09", "2026-03-10"),
         ("What did I do this afternoon?", "2026-03-09", "2026-03-09"),  # 12:00 to 18:00
         ("What happened this Friday?", "2026-03-06", "2026-03-07"),
+        # A weekday naming a date is that date, not the last such weekday.
+        ("What did I do on Friday, February 27th, 2026?", "2026-02-27", "2026-02-28"),
+        ("What did I do Friday 27 February?", "2026-02-27", "2026-02-28"),
         ("Where I went yesterday evening?", "2026-03-08", "2026-03-09"),  # 18:00 to midnight
     ],
 )
