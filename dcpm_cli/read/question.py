@@ -176,9 +176,9 @@ def window_of(text: str, now: datetime, zone: tzinfo = UTC) -> Window | None:
     """The first time phrase of `text` as a window, read against `now` (aware) in `zone`'s
     days: the window's ends are `zone`'s midnights."""
     now = now.astimezone(zone)
-    weekday = _WEEKDAY_OF_DATE.search(text)
-    if weekday and (date := _CALENDAR.match(text, weekday.end())) and (w := _calendar(date.group(0), now)):
-        return dataclasses.replace(w, phrase=weekday.group(0) + w.phrase)
+    named = _WEEKDAY_OF_DATE.search(text)
+    if named and (date := _CALENDAR.match(text, named.end())) and (w := _calendar(date.group(0), now)):
+        return dataclasses.replace(w, phrase=named.group(0) + w.phrase)
     if m := _AGO.search(text):
         n, unit = _count(m.group(1)), m.group(2).lower()
         if unit == "fortnight":  # as wide as "two weeks ago"
