@@ -29,7 +29,6 @@ if TYPE_CHECKING:
 
 Progress = Callable[[int, int], None]
 
-NOTHING_STORED = 'nothing stored yet; add something with: dcpm add "..."'
 
 
 class Memory:
@@ -86,6 +85,12 @@ class Memory:
                 self.settings.store, Recorded(*recorded), state_dir=dcpm_home(), create=False
             )
         return self._recorded_store
+
+    @property
+    def nothing_stored(self) -> str:
+        """What a command that needs a store says without one: where it looked, so a cron line
+        that lost its DCPM_HOME says so instead of passing for a quiet night."""
+        return f'nothing stored yet at {self.settings.store}; add something with: dcpm add "..."'
 
     def store_or_none(self) -> Store | None:
         """The store, or None when nothing was ever stored (reads must not create one)."""
@@ -348,4 +353,4 @@ class Memory:
         return reembed(store, target, progress=progress)
 
 
-__all__ = ["NOTHING_STORED", "Memory"]
+__all__ = ["Memory"]

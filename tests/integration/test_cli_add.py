@@ -153,6 +153,7 @@ def test_process_with_no_store_says_so_and_creates_none(cli, settings) -> None:
     done = cli("process", "--json")
 
     assert done.exit_code == 0 and "nothing stored yet" in done.stderr
+    assert settings.store in " ".join(done.stderr.split()), "where it looked, for the cron log"
     assert json.loads(done.stdout)["stored"] == 0
     assert not Path(settings.store).exists()
 

@@ -108,12 +108,11 @@ def process(
 ) -> None:
     """Extract every input still pending (LLM was down, --no-extract, failures), oldest first."""
     from dcpm_cli import render
-    from dcpm_cli.memory import NOTHING_STORED
     from dcpm_cli.models import AddReport
 
     m = _memory(ctx, no_supersedes)
     if m.store_or_none() is None:  # a mistyped DCPM_STORE in a cron line makes no empty store
-        render.note(NOTHING_STORED)
+        render.note(m.nothing_stored)
         if as_json:
             render.add_report(AddReport(), as_json=True, verb="processed")
         return

@@ -25,11 +25,10 @@ def check(
 ) -> None:
     """Verify the store: inputs, chains, provenance, graph, passages, embedder; exit 6 if broken."""
     from dcpm_cli import render
-    from dcpm_cli.memory import NOTHING_STORED
 
     m = _memory(ctx)
     if m.store_or_none() is None:
-        render.note(NOTHING_STORED)
+        render.note(m.nothing_stored)
         if as_json:  # nothing to check: every check holds
             render.print_json(m.check().to_dict())
         return

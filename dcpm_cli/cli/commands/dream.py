@@ -127,7 +127,6 @@ def dream(
     """Consolidate facts into schemas and intentions (System 2); run it nightly from cron."""
     from dcpm_cli import render
     from dcpm_cli.config import DreamOptions
-    from dcpm_cli.memory import NOTHING_STORED
 
     m = _memory(ctx, bool(no_supersedes))
     if calibrate:
@@ -149,7 +148,7 @@ def dream(
         retries=m.settings.llm_retries,
     )
     if m.store_or_none() is None:
-        render.note(NOTHING_STORED)
+        render.note(m.nothing_stored)
         if as_json:  # no run: a script's jq still parses
             render.print_json({"run": None, "note": "nothing stored yet"})
         return

@@ -49,7 +49,6 @@ def recall(
     """Find memories: current beliefs first, each with its arc; never calls an LLM."""
     from dcpm_cli import render, views
     from dcpm_cli.errors import InputError
-    from dcpm_cli.memory import NOTHING_STORED
 
     m = _memory(ctx, no_supersedes)
     kinds, when = m.recall_filters(kind, as_of, option="--as-of")
@@ -68,7 +67,7 @@ def recall(
     else:
         queries = [query]
     if batch is None and fmt is OutputFormat.table and m.store_or_none() is None:
-        render.note(NOTHING_STORED)
+        render.note(m.nothing_stored)
         return
     for q in queries:
         result = m.recall(q, k=k, kinds=kinds, as_of=when)
@@ -99,12 +98,11 @@ def history(
 ) -> None:
     """The full revision arc of a belief: each state, when, where it came from, what replaced it."""
     from dcpm_cli import render, views
-    from dcpm_cli.memory import NOTHING_STORED
     from dcpm_cli.models import PENDING
 
     m = _memory(ctx, no_supersedes)
     if m.store_or_none() is None and not as_json:
-        render.note(NOTHING_STORED)
+        render.note(m.nothing_stored)
         return
     result = m.history(target, k=k)
     if as_json:
@@ -139,11 +137,10 @@ def stats(
 ) -> None:
     """Counts per kind, chains, pending inputs, graph nodes, dream runs, size on disk."""
     from dcpm_cli import render
-    from dcpm_cli.memory import NOTHING_STORED
 
     m = _memory(ctx)
     if m.store_or_none() is None:
-        render.note(NOTHING_STORED)
+        render.note(m.nothing_stored)
         if as_json:  # the same object, empty: a script's jq still parses
             render.print_json(m.stats())
         return
