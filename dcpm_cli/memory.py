@@ -30,7 +30,6 @@ if TYPE_CHECKING:
 Progress = Callable[[int, int], None]
 
 
-
 class Memory:
     """One user's memory; `llm` and `embedder` may be given ready-made (a test's scripted LLM,
     the MCP server's serialised embedder), else they are made from the settings when needed."""
