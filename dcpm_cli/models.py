@@ -285,6 +285,7 @@ class AddReport:
     interrupted: bool = False  # Ctrl-C: what is above was done; the rest stays pending
     raw_ids: list[str] = field(default_factory=list)
     outcomes: list[InputOutcome] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)  # files of a notes folder with no date in their name
 
     def absorb(self, o: InputOutcome) -> None:
         self.outcomes.append(o)

@@ -91,6 +91,14 @@ def add_report(report: Any, *, as_json: bool, verb: str = "stored") -> None:
     rejected = [r for o in report.outcomes for r in o.rejected]
     for r in rejected[:5]:
         note(f"note: {r}")
+    if report.skipped:
+        shown = ", ".join(report.skipped[:5]) + (
+            f" and {len(report.skipped) - 5} more" if len(report.skipped) > 5 else ""
+        )
+        note(
+            f"not stored: {len(report.skipped)} file(s) with no date in their name ({shown}); "
+            "name them by day, e.g. 2026-03-07.md"
+        )
 
 
 # -- the read path ------------------------------------------------------------------------

@@ -235,7 +235,7 @@ def detect_text(text: str) -> str | None:
 
 # -- daily notes -----------------------------------------------------------------------------
 
-_DAY = re.compile(r"(?<!\d)(\d{4})[-_.](\d{2})[-_.](\d{2})(?!\d)")
+_DAY = re.compile(r"(?<!\d)(\d{4})[-_.](\d{1,2})[-_.](\d{1,2})(?!\d)")  # 2026-03-07, 2026_3_7
 _FRONT_MATTER = re.compile(r"\A---\s*\n.*?\n---\s*(\n|\Z)", re.S)
 
 
@@ -249,12 +249,16 @@ def note_day(path: Path) -> datetime | None:
         return None
 
 
-def daily_notes(folder: Path) -> list[RawInput]:
-    """One input per dated note (front matter dropped), oldest first; undated files skipped."""
+def daily_notes(folder: Path, skipped: list[str] | None = None) -> list[RawInput]:
+    """One input per dated note (front matter dropped), oldest first; the Markdown files with
+    no date in their name are skipped, and named in `skipped`."""
     from dcpm_cli.ingest.text import read_file
 
     out = []
-    dated = sorted((d, p) for p in folder.rglob("*.md") if (d := note_day(p)) is not None)
+    files = sorted(folder.rglob("*.md"))
+    dated = sorted((d, p) for p in files if (d := note_day(p)) is not None)
+    if skipped is not None:
+        skipped += [str(p.relative_to(folder)) for p in files if note_day(p) is None]
     for day, path in dated:
         text = _FRONT_MATTER.sub("", read_file(path)).strip()
         if text:

@@ -268,6 +268,25 @@ def looks_like_jsonl(text: str, source: str = "the input") -> bool:
     return isinstance(obj, dict) and "content" in obj
 
 
+_DATE_LIKE = re.compile(r"\d{4}[-/.]\d{1,2}[-/.]\d{1,2}(?!\d)")
+
+
+def not_dates(text: str) -> list[str]:
+    """The headings written as a date that is none ("## 2026-02-30"): not an entry of their
+    own, their text is stored with the entry above, which the writer of the journal should be
+    told."""
+    lines = text.splitlines()
+    code = _fenced_lines(lines)
+    return [
+        m.group(2)
+        for n, line in enumerate(lines)
+        if n not in code
+        and (m := _HEADING.match(line))
+        and _DATE_LIKE.match(m.group(2))
+        and _heading_date(m.group(2)) is None
+    ]
+
+
 def looks_like_journal(text: str) -> bool:
     return any((m := _HEADING.match(ln)) and _heading_date(m.group(2)) for ln in text.splitlines())
 

@@ -23,11 +23,11 @@ def import_file(
     path: Path, fmt: str, writer: Writer, *, extract: bool = True, progress: Progress | None = None
 ) -> AddReport:
     """Store (and extract) an export or a notes folder in batches; idempotent like any add."""
+    total = AddReport()
     if fmt == NOTES:
-        raws: Iterable[list[RawInput]] = [daily_notes(path)]
+        raws: Iterable[list[RawInput]] = [daily_notes(path, total.skipped)]
     else:
         raws = conversations(path, fmt, progress)
-    total = AddReport()
     seen = 0
     batch: list[RawInput] = []
     counted = True  # the batch in hand is in `total`

@@ -424,3 +424,18 @@ def test_a_byte_order_mark_is_not_part_of_the_text(cli, tmp_path: Path) -> None:
         "a line of a chat": stored["a line of a chat"],
         "piped from a Windows file": stored["piped from a Windows file"],
     }
+
+
+def test_a_heading_that_names_no_real_day_is_said(cli, tmp_path) -> None:
+    journal = tmp_path / "journal.md"
+    journal.write_text(
+        "## 2026-02-25\nGym, legs.\n\n## 2026-02-30\nSwam 40 lengths.\n\n## 2026-03-01\nRest day.\n"
+    )
+
+    added = cli("add", "--no-extract", "--file", str(journal))
+
+    assert added.exit_code == 0, added.stderr
+    assert added.stdout.startswith("stored 2 inputs")  # the swim is kept, in the entry above
+    said = " ".join(added.stderr.split())
+    assert "heading(s) '2026-02-30' name no real day: each is stored as part of the entry above it" in said
+    assert "heading" not in cli("add", "--no-extract", "Gym again ## 2026-03-02").stderr

@@ -56,7 +56,8 @@ def test_claude_keeps_text_blocks_not_thinking() -> None:
 
 
 def test_daily_notes_one_input_per_dated_file() -> None:
-    got = ingest_exports.daily_notes(NOTES)
+    skipped: list[str] = []
+    got = ingest_exports.daily_notes(NOTES, skipped)
 
     assert [(r.said_at.date().isoformat(), r.text) for r in got] == [
         (
@@ -65,6 +66,25 @@ def test_daily_notes_one_input_per_dated_file() -> None:
         ),
         ("2026-03-02", "- Physio says the knee pain is from weak hips: hip exercises three times a week."),
     ]  # front matter dropped; the empty note and the undated page skipped; sub-folders read
+    assert skipped == [p.name for p in NOTES.rglob("*.md") if not any(c.isdigit() for c in p.name)]
+    assert skipped, "the undated page is named"
+
+
+def test_a_notes_folder_reads_dates_written_without_zeros_and_names_what_it_skips(cli, tmp_path) -> None:
+    notes = tmp_path / "journal"
+    notes.mkdir()
+    (notes / "2026-03-06.md").write_text("Couch to 5k, day one.")
+    (notes / "2026-3-7.md").write_text("C25K day 2 done.")
+    (notes / "ideas.md").write_text("An app for allotments?")
+
+    added = cli("add", "--no-extract", "--file", str(notes))
+
+    assert added.exit_code == 0, added.stderr
+    assert added.stdout.startswith("stored 2 inputs")
+    said = " ".join(added.stderr.split())
+    assert "not stored: 1 file(s) with no date in their name (ideas.md)" in said
+    report = json.loads(cli("add", "--no-extract", "--file", str(notes), "--json").stdout)
+    assert (report["already_stored"], report["skipped"]) == (2, ["ideas.md"])
 
 
 def test_formats_are_detected_from_content_not_the_file_name(tmp_path: Path) -> None:

@@ -81,6 +81,11 @@ def add(
         raws = ingest.parse(content, fmt, session=sess, source=source, at=when, role=role, at_wall=wall)
         if not wall:  # times written in the input (a chat log's, a journal's headings)
             _note_clock_changes(raws, m.settings.zone)
+        if fmt in (Format.auto, Format.markdown) and (odd := ingest.not_dates(content)):
+            render.note(
+                f"heading(s) {', '.join(repr(h) for h in odd[:3])} name no real day: "
+                "each is stored as part of the entry above it"
+            )
         with render.progress("extracting", enabled=len(raws) > 1) as bar:
             storing = True
             report = m.add(raws, extract=not no_extract, progress=bar, on_stored=on_stored)
