@@ -75,6 +75,7 @@ class AgentMemory:
         self.store = self.memory.store()
         self._reads = threading.Lock()
         self._jobs: queue.Queue = queue.Queue()
+        self._llm_away = ""  # why the worker's last extraction could not reach the LLM, or ""
         self._worker: threading.Thread | None = None
         if self.llm is not None:
             self._worker = threading.Thread(target=self._work, name="dcpm-extract", daemon=True)
@@ -112,6 +113,9 @@ class AgentMemory:
             return out
         done = self._submit(raw.id)
         if not wait:
+            if away := self._llm_away:  # the agent is told, not promised an extraction
+                why = f"the last extraction could not reach the LLM ({away}); this one is tried in "
+                return {**out, "error": why + "the background, and `dcpm process` extracts what waits"}
             return {**out, "status": "extracting in the background"}
         report = done.result()
         return {**out, **_extraction(report), "status": self._status(raw.id)}
@@ -142,7 +146,9 @@ class AgentMemory:
                         raw_id, done = job
                         try:
                             raws = list(writer.store.get_raw([raw_id]).values())
-                            finished.append((done, writer.extract(raws)))
+                            report = writer.extract(raws)
+                            self._llm_away = report.llm_error
+                            finished.append((done, report))
                         except Exception as e:  # the caller of `wait` sees it; the input stays stored
                             finished.append((done, e))
                         if len(finished) >= GROUP_INPUTS or time.monotonic() - start >= GROUP_SECONDS:
@@ -199,10 +205,20 @@ class AgentMemory:
         return views.recall_dict(result, arc=arc)
 
     def history(self, target: str, *, k: int = 3) -> list[dict[str, Any]]:
+        """The arcs, as `dcpm history --json`; none is an error the agent reads (an empty list
+        is an empty reply to a client that shows text), saying why."""
         from dcpm_cli import views
 
         with self._reads:
-            return [views.arc_dict(a) for a in self.memory.history(target, k=k)]
+            arcs = [views.arc_dict(a) for a in self.memory.history(target, k=k)]
+        if not arcs:
+            if target.strip().startswith("r_"):
+                raise InputError(
+                    f"input {target.strip()} has no beliefs yet (not extracted, or nothing to extract)",
+                    "show gives its words and status",
+                )
+            raise InputError(f"no beliefs match {target.strip()!r}", "recall searches raw inputs too")
+        return arcs
 
     def show(self, ident: str) -> dict[str, Any]:
         from dcpm_cli import views
@@ -230,13 +246,18 @@ class AgentMemory:
             token = "forget-" + short_hash(*changes)
             shown = views.plain(views.forget_plan_dict(plan))
             if confirm != token:
-                why = "the plan changed since that token: check it again" if confirm else ""
+                why = (
+                    "that token is another plan's (the memory changed, or other things were "
+                    "asked): check this one"
+                    if confirm
+                    else ""
+                )
                 note = why or "nothing is forgotten yet: call forget again with this confirm token"
                 note += f" ({left_out})" if left_out else ""
                 return {
                     "forgotten": False,
                     "plan": shown,
-                    "texts": plan.texts,
+                    "texts": {i: _clipped(t) for i, t in plan.texts.items()},
                     "confirm": token,
                     "note": note,
                 }
@@ -280,6 +301,15 @@ def _as_tool_error() -> Iterator[None]:
         yield
     except DcpmError as e:
         raise ToolError(e.message + (f" ({e.hint})" if e.hint else "")) from e
+
+
+SHOWN_TEXT = 1_000  # characters of each text a forget plan shows: enough to recognise it
+
+
+def _clipped(text: str) -> str:
+    """A text to show the user before it is forgotten, cut to SHOWN_TEXT (a 1 MB input made a
+    plan of 4 MB, in the agent's context twice)."""
+    return text if len(text) <= SHOWN_TEXT else f"{text[:SHOWN_TEXT]}… ({len(text):,} characters in all)"
 
 
 def _extraction(report: AddReport) -> dict[str, Any]:

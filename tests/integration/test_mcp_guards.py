@@ -54,3 +54,39 @@ def _status(header: bytes | None) -> int:
 )
 def test_the_bearer_scheme_is_case_insensitive_and_the_token_is_not(header, status) -> None:
     assert _status(header) == status
+
+
+def test_remember_says_the_llm_is_away_instead_of_promising_an_extraction(settings, embedder, store) -> None:
+    import time
+
+    from dcpm_cli.llm import get_llm
+
+    # OLLAMA_HOST is a closed port here (conftest): the real client, no server.
+    agent = AgentMemory(Memory(settings, embedder=embedder), llm=get_llm("ollama:qwen3:4b", timeout=5))
+    try:
+        first = agent.remember("I started learning the cello")
+        assert first["status"] == "extracting in the background"  # nothing known yet
+        deadline = time.monotonic() + 30
+        while not agent._llm_away and time.monotonic() < deadline:
+            time.sleep(0.1)
+
+        second = agent.remember("My cello teacher is called Ines")
+
+        assert second["stored"] and second["status"] == "pending"
+        assert "could not reach the LLM" in second["error"] and "dcpm process" in second["error"]
+        assert store.count_by_kind("raw") == {"pending": 2}  # both kept for `dcpm process`
+    finally:
+        agent.close()
+
+
+def test_a_forget_plan_shows_a_long_text_cut_to_what_recognises_it(settings, embedder, store) -> None:
+    agent = AgentMemory(Memory(settings, embedder=embedder), llm=None)
+    long = "My bank PIN is 4471. " + "And then a long story about the weekend. " * 5_000
+    kept = agent.remember(long)
+
+    plan = agent.forget([kept["raw_id"]])
+
+    shown = plan["texts"][kept["raw_id"]]
+    assert shown.startswith("My bank PIN is 4471.") and len(shown) < 1_100
+    assert f"({len(long.strip()):,} characters in all)" in shown
+    assert plan["forgotten"] is False and store.count_by_kind("raw") == {"pending": 1}

@@ -97,6 +97,8 @@ def test_an_agent_remembers_recalls_and_follows_a_change_of_mind(dcpm_home: Path
             await s.call_tool("recall", {"query": "how do I exercise in the morning?"})
         )
         seen["history"] = structured(await s.call_tool("history", {"target": "morning exercise"}))
+        none = await s.call_tool("history", {"target": "quantum chromodynamics"})
+        seen["no history"] = (none.is_error, none.content[0].text)
         seen["show"] = structured(await s.call_tool("show", {"id": RUN.id}))
 
         # Background extraction: the id comes back at once, the facts follow.
@@ -143,6 +145,10 @@ def test_an_agent_remembers_recalls_and_follows_a_change_of_mind(dcpm_home: Path
 
     [arc] = seen["history"]
     assert [s["id"] for s in arc["states"]] == [R.item_id(RUN), R.item_id(SWIM)]
+    assert seen["no history"][0], "an empty reply is no reply to a client that shows text"
+    assert (
+        "no beliefs match 'quantum chromodynamics' (recall searches raw inputs too)" in seen["no history"][1]
+    )
     assert seen["show"]["raw"]["status"] == "done"
     assert [i["id"] for i in seen["show"]["items"]] == [R.item_id(RUN)]
 
