@@ -251,11 +251,13 @@ def note_day(path: Path) -> datetime | None:
 
 def daily_notes(folder: Path, skipped: list[str] | None = None) -> list[RawInput]:
     """One input per dated note (front matter dropped), oldest first; the Markdown files with
-    no date in their name are skipped, and named in `skipped`."""
+    no date in their name are skipped, and named in `skipped`. `folder` may be one note of a
+    folder: it is then the input the whole folder gives for it."""
     from dcpm_cli.ingest.text import read_file
 
     out = []
-    files = sorted(folder.rglob("*.md"))
+    files = [folder] if folder.is_file() else sorted(folder.rglob("*.md"))
+    folder = folder.parent if folder.is_file() else folder
     dated = sorted((d, p) for p in files if (d := note_day(p)) is not None)
     if skipped is not None:
         skipped += [str(p.relative_to(folder)) for p in files if note_day(p) is None]
@@ -279,11 +281,12 @@ def daily_notes(folder: Path, skipped: list[str] | None = None) -> list[RawInput
 def detect(path: Path, fmt: str) -> str | None:
     """Which importer handles `--file PATH` (None: the ordinary text formats)."""
     if fmt in (CHATGPT, CLAUDE, NOTES):
-        if fmt == NOTES and not path.is_dir():
+        if fmt == NOTES and not (path.is_dir() or note_day(path)):
             raise InputError(f"--format notes wants a folder of daily notes, got {path}")
         return fmt
     if path.is_dir():
         return NOTES if fmt == "auto" else None
+
     if fmt == "auto" and path.suffix.lower() == ".json":
         return sniff(path)
     return None

@@ -237,3 +237,17 @@ def test_the_depth_guard_counts_structure_not_brackets_inside_strings() -> None:
     guard = DepthGuard("x.json", limit=6)
     with pytest.raises(InputError, match="deeper than 6 levels"):
         guard.feed(b'[{"a": [[[[[[]]]]]]}]')
+
+
+def test_one_daily_note_added_alone_is_the_input_its_folder_gives(cli, tmp_path) -> None:
+    notes = tmp_path / "journal"
+    notes.mkdir()
+    (notes / "2026-03-14.md").write_text("---\ntags: [daily]\nmood: tired\n---\nLong walk on the beach.\n")
+    (notes / "2026-03-15.md").write_text("Rain all day.")
+
+    alone = json.loads(cli("add", "--no-extract", "--file", str(notes / "2026-03-14.md"), "--json").stdout)
+    folder = json.loads(cli("add", "--no-extract", "--file", str(notes), "--json").stdout)
+
+    assert (alone["stored"], folder["stored"], folder["already_stored"]) == (1, 1, 1)
+    shown = cli("show", alone["raw_ids"][0]).stdout
+    assert "said 2026-03-14" in shown and "tags:" not in shown  # its day, front matter dropped

@@ -51,7 +51,11 @@ def add(
     from dcpm_cli.write.batches import import_file
 
     m = _memory(ctx, no_supersedes)
-    if file is not None and text is None and (export := ingest_exports.detect(file, fmt.value)):
+    if (
+        file is not None
+        and text is None
+        and (export := ingest_exports.detect(file, fmt.value) or _a_daily_note(file, fmt))
+    ):
         with render.progress("conversations", enabled=True) as bar:
             report = import_file(
                 file, export, m.writer(llm=not no_extract), extract=not no_extract, progress=bar
@@ -125,6 +129,17 @@ def process(
         report = m.process(limit=limit, progress=bar)
     render.add_report(report, as_json=as_json, verb="processed")
     _llm_outcome(report)
+
+
+def _a_daily_note(file: Path, fmt: Format) -> str | None:
+    """NOTES when `file` is one daily note (2026-03-14.md, no dated headings in it): stored as
+    its folder stores it, with its day and without its front matter, the same input."""
+    from dcpm_cli.ingest import exports as ingest_exports
+    from dcpm_cli.ingest import formats as ingest
+
+    if fmt is not Format.auto or file.suffix.lower() != ".md" or ingest_exports.note_day(file) is None:
+        return None
+    return None if ingest.looks_like_journal(read_file(file)) else ingest_exports.NOTES
 
 
 def _note_clock_changes(raws: list[Any], zone: Any) -> None:
