@@ -118,14 +118,22 @@ class Memory:
         extract: bool = True,
         progress: Progress | None = None,
         on_stored: Callable[[], None] | None = None,
+        journal: bool = False,
     ) -> AddReport:
-        """Store the inputs (raw first, always), then extract and reconcile them unless not `extract`."""
+        """Store the inputs (raw first, always), then extract and reconcile them unless not
+        `extract`. `journal`: they are a journal file's entries, whose edited ones replace
+        their old words."""
         from dcpm_cli.ingest.text import refuse_binary
 
         for raw in raws:  # every front end comes through here, whatever parsed its words
             refuse_binary(raw.text, f"input from {raw.source or 'the caller'}")
         writer = self.writer(llm=extract)
-        return writer.add(raws, extract=extract, progress=progress, on_stored=on_stored)
+        report = writer.add(raws, extract=extract, progress=progress, on_stored=on_stored)
+        if journal:
+            from dcpm_cli.write.batches import replace_edited_entries
+
+            replace_edited_entries(writer, raws)
+        return report
 
     def process(self, *, limit: int | None = None, progress: Progress | None = None) -> AddReport:
         """Extract the inputs still pending, oldest first."""

@@ -495,7 +495,7 @@ class Store(GraphVerbs, JournalVerbs, EraseVerbs, StagingVerbs):
         return [staged.patch_raw(r) for r in rows]
 
     def note_versions(self, session: str, sources: Sequence[str]) -> list[RawInput]:
-        """The inputs of these notes (one file each) of a notes folder (`session`), any status."""
+        """The inputs of these files (a notes folder's notes, a journal) in `session`, any status."""
         if not sources:
             return []
         rows = self._raw_seen(

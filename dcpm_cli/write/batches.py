@@ -4,7 +4,7 @@ conversations needs memory for one batch, not for the whole file."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import fields
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -65,23 +65,41 @@ def _replace_old_versions(writer: Writer, notes: list[RawInput]) -> None:
     for `dcpm show` and export, no longer recalled). Run for every note, not only the new ones,
     so an import killed between storing and replacing is finished by the next one. A day whose
     text went back to an earlier version has that version recalled again, in the status it had."""
-    if not notes:
+    # By file alone (a file is one day): its day's time moves with the `timezone` setting.
+    _settle_versions(writer, notes, lambda r: r.source)
+
+
+def replace_edited_entries(writer: Writer, entries: list[RawInput]) -> None:
+    """A journal's entries, as `_replace_old_versions` does a notes folder's: an entry is its
+    file and its heading's day, so the old words of an entry edited since are REPLACED (the
+    trip "booked for June" answered before the "July" it was changed to). A day whose entry
+    was deleted from the file keeps what it said; a day with two entries has both current."""
+    zone = writer.settings.zone
+    dated = [r for r in entries if not r.position]  # an undated entry is known by its place
+    _settle_versions(writer, dated, lambda r: (r.source, r.in_zone(zone).said_at))
+
+
+def _settle_versions(writer: Writer, inputs: list[RawInput], key: Callable[[RawInput], object]) -> None:
+    """The stored inputs of these files (`inputs`' session and sources) that share a key with
+    an input of `inputs` but are none of them become REPLACED by it; a REPLACED one that is
+    among them again is restored."""
+    if not inputs:
         return
     store = writer.store
-    # By file alone (a file is one day): its day's time moves with the `timezone` setting.
-    current = {r.source: r.id for r in notes}
+    current: dict[object, list[str]] = {}
+    for r in inputs:
+        current.setdefault(key(r), []).append(r.id)
     with store.write():
-        versions = store.note_versions(notes[0].session, sorted(current))
-        day = {r.id: current.get(r.source) for r in versions}
+        versions = store.note_versions(inputs[0].session, sorted({r.source for r in inputs}))
+        latest = {r.id: current.get(key(r)) for r in versions}
         # Restores first: a kill between the two loops leaves two current versions of a day
         # (the next import settles it), never none.
         for old in versions:
-            if old.id == day[old.id] and old.status == REPLACED:  # the text went back to this one
+            if (ids := latest[old.id]) and old.id in ids and old.status == REPLACED:  # went back to it
                 store.set_raw_status(old.id, status_before_replaced(old))
         for old in versions:
-            latest = day[old.id]
-            if latest is not None and old.id != latest and old.status != REPLACED:
-                store.set_raw_status(old.id, REPLACED, f"replaced by {latest}; was {old.status}")
+            if (ids := latest[old.id]) and old.id not in ids and old.status != REPLACED:
+                store.set_raw_status(old.id, REPLACED, f"replaced by {ids[0]}; was {old.status}")
 
 
 # A replaced note's `error` reads "replaced by r_…; was done": written above, read by these two.

@@ -112,3 +112,32 @@ def test_a_day_whose_current_version_was_forgotten_is_no_fault(cli, tmp_path: Pa
 
     assert cli("check").exit_code == 0  # the older version stays replaced: nothing to repair
     assert not [h for h in _recall(cli, "met at the lido") if "Jo" in h["text"]]
+
+
+def test_an_edited_journal_entry_replaces_its_old_words(cli, tmp_path: Path) -> None:
+    journal = tmp_path / "journal.md"
+    entries = {
+        "2026-03-28": "Quiet day, read in the garden.",
+        "2026-03-29": "Booked Gothenburg for June with Ingrid.",
+        "2026-03-30": "Back to work, inbox of doom.",
+    }
+
+    def write(changes: dict[str, str]) -> None:
+        days = {**entries, **changes}
+        journal.write_text("# Journal\n\n" + "".join(f"## {d}\n{t}\n\n" for d, t in days.items()))
+
+    write({})
+    assert json.loads(cli("add", "--no-extract", "--file", str(journal), "--json").stdout)["stored"] == 3
+    write({"2026-03-29": "Booked Gothenburg for July with Ingrid (moved from June)."})
+    again = json.loads(cli("add", "--no-extract", "--file", str(journal), "--json").stdout)
+    assert (again["stored"], again["already_stored"]) == (1, 2)
+
+    hits = [h["text"] for h in _recall(cli, "when are we going to Gothenburg?")]
+    assert any("July" in t for t in hits) and not any("for June" in t for t in hits), hits
+    old = [r for r in cli.open_store().note_versions("journal", ["journal.md"]) if "for June" in r.text]
+    assert [r.status for r in old] == ["replaced"]
+
+    write({})  # edited back: the first words are current again
+    cli("add", "--no-extract", "--file", str(journal))
+    hits = [h["text"] for h in _recall(cli, "when are we going to Gothenburg?")]
+    assert any("for June" in t for t in hits) and not any("July" in t for t in hits), hits

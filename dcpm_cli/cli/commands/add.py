@@ -92,7 +92,12 @@ def add(
             )
         with render.progress("extracting", enabled=len(raws) > 1) as bar:
             storing = True
-            report = m.add(raws, extract=not no_extract, progress=bar, on_stored=on_stored)
+            journal = (
+                file is not None
+                and fmt in (Format.auto, Format.markdown)
+                and ingest.looks_like_journal(content)
+            )
+            report = m.add(raws, extract=not no_extract, progress=bar, on_stored=on_stored, journal=journal)
     except BaseException as e:
         if isinstance(e, KeyboardInterrupt) and storing and not stored:
             render.note(
