@@ -174,7 +174,13 @@ def recall_prompt_text(result: Any) -> str:
         return f"No stored memory matches: {result.query}\n"
     zone = result.zone
     when = f" as of {day(result.as_of, zone)}" if result.as_of else ""
-    lines = [f"Relevant memory about the user{when} (current beliefs; earlier states in brackets):"]
+    about = "current beliefs; earlier states in brackets"
+    if any(h.kind == "raw" for h in result.hits):  # words no belief was read from yet
+        about += (
+            "; a 'said' line is the user's own words, not yet read into beliefs: "
+            "an older one may have changed since"
+        )
+    lines = [f"Relevant memory about the user{when} ({about}):"]
     if result.period is not None:
         lines.insert(0, f"The question asks about {period_note(result)}.")
     when_of = {h.id: h.when for h in result.hits}

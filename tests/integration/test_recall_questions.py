@@ -211,6 +211,8 @@ def test_a_time_alone_puts_what_was_said_then_before_what_was_told_later(store, 
         "The question asks about 'last night' read as 2026-03-08 18:00 to 2026-03-09 06:00 (UTC days): "
         "1 of these said then, 1 in the 3 days after.\n"
     )
+    header = views.recall_prompt_text(got).splitlines()[1]
+    assert "a 'said' line is the user's own words, not yet read into beliefs" in header  # not a belief
     marks = [line.split(")", 1)[0] for line in views.recall_prompt_text(got).splitlines()[2:4]]
     assert marks == ["- (said, 2026-03-08, said then", "- (said, 2026-03-09, told just after"]
     table = cli("recall", "What did I do last night?", "--as-of", "2026-03-09").stdout
