@@ -100,9 +100,11 @@ def add(
             report = m.add(raws, extract=not no_extract, progress=bar, on_stored=on_stored, journal=journal)
     except BaseException as e:
         if isinstance(e, KeyboardInterrupt) and storing and not stored:
+            store = m.store_or_none()
+            held = len(store.known_raw_hashes([r.content_hash for r in raws])) if store else 0
             render.note(
-                "interrupted while storing: what was committed is kept; run the same command "
-                "again to store the rest (what is stored already is skipped)"
+                f"interrupted while storing: {held} of its {len(raws)} inputs are in the store; run "
+                "the same command again to store the rest (what is stored already is skipped)"
             )
         if kept.where():
             render.note(kept.where())
