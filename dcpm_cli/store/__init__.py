@@ -93,6 +93,7 @@ class Store(GraphVerbs, JournalVerbs, EraseVerbs, StagingVerbs):
         self.passages = Passages(self._lance, lambda: self._vectors)
         self.claims = Claims(self._state_dir("claims"))
         self.records = Records(self._lance, self)
+        self._dir_id = self._directory_id()
         if not self._up_to_date():  # so a reader never waits for a writer's lock
             with self.write():
                 self._check_embedder()
@@ -175,6 +176,7 @@ class Store(GraphVerbs, JournalVerbs, EraseVerbs, StagingVerbs):
                         with self._remote_lease():
                             yield
                     else:
+                        self._same_store_as_opened()
                         self.settle(flush=flush, fold=fold)
                         yield
                 finally:
@@ -199,6 +201,24 @@ class Store(GraphVerbs, JournalVerbs, EraseVerbs, StagingVerbs):
         finally:
             if self.has_table(S.META):
                 remote.drop_lease(self, owner)
+
+    def _directory_id(self) -> tuple[int, int] | None:
+        """The local store directory's identity (device, inode), or None (not there yet)."""
+        try:
+            st = self.local_path.stat() if self.local_path is not None else None
+        except OSError:
+            return None
+        return None if st is None else (st.st_dev, st.st_ino)
+
+    def _same_store_as_opened(self) -> None:
+        """Before a write: a store swapped under this process since it opened it (`dcpm reembed`
+        while a warm MCP server runs) is checked again, so no vector of the old embedder lands
+        in a store of the new one: EmbedderMismatch, where it wrote the old model's vectors."""
+        now = self._directory_id()
+        if now is not None and self._dir_id is not None and now != self._dir_id:
+            self._lance.reopen()  # no table handle of the old directory
+            self._refuse_other_embedder(self.meta())
+        self._dir_id = now
 
     def _lock_path(self) -> Path:
         if self.local_path is not None:

@@ -116,6 +116,10 @@ class Lance:
         self._open: dict[str, Any] = {}
         self._schemas: dict[str, pa.Schema] = {}
 
+    def reopen(self) -> None:
+        """Forget the tables opened: the directory behind them was swapped (`dcpm reembed`)."""
+        self._open.clear()
+
     def table(self, name: str) -> Any:
         if name not in self._open:
             self._open[name] = self.db.open_table(name)

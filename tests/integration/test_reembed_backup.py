@@ -204,3 +204,17 @@ def test_reembed_to_mpnet_through_the_cli(rich_store, cli) -> None:
     after = recall_all(cli, "--embedder", "mpnet")
     assert [a["hits"][0]["id"] for a in after] == [a["hits"][0]["id"] for a in answers]
     assert cli("recall", "hiking").exit_code == 4  # minilm no longer matches the store
+
+
+def test_a_warm_writer_refuses_to_write_into_a_store_reembedded_under_it(rich_store, cli, writer) -> None:
+    """A process that opened the store before `dcpm reembed` swapped it (a warm MCP server)
+    would add the old model's vectors to a store of the new one."""
+    from dcpm_cli.errors import EmbedderMismatch
+    from dcpm_cli.models import RawInput
+
+    assert cli("reembed", "--embedder", "minilm-int8").exit_code == 0
+
+    with pytest.raises(EmbedderMismatch, match="all-MiniLM-L6-v2-int8"):
+        writer.add([RawInput(text="After the reembed I bought a blue kettle.")], extract=False)
+
+    assert "blue kettle" not in cli("--embedder", "minilm-int8", "export").stdout
