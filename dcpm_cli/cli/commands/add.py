@@ -54,7 +54,7 @@ def add(
     if (
         file is not None
         and text is None
-        and (export := ingest_exports.detect(file, fmt.value) or _a_daily_note(file, fmt))
+        and (export := ingest_exports.detect(file, fmt.value) or _a_daily_note(file, fmt, at, session))
     ):
         with render.progress("conversations", enabled=True) as bar:
             report = import_file(
@@ -138,13 +138,16 @@ def process(
     _llm_outcome(report)
 
 
-def _a_daily_note(file: Path, fmt: Format) -> str | None:
+def _a_daily_note(file: Path, fmt: Format, at: str | None, session: str | None) -> str | None:
     """NOTES when `file` is one daily note (2026-03-14.md, no dated headings in it): stored as
-    its folder stores it, with its day and without its front matter, the same input."""
+    its folder stores it, with its day and without its front matter, the same input. Not when
+    the command gives its own time or session: they are the user's word."""
     from dcpm_cli.ingest import exports as ingest_exports
     from dcpm_cli.ingest import formats as ingest
 
-    if fmt is not Format.auto or file.suffix.lower() != ".md" or ingest_exports.note_day(file) is None:
+    if at is not None or session is not None or fmt is not Format.auto or file.suffix.lower() != ".md":
+        return None
+    if ingest_exports.note_day(file) is None:
         return None
     return None if ingest.looks_like_journal(read_file(file)) else ingest_exports.NOTES
 
