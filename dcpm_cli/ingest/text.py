@@ -39,7 +39,7 @@ def parse_time(value: str | float | int, what: str = "time") -> datetime:
     which storing reads in the user's zone (`RawInput.in_zone`)."""
     when = read_time(value)
     if when is None:
-        hint = "use an ISO date like 2026-03-01 or 2026-03-01T18:30"
+        hint = "use an ISO date like 2026-03-01 or 2026-03-01T18:30, or Unix seconds"
         raise InputError(f"cannot read {what} {value!r}", hint)
     if not EARLIEST <= when < LATEST:
         raise InputError(f"{what} {value!r} is out of range", "give a time between the years 1000 and 9000")
@@ -95,12 +95,17 @@ def clock_change_at(wall_read_as_utc: datetime, zone: tzinfo, written: str = "")
     return f"{written} happened twice in {zone} (the clocks went back): read as the first"
 
 
+_UNIX_SECONDS = re.compile(r"\d{9,}(?:\.\d+)?")  # 8 digits are a date: 20260301
+
+
 def read_time(value: object) -> datetime | None:
     try:
         if isinstance(value, int | float) and not isinstance(value, bool):
             return datetime.fromtimestamp(float(value), UTC)  # NaN, inf, 1e20: ValueError etc.
         if isinstance(value, str):
             s = value.strip()
+            if _UNIX_SECONDS.fullmatch(s):  # --at 1774000000, as a log's "timestamp": 1774000000
+                return datetime.fromtimestamp(float(s), UTC)
             if (d := _day_only(s)) is not None:
                 return datetime(d.year, d.month, d.day, 12, tzinfo=UTC)
             dt = datetime.fromisoformat(s.replace("Z", "+00:00"))

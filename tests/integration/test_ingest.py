@@ -292,6 +292,9 @@ def test_jsonl_is_detected_and_text_can_be_forced() -> None:
         ("2026-03-01 18:30:15", datetime(2026, 3, 1, 18, 30, 15, tzinfo=UTC)),
         ("2026-03-01T18:30+02:00", datetime(2026, 3, 1, 18, 30, tzinfo=timezone(timedelta(hours=2)))),
         ("2026-03-01T18:30:00Z", datetime(2026, 3, 1, 18, 30, tzinfo=UTC)),
+        ("20260301", datetime(2026, 3, 1, 12, tzinfo=UTC)),  # 8 digits: a date
+        ("1774000000", datetime(2026, 3, 20, 9, 46, 40, tzinfo=UTC)),  # Unix seconds, as a log's
+        (" 1774000000.5 ", datetime(2026, 3, 20, 9, 46, 40, 500000, tzinfo=UTC)),
     ],
 )
 def test_at_parsing(value: str, expected: datetime) -> None:
