@@ -95,7 +95,7 @@ def clock_change_at(wall_read_as_utc: datetime, zone: tzinfo, written: str = "")
     return f"{written} happened twice in {zone} (the clocks went back): read as the first"
 
 
-_UNIX_SECONDS = re.compile(r"\d{9,}(?:\.\d+)?")  # 8 digits are a date: 20260301
+_UNIX_SECONDS = re.compile(r"\d{9,10}(?:\.\d+)?")  # 8 digits are a date: 20260301
 
 
 def read_time(value: object) -> datetime | None:
@@ -104,8 +104,8 @@ def read_time(value: object) -> datetime | None:
             return datetime.fromtimestamp(float(value), UTC)  # NaN, inf, 1e20: ValueError etc.
         if isinstance(value, str):
             s = value.strip()
-            if _UNIX_SECONDS.fullmatch(s):  # --at 1774000000, as a log's "timestamp": 1774000000
-                return datetime.fromtimestamp(float(s), UTC)
+            if _UNIX_SECONDS.fullmatch(s) and _day_only(s[:8]) is None:  # 2026030112 is no instant
+                return datetime.fromtimestamp(float(s), UTC)  # --at 1774000000, as a log's "timestamp"
             if (d := _day_only(s)) is not None:
                 return datetime(d.year, d.month, d.day, 12, tzinfo=UTC)
             dt = datetime.fromisoformat(s.replace("Z", "+00:00"))

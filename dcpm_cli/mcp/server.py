@@ -107,6 +107,8 @@ class AgentMemory:
         )
         with self._reads:
             stored = self.memory.add([raw], extract=False)
+            if stored.forgotten:  # the user had these words forgotten: not stored again
+                return {"raw_id": raw.id, "stored": False, "status": "forgotten"}
             status = self.store.get_raw([raw.id])[raw.id].status
         out: dict[str, Any] = {"raw_id": raw.id, "stored": bool(stored.stored), "status": status}
         if status != PENDING or self.llm is None:

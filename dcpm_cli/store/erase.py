@@ -121,7 +121,13 @@ class EraseVerbs:
         keeps that something happened to them, never what they said."""
         n = 0
         for chunk in _chunks(ids):
-            where = f"({_events_about(chunk)}) AND (previous_text != '' OR new_text != '' OR detail != '')"
+            # A FORGET event's detail is ids only, and the record that keeps a forgotten input
+            # from being stored again (`forgotten_inputs`): never blanked, by a forget resumed
+            # after a kill or by a later forget of an id it names.
+            where = (
+                f"({_events_about(chunk)}) AND op != 'FORGET'"
+                " AND (previous_text != '' OR new_text != '' OR detail != '')"
+            )
             n += self.table(S.EVENTS).count_rows(where)
             self.table(S.EVENTS).update(
                 where=where, values={"previous_text": "", "new_text": "", "detail": ""}

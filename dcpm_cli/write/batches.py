@@ -4,6 +4,7 @@ conversations needs memory for one batch, not for the whole file."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import fields
 from pathlib import Path
@@ -76,30 +77,47 @@ def replace_edited_entries(writer: Writer, entries: list[RawInput]) -> None:
     was deleted from the file keeps what it said; a day with two entries has both current."""
     zone = writer.settings.zone
     dated = [r for r in entries if not r.position]  # an undated entry is known by its place
-    _settle_versions(writer, dated, lambda r: (r.source, r.in_zone(zone).said_at))
+    # Only an edit: most of the old words still there. A file is known by its name, so two
+    # journals of one name (work/journal.md, home/journal.md) share their days' keys; another
+    # journal's entry of the day says other things, and stays.
+    _settle_versions(writer, dated, lambda r: (r.source, r.in_zone(zone).said_at), edited=_mostly_kept)
 
 
-def _settle_versions(writer: Writer, inputs: list[RawInput], key: Callable[[RawInput], object]) -> None:
+def _mostly_kept(old: RawInput, new: RawInput) -> bool:
+    """`new` keeps at least half the words of the shorter of the two."""
+    a, b = (set(re.findall(r"\w+", r.text.casefold())) for r in (old, new))
+    return bool(a and b) and len(a & b) >= 0.5 * min(len(a), len(b))
+
+
+def _settle_versions(
+    writer: Writer,
+    inputs: list[RawInput],
+    key: Callable[[RawInput], object],
+    edited: Callable[[RawInput, RawInput], bool] = lambda old, new: True,
+) -> None:
     """The stored inputs of these files (`inputs`' session and sources) that share a key with
-    an input of `inputs` but are none of them become REPLACED by it; a REPLACED one that is
-    among them again is restored."""
+    an input of `inputs`, are none of them, and of which one is an `edited` version, become
+    REPLACED by it; a REPLACED one that is among them again is restored."""
     if not inputs:
         return
     store = writer.store
-    current: dict[object, list[str]] = {}
+    current: dict[object, list[RawInput]] = {}
     for r in inputs:
-        current.setdefault(key(r), []).append(r.id)
+        current.setdefault(key(r), []).append(r)
     with store.write():
         versions = store.note_versions(inputs[0].session, sorted({r.source for r in inputs}))
-        latest = {r.id: current.get(key(r)) for r in versions}
+        latest = {r.id: current.get(key(r), []) for r in versions}
         # Restores first: a kill between the two loops leaves two current versions of a day
         # (the next import settles it), never none.
         for old in versions:
-            if (ids := latest[old.id]) and old.id in ids and old.status == REPLACED:  # went back to it
+            if old.status == REPLACED and any(r.id == old.id for r in latest[old.id]):  # went back to it
                 store.set_raw_status(old.id, status_before_replaced(old))
         for old in versions:
-            if (ids := latest[old.id]) and old.id not in ids and old.status != REPLACED:
-                store.set_raw_status(old.id, REPLACED, f"replaced by {ids[0]}; was {old.status}")
+            now = latest[old.id]
+            if old.status == REPLACED or not now or any(r.id == old.id for r in now):
+                continue
+            if by := next((r for r in now if edited(old, r)), None):
+                store.set_raw_status(old.id, REPLACED, f"replaced by {by.id}; was {old.status}")
 
 
 # A replaced note's `error` reads "replaced by r_…; was done": written above, read by these two.

@@ -295,13 +295,16 @@ def test_jsonl_is_detected_and_text_can_be_forced() -> None:
         ("20260301", datetime(2026, 3, 1, 12, tzinfo=UTC)),  # 8 digits: a date
         ("1774000000", datetime(2026, 3, 20, 9, 46, 40, tzinfo=UTC)),  # Unix seconds, as a log's
         (" 1774000000.5 ", datetime(2026, 3, 20, 9, 46, 40, 500000, tzinfo=UTC)),
+        ("2026030112", datetime(2026, 3, 1, 12, tzinfo=UTC)),  # a date and an hour: not 2034's seconds
     ],
 )
 def test_at_parsing(value: str, expected: datetime) -> None:
     assert parse_time(value, "--at") == expected
 
 
-@pytest.mark.parametrize("value", ["yesterday", "2026-13-01", "", "01/03/2026"])
+@pytest.mark.parametrize(
+    "value", ["yesterday", "2026-13-01", "", "01/03/2026", "202603011200"]
+)  # a date and a time run together is no Unix time
 def test_unreadable_times_are_refused(value: str) -> None:
     with pytest.raises(InputError, match="cannot read --at"):
         parse_time(value, "--at")

@@ -90,3 +90,16 @@ def test_a_forget_plan_shows_a_long_text_cut_to_what_recognises_it(settings, emb
     assert shown.startswith("My bank PIN is 4471.") and len(shown) < 1_100
     assert f"({len(long.strip()):,} characters in all)" in shown
     assert plan["forgotten"] is False and store.count_by_kind("raw") == {"pending": 1}
+
+
+def test_remember_of_words_the_user_had_forgotten_says_so(settings, embedder, store) -> None:
+    agent = AgentMemory(Memory(settings, embedder=embedder), llm=None)
+    said = {"session": "chat-7", "at": "2026-03-02T09:15:00Z"}
+    kept = agent.remember("My bank PIN is 4471", **said)
+    plan = agent.forget([kept["raw_id"]])
+    assert agent.forget([kept["raw_id"]], confirm=plan["confirm"])["forgotten"]
+
+    again = agent.remember("My bank PIN is 4471", **said)  # an agent replaying the log
+
+    assert again == {"raw_id": kept["raw_id"], "stored": False, "status": "forgotten"}
+    assert store.count_by_kind("raw") == {}

@@ -141,3 +141,19 @@ def test_an_edited_journal_entry_replaces_its_old_words(cli, tmp_path: Path) -> 
     cli("add", "--no-extract", "--file", str(journal))
     hits = [h["text"] for h in _recall(cli, "when are we going to Gothenburg?")]
     assert any("for June" in t for t in hits) and not any("July" in t for t in hits), hits
+
+
+def test_two_journals_of_one_name_do_not_replace_each_other(cli, tmp_path: Path) -> None:
+    for place, text in (
+        ("work", "Sprint review ran long, demo crashed twice."),
+        ("home", "Walked Biscuit by the canal."),
+    ):
+        (tmp_path / place).mkdir()
+        (tmp_path / place / "journal.md").write_text(f"## 2026-03-29\n{text}\n")
+    for _night in range(2):  # a cron adds both, every night
+        for place in ("work", "home"):
+            assert cli("add", "--no-extract", "--file", str(tmp_path / place / "journal.md")).exit_code == 0
+
+    versions = cli.open_store().note_versions("journal", ["journal.md"])
+    assert sorted(r.status for r in versions) == ["pending", "pending"]  # both current
+    assert any("demo crashed" in h["text"] for h in _recall(cli, "sprint review demo"))
