@@ -286,7 +286,6 @@ def detect(path: Path, fmt: str) -> str | None:
         return fmt
     if path.is_dir():
         return NOTES if fmt == "auto" else None
-
     if fmt == "auto" and path.suffix.lower() == ".json":
         return sniff(path)
     return None

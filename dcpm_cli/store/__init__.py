@@ -29,7 +29,8 @@ from dcpm_cli.errors import (
 )
 from dcpm_cli.models import PENDING, Calibration, DreamRun, Event, MemoryItem, Passage, RawInput
 from dcpm_cli.store import schemas as S
-from dcpm_cli.store.base import WHERE, Lance, Write, cannot_write, uninterrupted
+from dcpm_cli.store.base import WHERE as _WHERE
+from dcpm_cli.store.base import Lance, Write, cannot_write, uninterrupted
 from dcpm_cli.store.base import utc as _utc
 from dcpm_cli.store.claims import Claims
 from dcpm_cli.store.dump import Records
@@ -1072,7 +1073,6 @@ def _since(before: datetime, days: int) -> str:
 
 NO_VECTOR = "no vector yet"  # the mark of an input stored while the embedder was failing
 _NO_VECTOR_YET = f"error LIKE '{NO_VECTOR}%'"
-_WHERE = WHERE
 _SET_ASIDE = "facts_set_aside"  # meta key: a JSON list of item ids
 
 

@@ -147,11 +147,11 @@ class EraseVerbs:
         if not raw_ids:
             return set()
         gone: set[str] = set()
-        for row in self._rows(S.EVENTS, "op = 'FORGET'", ["detail"]):
+        for event in self.forget_events():
             try:
-                gone.update(json.loads(row["detail"] or "{}").get("raw", []))
+                gone.update(json.loads(event.detail or "{}").get("raw", []))
             except (ValueError, AttributeError):
-                continue  # a detail blanked by a later forget of the same ids
+                continue  # blanked by a later forget, before FORGET events were kept whole
         return gone.intersection(raw_ids)
 
     # -- a forget, carried out from its record ------------------------------------------
