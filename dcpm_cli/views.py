@@ -146,17 +146,21 @@ def period_dict(period: Any) -> dict[str, str] | None:
     return {"phrase": period.phrase, "start": start, "end": end}
 
 
-def period_note(result: Any) -> str:
-    """How the question's time was read, and whether anything found was said then."""
+def period_note(result: Any, *, beside_warnings: bool = False) -> str:
+    """How the question's time was read, and whether anything found was said then.
+    `beside_warnings`: printed where the result's warnings are, which already say when nothing
+    found was said then or just after (recall's), so that is not said twice."""
     p = result.period
     if p is None:
         return ""
     said = sum(p.holds(h.when) for h in result.hits)
     told = sum(p.told_after(h.when) for h in result.hits)
-    found = f"{said} of these said then" if said else "nothing found was said then"
+    warned = beside_warnings and not told
+    found = [f"{said} of these said then" if said else "" if warned else "nothing found was said then"]
     if told:
-        found += f", {told} in the {p.told.days} days after"
-    return f"'{p.phrase}' read as {p.days} ({p.zone} days): {found}"
+        found.append(f"{told} in the {p.told.days} days after")
+    counts = ", ".join(f for f in found if f)
+    return f"'{p.phrase}' read as {p.days} ({p.zone} days)" + (f": {counts}" if counts else "")
 
 
 def then_mark(result: Any, hit: Any) -> str:

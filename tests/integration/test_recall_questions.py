@@ -289,7 +289,9 @@ def test_a_question_about_a_time_when_nothing_was_said_says_so(store, embedder, 
     )
     res = cli("recall", "What did I eat yesterday?", "--as-of", "2026-03-09")
     assert "nothing found was said yesterday (2026-03-08)" in res.stderr
-    assert "'yesterday' read as 2026-03-08 (UTC days)" in res.stderr
+    # The table says how it read the time, and that nothing was said then once, not twice.
+    assert "'yesterday' read as 2026-03-08 (UTC days)\n" in res.stderr
+    assert res.stderr.count("nothing found was said") == 1, res.stderr
 
 
 def test_a_question_s_days_are_the_users_days(store, embedder, writer, cli):

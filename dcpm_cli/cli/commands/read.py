@@ -78,7 +78,7 @@ def recall(
             render.recall_prompt(result)
         else:
             if result.period is not None and result.hits:
-                render.note(views.period_note(result))
+                render.note(views.period_note(result, beside_warnings=True))
             render.recall_table(result, arc=arc)
 
 
