@@ -8,7 +8,9 @@ inputs on import.
 
 Import is idempotent (records already present, by id, are skipped: importing twice changes
 nothing), refuses a format newer than this dcpm reads, and embeds with the store's embedder
-whenever the file has no vectors or they come from another model.
+whenever the file has no vectors or they come from another model. What the store's `forget`
+removed stays removed: an export made before it still holds those records, and they (and the
+pointers and edges at them) are left out, counted as `forgotten`.
 """
 
 from __future__ import annotations
@@ -89,6 +91,7 @@ class ImportReport:
     added: dict[str, int] = field(default_factory=dict)
     already_present: dict[str, int] = field(default_factory=dict)
     moved_forward: dict[str, int] = field(default_factory=dict)  # present, shown further on
+    forgotten: dict[str, int] = field(default_factory=dict)  # removed here by `forget`: left out
     passages: int = 0
 
     def to_dict(self) -> dict[str, Any]:
@@ -99,6 +102,7 @@ class ImportReport:
             "added": self.added,
             "already_present": self.already_present,
             "moved_forward": self.moved_forward,
+            "forgotten": self.forgotten,
             "passages_built": self.passages,
         }
 
@@ -131,18 +135,21 @@ def import_lines(
     present: dict[str, list[dict[str, Any]]] = {}
     kind, batch = "", list[dict[str, Any]]()
     with store.write():
+        gone = store.forgotten_records()
+        if survey is not None:
+            survey.leave_out(gone)
         cuts = _cuts(store, survey) if survey is not None else []
         if survey is not None:
             _check_against(store, survey, cuts)
         for n, line in numbered:
             record = _record(n, line)
             if record["type"] != kind or len(batch) >= BATCH:
-                done += _flush(store, embedder, kind, batch, reuse, report, sessions, present)
+                done += _flush(store, embedder, kind, batch, reuse, report, sessions, present, gone)
                 kind, batch = record["type"], []
                 if progress:
                     progress(done, total)
             batch.append(record)
-        done += _flush(store, embedder, kind, batch, reuse, report, sessions, present)
+        done += _flush(store, embedder, kind, batch, reuse, report, sessions, present, gone)
         # Records here already that the export shows further on (a newer export of the same
         # memory): moved forward once everything they point at is in; arcs first.
         if survey is not None and (relinked := _relink(store, survey, cuts)):
@@ -182,6 +189,23 @@ class Survey:
     @property
     def total(self) -> int:
         return sum(self.counts.values())
+
+    def leave_out(self, gone: dict[str, set[str]]) -> None:
+        """Forget here what `forget` removed from the store (`Store.forgotten_records`): the
+        import leaves those records out, and the pointers and edges at them."""
+        items, raws, nodes = gone.get("item", set()), gone.get("raw", set()), gone.get("node", set())
+        if not (items or raws or nodes):
+            return
+        self.items = {
+            i: (n, a if a not in items else None, b if b not in items else None)
+            for i, (n, a, b) in self.items.items()
+            if i not in items
+        }
+        self.raw_ids -= raws
+        self.cited_raws = {r: n for r, n in self.cited_raws.items() if r not in raws}
+        self.node_ids -= nodes
+        self.edges = [e for e in self.edges if not {e[2], e[3]} & (nodes | items)]
+        self.chain_events = [e for e in self.chain_events if not {e[1], e[2]} & items]
 
 
 def check_lines(lines: Iterable[str]) -> Survey:
@@ -601,6 +625,7 @@ def _flush(
     report: ImportReport,
     sessions: set[str],
     present: dict[str, list[dict[str, Any]]],
+    gone: dict[str, set[str]],
 ) -> int:
     if not batch:
         return 0
@@ -608,8 +633,13 @@ def _flush(
 
     from dcpm_cli.store.dump import VECTOR_SOURCES, vector_from_b64
 
+    kept = _not_forgotten(kind, batch, gone)
+    if len(kept) < len(batch):
+        report.forgotten[kind] = report.forgotten.get(kind, 0) + len(batch) - len(kept)
+    if not kept:
+        return len(batch)
     try:
-        rows = [store.from_json(kind, r) for r in batch]
+        rows = [store.from_json(kind, r) for r in kept]
         fresh = [rows[i] for i in store.new_record_keys(kind, rows)]
     except (KeyError, ValueError, TypeError) as e:
         raise InputError(f"a {kind} record is incomplete or malformed: {e}", "is this a dcpm export?") from e
@@ -635,6 +665,22 @@ def _flush(
             vectors[column] = _embed(embedder, [r.get(text_column) or "" for r in fresh], store.dim)
     store.load(kind, fresh, vectors)
     return len(batch)
+
+
+def _not_forgotten(kind: str, batch: list[dict[str, Any]], gone: dict[str, set[str]]) -> list[dict[str, Any]]:
+    """The records of `batch` that no forget removed here; an item's pointer at a forgotten
+    item is cleared (the store relinked its chain around it), an edge at one is left out."""
+    items, nodes = gone.get("item", set()), gone.get("node", set())
+    out = []
+    for r in batch:
+        if r.get("id") in gone.get(kind, ()):
+            continue
+        if kind == "edge" and {r.get("src"), r.get("dst")} & (items | nodes):
+            continue
+        if kind == "item" and items and {r.get("supersedes"), r.get("superseded_by")} & items:
+            r = {**r, **{p: None for p in ("supersedes", "superseded_by") if r.get(p) in items}}
+        out.append(r)
+    return out
 
 
 def _embed(embedder: Embedder, texts: list[str], dim: int) -> Any:

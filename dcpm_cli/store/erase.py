@@ -146,13 +146,20 @@ class EraseVerbs:
         is known by its words, so the same journal added again would bring it back."""
         if not raw_ids:
             return set()
-        gone: set[str] = set()
+        return self.forgotten_records()["raw"].intersection(raw_ids)
+
+    def forgotten_records(self) -> dict[str, set[str]]:
+        """The ids every forget removed, by export record type (raw, item, node, edge): an
+        export made before a forget still holds them, and must not bring them back."""
+        gone: dict[str, set[str]] = {"raw": set(), "item": set(), "node": set(), "edge": set()}
         for event in self.forget_events():
             try:
-                gone.update(json.loads(event.detail or "{}").get("raw", []))
-            except (ValueError, AttributeError):
+                detail = json.loads(event.detail or "{}")
+                for kind, key in (("raw", "raw"), ("item", "items"), ("node", "nodes"), ("edge", "edges")):
+                    gone[kind].update(str(i) for i in detail.get(key, []))
+            except (ValueError, AttributeError, TypeError):
                 continue  # blanked by a later forget, before FORGET events were kept whole
-        return gone.intersection(raw_ids)
+        return gone
 
     # -- a forget, carried out from its record ------------------------------------------
 
