@@ -11,7 +11,9 @@
    `recall()` (embedding, vector + BM25 over items and raw, fusion, chains, graph nodes), and
    the vector-search part alone (`Store.vector_search("items", ...)` with recall's depth),
    against exact numpy top-k over the same vectors, measured in the same run. recall@10 of
-   dcpm's vector search against the exact answer, plain and with recall's filters.
+   dcpm's vector search against the exact answer, plain and with recall's filters. Beside it,
+   on the same store, query by query: `recall()` searching once (no feedback search, the read
+   path before it) and with LanceDB's scan for every search.
 3. After a run of single-item appends (the writer's pattern): the first search after each
    write (cache refresh / un-indexed tail), then warm searches again.
 4. Cold start: `dcpm --store X recall "..."` in a fresh process at 10k items against
@@ -23,6 +25,7 @@ Figures are printed, never asserted.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import random
 import shlex
@@ -32,6 +35,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -43,12 +47,13 @@ from benchmarks.system1 import SLOTS, TimedEmbedder, distinct_sentences, sentenc
 from dcpm_cli.blas import one_blas_thread
 from dcpm_cli.embed import Embedder, get_embedder
 from dcpm_cli.models import DONE, ITEM_KINDS, PENDING, MemoryItem, RawInput, short_hash
+from dcpm_cli.read import recall as recall_module
 from dcpm_cli.read.recall import RAW_SEARCHED, recall
 from dcpm_cli.store import Store
 from dcpm_cli.store.vectors import TableCopy
 
 DEPTH = 40  # recall()'s vector-search depth at k=10: max(4k, 20)
-PATHS = ("dcpm", "LanceDB scan")
+PATHS = ("dcpm", "one search", "LanceDB scan")
 RAW_FILTER = RAW_SEARCHED  # recall()'s raw filter
 
 
@@ -220,6 +225,17 @@ class SizeResult:
     layout: str = ""
 
 
+@contextlib.contextmanager
+def searching_once(once: bool) -> Iterator[None]:
+    """`recall()` without its feedback search (read/recall.py FEEDBACK_DEPTH 0) while inside."""
+    depth = recall_module.FEEDBACK_DEPTH
+    recall_module.FEEDBACK_DEPTH = 0 if once else depth
+    try:
+        yield
+    finally:
+        recall_module.FEEDBACK_DEPTH = depth
+
+
 def timed(fn: Any, *args: Any, **kwargs: Any) -> tuple[Any, float]:
     t0 = time.perf_counter()
     out = fn(*args, **kwargs)
@@ -262,7 +278,8 @@ def bench_size(
             stores[name][0]._vectors.copy_on_search = 10**9  # never copy: scan every time
         res.paths[name] = PathResult()
         for q in queries[:5]:  # warm-up: first-query allocations, FTS index, in-memory copies
-            recall(stores[name][0], emb, q)
+            with searching_once(name == "one search"):
+                recall(stores[name][0], emb, q)
     filt = np.isin(corpus.item_kind, ["fact", "identity"]) & corpus.item_current
     for i, (q, v) in enumerate(zip(queries, qvecs, strict=True)):
         res.numpy_ms.append(timed(exact_topk, corpus.item_vectors, v, DEPTH)[1])
@@ -273,7 +290,8 @@ def bench_size(
             out = res.paths[name]
             out.vector_ms.append(timed(store.vector_search, "items", v, DEPTH, kinds=all_kinds)[1])
             before = (emb.seconds, dict(store.seconds))
-            out.recall_ms.append(timed(recall, store, emb, q, k=10)[1])
+            with searching_once(name == "one search"):
+                out.recall_ms.append(timed(recall, store, emb, q, k=10)[1])
             parts = {"embed": emb.seconds - before[0]}
             parts.update({k: store.seconds[k] - before[1][k] for k in store.seconds})
             for part, secs in parts.items():
@@ -371,6 +389,7 @@ def report(results: list[SizeResult], cold: ColdResult | None, args: argparse.Na
     )
     print("(numpy: the faster p50 of its default BLAS threads and of one thread; both below)")
     print("LanceDB scan = the same Store with LanceDB's search on every query (the read path before)")
+    print("one search = the same Store, recall() without its feedback search (recall.FEEDBACK_DEPTH 0)")
     head = (
         f"{'items':>7} {'search':<13}| {'numpy p50':>9} | {'vector p50':>10} {'p95':>6} {'×np':>5} | "
         f"{'recall() p50':>12} {'p95':>6} {'×np':>5} | {'r@10':>5} {'filt':>5} {'raw':>5}"

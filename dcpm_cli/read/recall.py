@@ -25,6 +25,12 @@ code) that an input holds word for word, and none of the facts found from it doe
 input, ranked above every other hit (score = the best other score + (1 − α) + its own). Extraction paraphrases
 and drops such tokens; an exact match is the strongest evidence a query can give.
 
+The question is searched twice: its vector is moved towards its three best hits' mean and
+searched again (pseudo-relevance feedback, Rocchio's): answers worded unlike the question but
+like its first answers are found (a count over several conversations, "How many projects have
+I been working on…?", finds the third project through the first two). BM25 keeps the
+question's words.
+
 The question is read first (read/question.py, rules only): the things it names are searched
 each on their own and a cue its best hits miss is brought into them; what was said in the time
 window it names is lifted; and hits saying nearly the same are shown newest first, each naming
@@ -36,6 +42,7 @@ question that names a speaker lifts that speaker's turns.
 from __future__ import annotations
 
 import re
+from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, tzinfo
 from typing import TYPE_CHECKING, Any, TypedDict, TypeVar
@@ -100,6 +107,14 @@ CUE_DEPTH = 1
 # Two hits this similar, said by the same speaker, say nearly the same thing (a change of mind
 # stored twice, an update never chained): shown newest first, each with when it was said.
 NEAR_DUPLICATE = 0.8
+# Pseudo-relevance feedback (Rocchio, on dense vectors as in Li et al., "Pseudo Relevance
+# Feedback with Deep Language Models and Dense Retrievers", TOIS 2023): the question's vector
+# moves towards the mean of its FEEDBACK_DEPTH best hits by FEEDBACK_WEIGHT, and is searched
+# again. A question shares few words and little meaning with some of its answers ("How many
+# magazine subscriptions do I have?" and "I renewed The Economist"); its best hits do share them.
+FEEDBACK_DEPTH = 3
+FEEDBACK_WEIGHT = 0.5
+FEEDBACK_SEARCH = 20  # the depth of the first search (that of k ≤ 5)
 _LEAST = 1e-6  # the score of a hit that must be found whatever its cosine
 
 K = TypeVar("K")
@@ -140,11 +155,39 @@ def recall(
             zone=str(zone),
         )
     asked = read_question(query, now or as_of or utcnow(), zone)
-    vectors = embedder.embed([asked.search_text, *asked.cues])
     depth = max(4 * k, 20)
+    kept = _LEXICAL.set(_Lexical(depth, {}))
+    try:
+        return _recall(store, embedder, query, asked, k, depth, kinds, as_of, min_similarity, chains, zone)
+    finally:
+        _LEXICAL.reset(kept)
+
+
+def _recall(
+    store: Store,
+    embedder: Embedder,
+    query: str,
+    asked: Question,
+    k: int,
+    depth: int,
+    kinds: list[str] | None,
+    as_of: datetime | None,
+    min_similarity: float,
+    chains: bool,
+    zone: tzinfo,
+) -> Recall:
+    vectors = embedder.embed([asked.search_text, *asked.cues])
     item_kinds = [x for x in (kinds or ITEM_KINDS) if x in ITEM_KINDS]
     want_raw = not kinds or "raw" in kinds
 
+    if FEEDBACK_DEPTH and not asked.only_time:
+        # (What was said at a time answers a question about that time alone, whatever it says.)
+        # The first search is the same whatever k is asked, so the top hits do not depend on k.
+        first = _candidates(
+            store, vectors, asked, FEEDBACK_DEPTH, FEEDBACK_SEARCH, item_kinds, want_raw, as_of,
+            min_similarity, [],
+        )  # fmt: skip
+        vectors = _with_feedback(store, vectors, first, as_of)
     warnings: list[str] = []
     while True:
         out = _ranked(
@@ -177,6 +220,30 @@ def recall(
     )
 
 
+def _with_feedback(
+    store: Store, vectors: np.ndarray, first: _Candidates, as_of: datetime | None
+) -> np.ndarray:
+    """`vectors` with the question's (the first) moved towards the mean vector of its
+    FEEDBACK_DEPTH best-scored candidates (said by `as_of`, when given): q' = q +
+    FEEDBACK_WEIGHT · mean(d), normalised. The cues' stay as they are."""
+    import numpy as np
+
+    said = first.said
+    ranked = sorted(first.scores, key=lambda x: (-first.scores[x], x))
+    best = [key for key in ranked if as_of is None or key not in said or said[key] <= as_of][:FEEDBACK_DEPTH]
+    found = store.vectors_of("raw", [i for kind, i in best if kind == "raw"])
+    found.update(store.vectors_of("items", [i for kind, i in best if kind != "raw"]))
+    near = [found[i] for _, i in best if i in found]
+    if not near:
+        return vectors
+    matrix = np.stack(near).astype(np.float32)
+    matrix /= np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12)
+    moved = vectors[0] + FEEDBACK_WEIGHT * matrix.mean(axis=0)
+    out = np.array(vectors, dtype=np.float32, copy=True)
+    out[0] = moved / max(float(np.linalg.norm(moved)), 1e-12)
+    return out
+
+
 def _ranked(
     store: Store,
     vectors: np.ndarray,
@@ -190,9 +257,40 @@ def _ranked(
     chains: bool,
     warnings: list[str],
 ) -> list[Hit]:
-    """The k best hits among the `depth` best candidates of each search: of the question, and
-    of each cue it names, fused; lifted in the question's time window; an input holding a rare
-    token of the question word for word first; near-duplicates ordered."""
+    """The k best hits among the `depth` best candidates of each search (`_candidates`),
+    near-duplicates ordered."""
+    got = _candidates(store, vectors, asked, k, depth, item_kinds, want_raw, as_of, min_similarity, warnings)
+    hits = _best_hits(store, got.scores, got.rows, got.found, k, as_of, chains)
+    pinned = {key[1] for key in got.exact}
+    return _near_duplicates_ordered(
+        store, hits, got.found, newest_first=asked.order != EARLIEST, pinned=pinned
+    )
+
+
+@dataclass
+class _Candidates:
+    scores: dict[Key, float]
+    rows: dict[Key, Candidate]
+    found: dict[Key, MemoryItem | RawInput]
+    said: dict[Key, datetime]
+    exact: dict[Key, Candidate]
+
+
+def _candidates(
+    store: Store,
+    vectors: np.ndarray,
+    asked: Question,
+    k: int,
+    depth: int,
+    item_kinds: list[str],
+    want_raw: bool,
+    as_of: datetime | None,
+    min_similarity: float,
+    warnings: list[str],
+) -> _Candidates:
+    """The `depth` best candidates of each search, scored: of the question, and of each cue it
+    names, fused (a cue missing from the question's k best brought in); lifted in the
+    question's time window; an input holding a rare token of the question word for word first."""
     rows: dict[Key, Candidate] = {}
     found: dict[Key, MemoryItem | RawInput] = {}
     said: dict[Key, datetime] = {}
@@ -243,9 +341,7 @@ def _ranked(
     top = max((v for key, v in scores.items() if key not in exact), default=0.0)
     for key in exact:
         scores[key] = top + (1 - SEMANTIC_WEIGHT) + scores.get(key, 0.0)
-    hits = _best_hits(store, scores, rows, found, k, as_of, chains)
-    pinned = {key[1] for key in exact}
-    return _near_duplicates_ordered(store, hits, found, newest_first=asked.order != EARLIEST, pinned=pinned)
+    return _Candidates(scores, rows, found, said, exact)
 
 
 def _scored(
@@ -458,15 +554,35 @@ def _without_passage(store: Store, rows: dict[Key, Candidate], sources_of: dict[
     return {r for r, session in sessions.items() if not session}
 
 
+@dataclass
+class _Lexical:
+    """The BM25 searches of one `recall()`, kept: the feedback search asks the same words again
+    (only the vector moves). Each runs at `depth` at least, so a shallower ask is the head of it."""
+
+    depth: int
+    done: dict[tuple[Any, ...], tuple[int, list[tuple[Found, float]]]]  # search → (its depth, hits)
+
+
+_LEXICAL: ContextVar[_Lexical | None] = ContextVar("dcpm_recall_bm25", default=None)
+
+
 def _text_search(
     store: Store, warnings: list[str], collection: str, query: str, k: int, **filters: Any
 ) -> list[tuple[Found, float]]:
     """BM25 hits, or none with a warning: a failure must not pass for "no word matched"."""
+    kept = _LEXICAL.get()
+    key = (collection, query, tuple(sorted((n, tuple(v or ())) for n, v in filters.items())))
+    if kept is not None and key in kept.done and kept.done[key][0] >= k:
+        return kept.done[key][1][:k]
+    depth = max(k, kept.depth if kept else 0)
     try:
-        return store.text_search(collection, query, k, **filters)
+        got = store.text_search(collection, query, depth, **filters)
     except TextSearchFailed as e:
         warnings.append(f"{e.message}: these results come from vector search only ({e.hint})")
         return []
+    if kept is not None:
+        kept.done[key] = (depth, got)
+    return got[:k]
 
 
 def _search(

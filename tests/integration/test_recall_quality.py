@@ -148,7 +148,10 @@ def test_the_top_hits_do_not_depend_on_k(writer, store, embedder):
     writer.add(_chat_raws(), extract=False)
     query = "what did I say about trains and travel?"
     few, many = recall(store, embedder, query, k=3), recall(store, embedder, query, k=9)
-    assert [(h.id, h.score) for h in few.hits] == [(h.id, h.score) for h in many.hits[:3]]
+    assert [h.id for h in few.hits] == [h.id for h in many.hits[:3]]
+    # (LanceDB's scan answers a table's first searches, the in-memory copy the later ones: their
+    # cosines agree to float32 rounding, store/vectors.py)
+    assert [h.score for h in few.hits] == pytest.approx([h.score for h in many.hits[:3]], rel=1e-6)
 
 
 def test_a_filler_word_match_does_not_outrank_the_meaning(writer, store, embedder):

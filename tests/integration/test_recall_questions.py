@@ -10,7 +10,7 @@ from zoneinfo import ZoneInfo
 
 import jsonschema
 import pytest
-from support.paths import README
+from support.paths import README, TEST_DATA
 
 from dcpm_cli import views
 from dcpm_cli.models import MemoryItem, RawInput
@@ -404,3 +404,25 @@ def test_an_input_holding_a_rare_token_of_the_question_stays_first_among_near_du
     assert [h.id for h in recall(store, embedder, "Instagram followers", k=2).hits] == [new, old]
     hits = recall(store, embedder, "Instagram followers ZX90817", k=2).hits
     assert [h.id for h in hits] == [old, new], "the exact token outranks the newer near-duplicate"
+
+
+def test_a_count_over_several_conversations_is_found_through_its_first_answers(store, embedder, writer):
+    """The question "What is the total weight of the new feed I purchased…?" names the feed,
+    and its first answer (a 50-pound batch of layer feed) ranks first; the second (the same
+    farm's jam and honey, the fencing of its north pasture) shares no word and little meaning
+    with the question, but much with the first. Searched again from the first answers, it is
+    found.
+    A LongMemEval question (unseen half `b`; MIT licence) in 18 of its haystack's 49 sessions;
+    its second gold session was not in the top 10 before the feedback search, and is 3rd."""
+    from dcpm_cli.bench.longmemeval import load, parse_question, raws_of
+
+    (record,) = load(TEST_DATA / "longmemeval_feed_question.json.gz")
+    question = parse_question(record)
+    raws = raws_of(question)
+    writer.add(raws, extract=False)
+    session_of = {r.id: r.session for r in raws}
+
+    got = recall(store, embedder, question.text, k=10, now=question.asked_at)
+
+    sessions = list(dict.fromkeys(session_of[h.id] for h in got.hits))
+    assert set(question.gold_sessions) <= set(sessions[:5]), sessions
