@@ -25,7 +25,7 @@ code) that an input holds word for word, and none of the facts found from it doe
 input, ranked above every other hit (score = the best other score + (1 − α) + its own). Extraction paraphrases
 and drops such tokens; an exact match is the strongest evidence a query can give.
 
-The question is searched twice: its vector is moved towards its three best hits' mean and
+The question is searched twice: its vector is moved towards its three best candidates' mean and
 searched again (pseudo-relevance feedback, Rocchio's): answers worded unlike the question but
 like its first answers are found (a count over several conversations, "How many projects have
 I been working on…?", finds the third project through the first two). BM25 keeps the
@@ -109,9 +109,9 @@ CUE_DEPTH = 1
 NEAR_DUPLICATE = 0.8
 # Pseudo-relevance feedback (Rocchio, on dense vectors as in Li et al., "Pseudo Relevance
 # Feedback with Deep Language Models and Dense Retrievers", TOIS 2023): the question's vector
-# moves towards the mean of its FEEDBACK_DEPTH best hits by FEEDBACK_WEIGHT, and is searched
-# again. A question shares few words and little meaning with some of its answers ("How many
-# magazine subscriptions do I have?" and "I renewed The Economist"); its best hits do share them.
+# moves towards the mean of its FEEDBACK_DEPTH best-scored candidates by FEEDBACK_WEIGHT, and is
+# searched again. Some answers share few words and little meaning with the question but much
+# with its first answers (docs/benchmarks.md, "Pseudo-relevance feedback").
 FEEDBACK_DEPTH = 3
 FEEDBACK_WEIGHT = 0.5
 FEEDBACK_SEARCH = 20  # the depth of the first search (that of k ≤ 5)
