@@ -155,12 +155,16 @@ def period_note(result: Any, *, beside_warnings: bool = False) -> str:
         return ""
     said = sum(p.holds(h.when) for h in result.hits)
     told = sum(p.told_after(h.when) for h in result.hits)
-    warned = beside_warnings and not told
-    found = [f"{said} of these said then" if said else "" if warned else "nothing found was said then"]
+    if said:
+        found = [f"{said} of these said then"]
+    elif beside_warnings and not told:
+        found = []  # recall's warning, printed beside this, says so
+    else:
+        found = ["nothing found was said then"]
     if told:
         found.append(f"{told} in the {p.told.days} days after")
-    counts = ", ".join(f for f in found if f)
-    return f"'{p.phrase}' read as {p.days} ({p.zone} days)" + (f": {counts}" if counts else "")
+    read = f"'{p.phrase}' read as {p.days} ({p.zone} days)"
+    return f"{read}: {', '.join(found)}" if found else read
 
 
 def then_mark(result: Any, hit: Any) -> str:

@@ -190,9 +190,10 @@ def _recall(
         vectors = _with_feedback(store, vectors, first, as_of)
     warnings: list[str] = []
     while True:
-        out = _ranked(
-            store, vectors, asked, k, depth, item_kinds, want_raw, as_of, min_similarity, chains, warnings
+        got = _candidates(
+            store, vectors, asked, k, depth, item_kinds, want_raw, as_of, min_similarity, warnings
         )
+        out = _ranked(store, got, asked, k, as_of, chains)
         # With `as_of`, the states said after it are dropped only once ranked: in a store with
         # many later matches the ones valid then lie deeper. Search deeper until k are found
         # or every row has been a candidate.
@@ -245,21 +246,9 @@ def _with_feedback(
 
 
 def _ranked(
-    store: Store,
-    vectors: np.ndarray,
-    asked: Question,
-    k: int,
-    depth: int,
-    item_kinds: list[str],
-    want_raw: bool,
-    as_of: datetime | None,
-    min_similarity: float,
-    chains: bool,
-    warnings: list[str],
+    store: Store, got: _Candidates, asked: Question, k: int, as_of: datetime | None, chains: bool
 ) -> list[Hit]:
-    """The k best hits among the `depth` best candidates of each search (`_candidates`),
-    near-duplicates ordered."""
-    got = _candidates(store, vectors, asked, k, depth, item_kinds, want_raw, as_of, min_similarity, warnings)
+    """The k best hits among the candidates (`_candidates`), near-duplicates ordered."""
     hits = _best_hits(store, got.scores, got.rows, got.found, k, as_of, chains)
     pinned = {key[1] for key in got.exact}
     return _near_duplicates_ordered(
