@@ -313,6 +313,7 @@ class Hit:
     topic: str = ""
     nodes: list[Node] = field(default_factory=list)  # schemas/intentions with evidence here
     same_as: list[str] = field(default_factory=list)  # other hits saying nearly the same thing
+    role: str = ""  # a raw input's speaker: user, or assistant (a reply); "" for a belief
 
     @property
     def superseded(self) -> bool:

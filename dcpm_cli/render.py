@@ -112,7 +112,7 @@ def recall_table(result: Any, *, arc: bool) -> None:
         return
     for n, hit in enumerate(result.hits, 1):
         line = Text(f"{n:>2}. ")
-        line.append(f"[{hit.kind}]", style="cyan")
+        line.append(f"[{'assistant' if hit.role == 'assistant' else hit.kind}]", style="cyan")
         line.append(f" {_day(hit.when, result.zone)}  ", style="dim")
         shown = views.shown_text(hit, result.query).replace("\n", " ")
         line.append(shown, style="bold" if not hit.superseded else "yellow")

@@ -109,6 +109,7 @@ def hit_dict(
         "nodes": [node_dict(n, stale or set()) for n in hit.nodes],
         "same_as": [{"id": i, "when": when_of[i].isoformat()} for i in hit.same_as if i in when_of],
         "then": then or None,
+        "role": hit.role or None,
     }
     if of > 1:
         d["excerpt"] = {"piece": piece, "of": of, "chars": len(hit.text)}
@@ -183,17 +184,19 @@ def recall_prompt_text(result: Any) -> str:
     zone = result.zone
     when = f" as of {day(result.as_of, zone)}" if result.as_of else ""
     about = "current beliefs; earlier states in brackets"
-    if any(h.kind == "raw" for h in result.hits):  # words no belief was read from yet
+    if any(h.kind == "raw" and h.role != "assistant" for h in result.hits):  # no belief read yet
         about += (
             "; a 'said' line is the user's own words, not yet read into beliefs: "
             "an older one may have changed since"
         )
+    if any(h.role == "assistant" for h in result.hits):
+        about += "; an 'assistant said' line is the assistant's reply in a conversation, not the user's words"
     lines = [f"Relevant memory about the user{when} ({about}):"]
     if result.period is not None:
         lines.insert(0, f"The question asks about {period_note(result)}.")
     when_of = {h.id: h.when for h in result.hits}
     for hit in result.hits:
-        label = "said" if hit.kind == "raw" else hit.kind
+        label = ("assistant said" if hit.role == "assistant" else "said") if hit.kind == "raw" else hit.kind
         text = shown_text(hit, result.query).replace("\n", " ")
         earlier = [c for c in hit.chain if c.event_at < hit.when and c.id != hit.id]
         arc = "; ".join(f"{day(c.event_at, zone)}: {c.text}" for c in earlier)

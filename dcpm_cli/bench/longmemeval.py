@@ -5,6 +5,9 @@
 Protocol (LongMemEval `src/retrieval`): the keys are the user turns of each question's haystack
 (assistant turns are not keys, so they are not ingested); abstention questions (`_abs`) are
 skipped; metrics are recall_any@k, recall_all@k and ndcg_any@k, per question type and overall.
+`--assistant-turns` stores the assistant's turns in dcpm's stores too, as `dcpm import` of a chat
+does (recall searches them only for a question about what the assistant said); the baselines
+keep the protocol's user turns.
 
 - dcpm: every question is its own haystack, ingested through the writer users run
   (`Writer.add(raws, extract=False)`, i.e. `dcpm add --no-extract`) into a fresh store in a temp
@@ -89,6 +92,7 @@ class Question:
     sessions: list[str]  # haystack order
     turns: list[Turn]  # user turns only
     gold_sessions: list[str]
+    replies: list[Turn] = field(default_factory=list)  # the assistant's turns
 
     @property
     def abstention(self) -> bool:
@@ -123,19 +127,20 @@ def parse_date(value: str) -> datetime:
 
 
 def parse_question(rec: dict[str, Any]) -> Question:
-    turns = []
+    turns: dict[str, list[Turn]] = {"user": [], "assistant": []}
     ids = rec["haystack_session_ids"]
     for sid, date, session in zip(ids, rec["haystack_dates"], rec["haystack_sessions"], strict=True):
         start = parse_date(date)
         for i, t in enumerate(session):
-            if t["role"] == "user" and t["content"].strip():
+            if t["role"] in turns and t["content"].strip():
                 # A turn a second after the one before: order within a session is kept.
                 when = start + timedelta(seconds=i)
-                turns.append(Turn(f"{sid}_{i + 1}", sid, t["content"], when, bool(t.get("has_answer"))))
+                turn = Turn(f"{sid}_{i + 1}", sid, t["content"], when, bool(t.get("has_answer")))
+                turns[t["role"]].append(turn)
     gold = [s for s in rec["answer_session_ids"] if s in set(ids)]
     return Question(
         rec["question_id"], rec["question_type"], rec["question"], parse_date(rec["question_date"]),
-        list(ids), turns, gold,
+        list(ids), turns["user"], gold, turns["assistant"],
     )  # fmt: skip
 
 
@@ -275,11 +280,13 @@ class QuestionResult:
     seconds: dict[str, float]  # ingest / embed / per-system query time
 
 
-def raws_of(q: Question) -> list[RawInput]:
-    """The haystack's user turns as raw inputs, one session per haystack session."""
+def raws_of(q: Question, replies: bool = False) -> list[RawInput]:
+    """The haystack's user turns as raw inputs, one session per haystack session; with
+    `replies`, the assistant's turns after them, as a chat import stores them."""
     return [
-        RawInput(text=t.text, role="user", session=t.session, source="longmemeval", said_at=t.said_at)
-        for t in q.turns
+        RawInput(text=t.text, role=role, session=t.session, source="longmemeval", said_at=t.said_at)
+        for role, turns in (("user", q.turns), ("assistant", q.replies if replies else []))
+        for t in turns
     ]
 
 
@@ -290,15 +297,17 @@ def run_question(
     workdir: Path,
     granularity: str,
     ks: Sequence[int],
+    replies: bool = False,
 ) -> QuestionResult:
     from dcpm_cli.read.recall import recall
     from dcpm_cli.store import Store
     from dcpm_cli.write.pipeline import Writer
 
     seconds: dict[str, float] = {}
-    raws = raws_of(q)
-    turn_of = {r.id: t.key for r, t in zip(raws, q.turns, strict=True)}
-    session_of = {t.key: t.session for t in q.turns}
+    raws = raws_of(q, replies)
+    stored = [*q.turns, *(q.replies if replies else [])]
+    turn_of = {r.id: t.key for r, t in zip(raws, stored, strict=True)}
+    session_of = {t.key: t.session for t in stored}
 
     # dcpm: the writer and the read path users run, on a store of this haystack alone.
     embed_before = embedder.seconds
@@ -310,7 +319,7 @@ def run_question(
     # Not as of the question's date: LongMemEval's dates are day-accurate only (43 of the 500
     # questions have evidence sessions stamped later on the day they are asked). But asked then:
     # "last Friday" in the question is read against the question's date.
-    result = recall(store, embedder, q.text, k=len(raws), now=q.asked_at)
+    result = recall(store, embedder, q.text, k=len(q.turns), now=q.asked_at)
     seconds["dcpm"] = time.perf_counter() - t0
     turn_rank = {"dcpm": [turn_of[h.id] for h in result.hits if h.id in turn_of]}
     del store
@@ -346,6 +355,7 @@ class BenchResult:
     embedder: str
     granularity: str
     ks: list[int]
+    replies: bool = False
     questions: list[QuestionResult] = field(default_factory=list)
     skipped_abstention: int = 0
     skipped_no_gold: int = 0
@@ -369,13 +379,16 @@ def run(
     ks: Sequence[int] = KS,
     out: Path | None = None,
     progress: Callable[[int, int], None] | None = None,
+    replies: bool = False,
 ) -> BenchResult:
-    """Run the protocol over `path`; write each question's rankings to `out` as JSONL."""
+    """Run the protocol over `path`; write each question's rankings to `out` as JSONL. With
+    `replies`, dcpm's stores hold the assistant's turns too (the baselines keep the protocol's
+    user turns)."""
     if granularity not in ("session", "turn"):
         raise InputError(f"unknown granularity {granularity!r}", "use session or turn")
     t_start = time.perf_counter()
     records = load(path)
-    result = BenchResult(str(path), embedder.model_id, granularity, list(ks))
+    result = BenchResult(str(path), embedder.model_id, granularity, list(ks), replies=replies)
     questions = []
     for rec in records:
         if str(rec["question_id"]).endswith("_abs"):
@@ -387,7 +400,7 @@ def run(
     with haystacks(out) as (workdir, write):
         for n, rec in enumerate(questions, 1):
             q = parse_question(rec)
-            r = run_question(q, memo, settings, workdir, granularity, ks)
+            r = run_question(q, memo, settings, workdir, granularity, ks, replies)
             memo.forget()  # haystacks are independent; keep memory flat
             shutil.rmtree(workdir / q.id, ignore_errors=True)
             if not r.metrics:
@@ -398,6 +411,7 @@ def run(
                     "question_id": r.id,
                     "question_type": r.type,
                     "granularity": granularity,
+                    "assistant_turns": replies,
                     "gold": r.gold,
                     **{s: r.ranked[s][:OUT_DEPTH] for s in SYSTEMS},
                 }
@@ -444,7 +458,8 @@ def report(result: BenchResult) -> str:
         f"granularity {result.granularity}, embedder {result.embedder}, {len(scored)} questions scored "
         f"({result.skipped_abstention} abstention skipped"
         + (f", {result.skipped_no_gold} without gold {result.granularity}s" if result.skipped_no_gold else "")
-        + ")",
+        + ")"
+        + (", dcpm's stores hold the assistant's turns too" if result.replies else ""),
         "",
     ]
     width = 9

@@ -84,6 +84,19 @@ _NEWEST = re.compile(
     re.I,
 )
 
+# A question about what the other side of a chat said ("what did you recommend", "our previous
+# conversation", "can you remind me"): the assistant's turns may hold the answer, not the user's.
+_TO_ASSISTANT = re.compile(
+    r"\byou(?:'ve|'d)?\s+(?:(?:had|have|just)\s+)?(?:said|told|mentioned|recommended|suggested|gave|"
+    r"given|provided|listed|shared|explained|wrote|written|came up with|offered|described|proposed|"
+    r"made|did)\b"
+    r"|\bdid\s+you\s+(?:say|tell|mention|recommend|suggest|give|provide|list|share|explain|write|"
+    r"come up with|offer|describe|propose|make|do|call|name)\b"
+    r"|\bour\s+(?:previous|last|earlier|past)\s+(?:conversations?|chats?|discussions?)\b"
+    r"|\bwe\s+(?:discussed|talked|spoke|chatted)\b|\bremind\s+me\b",
+    re.I,
+)
+
 # Cue rules, tried in order; each gives the pieces it names.
 _QUOTED = re.compile(r"[\"'‘“]([^\"'’”]{3,}?)[\"'’”](?=[\s,.?!]|$)")
 _CHOICE = re.compile(r",\s*(.+?)\s*,?\s+or\s+(.+?)\s*[?.!]*$", re.I)
@@ -142,6 +155,7 @@ class Question:
     window: Window | None = None
     order: str | None = None  # NEWEST | EARLIEST | None
     cues: list[str] = field(default_factory=list)  # two or more, or none
+    to_assistant: bool = False  # asks what the assistant said: its turns are searched too
 
     @property
     def search_text(self) -> str:
@@ -164,9 +178,12 @@ class Question:
 
 
 def read_question(text: str, now: datetime, zone: tzinfo = UTC) -> Question:
-    """The time window, wanted order and cues of a question asked at `now`; its days are
-    `zone`'s (the user's: "yesterday" in Sydney ends ten hours before UTC's)."""
-    return Question(text, window_of(text, now, zone), order_of(text), cues_of(text))
+    """The time window, wanted order and cues of a question asked at `now`, and whether it asks
+    what the assistant said; its days are `zone`'s (the user's: "yesterday" in Sydney ends ten
+    hours before UTC's)."""
+    return Question(
+        text, window_of(text, now, zone), order_of(text), cues_of(text), bool(_TO_ASSISTANT.search(text))
+    )
 
 
 # -- time ----------------------------------------------------------------------------------

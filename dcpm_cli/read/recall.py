@@ -36,7 +36,11 @@ each on their own and a cue its best hits miss is brought into them; what was sa
 window it names is lifted; and hits saying nearly the same are shown newest first, each naming
 the others, so a change of mind never stored as a chain still reads as one (an exact-token hit
 keeps its first place). In a conversation between people (turns stored as "Name: …"), a
-question that names a speaker lifts that speaker's turns.
+question that names a speaker lifts that speaker's turns. A question about what the assistant
+said ("what did you recommend…?", "in our previous conversation…", "remind me…") searches the
+assistant's replies too, stored raw as the conversation's context; a reply is in no passage
+(those are the user's words), so it is its own context. Other questions never see them: they
+are not the user's memories.
 """
 
 from __future__ import annotations
@@ -49,6 +53,7 @@ from typing import TYPE_CHECKING, Any, TypedDict, TypeVar
 
 from dcpm_cli.errors import InputError, TextSearchFailed
 from dcpm_cli.models import (
+    CONTEXT,
     DONE,
     FAILED,
     ITEM_KINDS,
@@ -88,6 +93,9 @@ class RawFilter(TypedDict):
 RAW_SEARCHED: RawFilter = {"statuses": [PENDING, FAILED, NO_ITEMS], "roles": ["user"]}
 # Inputs a rare token of the query finds word for word, extracted or not.
 RAW_EXACT: RawFilter = {"statuses": [PENDING, FAILED, NO_ITEMS, DONE], "roles": ["user"]}
+# A question about what the assistant said ("what did you recommend…?") searches its turns too,
+# stored raw as the conversation's context: they hold its answers, the user's turns the asking.
+REPLIES: RawFilter = {"statuses": [CONTEXT], "roles": ["assistant"]}
 _RARE = re.compile(r"(?<!\w)(?=\w{5})(?=\w*\d)(?:\w*[^\W\d]\w*|\d{5,})(?!\w)")  # "UNIQ00005Z", "48213"
 # A question about a time ("last Friday", "in June") lifts what was said then, or soon after
 # (people tell what happened a little later): by this share of its score, never a filter, since
@@ -178,21 +186,19 @@ def _recall(
 ) -> Recall:
     vectors = embedder.embed([asked.search_text, *asked.cues])
     item_kinds = [x for x in (kinds or ITEM_KINDS) if x in ITEM_KINDS]
-    want_raw = not kinds or "raw" in kinds
+    raw = _raw_searched(asked) if not kinds or "raw" in kinds else None
 
     if FEEDBACK_DEPTH and not asked.only_time:
         # (What was said at a time answers a question about that time alone, whatever it says.)
         # The first search is the same whatever k is asked, so the top hits do not depend on k.
         first = _candidates(
-            store, vectors, asked, FEEDBACK_DEPTH, FEEDBACK_SEARCH, item_kinds, want_raw, as_of,
+            store, vectors, asked, FEEDBACK_DEPTH, FEEDBACK_SEARCH, item_kinds, raw, as_of,
             min_similarity, [],
         )  # fmt: skip
         vectors = _with_feedback(store, vectors, first, as_of)
     warnings: list[str] = []
     while True:
-        got = _candidates(
-            store, vectors, asked, k, depth, item_kinds, want_raw, as_of, min_similarity, warnings
-        )
+        got = _candidates(store, vectors, asked, k, depth, item_kinds, raw, as_of, min_similarity, warnings)
         out = _ranked(store, got, asked, k, as_of, chains)
         # With `as_of`, the states said after it are dropped only once ranked: in a store with
         # many later matches the ones valid then lie deeper. Search deeper until k are found
@@ -219,6 +225,17 @@ def _recall(
         period=period,
         zone=str(zone),
     )
+
+
+def _raw_searched(asked: Question) -> RawFilter:
+    """The raw inputs a question searches: the user's not extracted, and the assistant's replies
+    when it asks what the assistant said."""
+    return _joined(RAW_SEARCHED, REPLIES) if asked.to_assistant else RAW_SEARCHED
+
+
+def _joined(a: RawFilter, b: RawFilter) -> RawFilter:
+    """Both filters' inputs (a role's statuses are its own: a reply is never pending)."""
+    return {"statuses": [*a["statuses"], *b["statuses"]], "roles": [*a["roles"], *b["roles"]]}
 
 
 def _with_feedback(
@@ -272,7 +289,7 @@ def _candidates(
     k: int,
     depth: int,
     item_kinds: list[str],
-    want_raw: bool,
+    raw: RawFilter | None,
     as_of: datetime | None,
     min_similarity: float,
     warnings: list[str],
@@ -300,14 +317,14 @@ def _candidates(
             text,
             depth,
             item_kinds,
-            want_raw,
+            raw,
             as_of,
             min_similarity,
             warnings,
             rows,
             found,
             said,
-            exact if n == 0 and want_raw else None,
+            exact if n == 0 and raw else None,
             during if n == 0 else None,
         )
         lists.append(got)
@@ -339,7 +356,7 @@ def _scored(
     query: str,
     depth: int,
     item_kinds: list[str],
-    want_raw: bool,
+    raw: RawFilter | None,
     as_of: datetime | None,
     min_similarity: float,
     warnings: list[str],
@@ -353,11 +370,9 @@ def _scored(
     times it met are added to `rows`, `found` and `said`. With `exact`, the inputs holding a rare
     token of `query` word for word are candidates too, and added to `exact`; with `during`, the
     `depth` nearest said then, with no floor."""
-    mine_rows, own = _search(
-        store, vector, query, depth, item_kinds, want_raw, min_similarity, warnings, during
-    )
-    if exact is not None:
-        exact.update(_exact_inputs(store, query, depth, mine_rows, warnings))
+    mine_rows, own = _search(store, vector, query, depth, item_kinds, raw, min_similarity, warnings, during)
+    if exact is not None and raw:
+        exact.update(_exact_inputs(store, query, depth, mine_rows, warnings, raw))
         mine_rows.update(exact)
     _drop_replaced(store, mine_rows)
     context, passage_at = _passage_context(store, vector, query, depth, as_of, min_similarity, warnings)
@@ -375,13 +390,14 @@ def _scored(
     lone = _without_passage(store, mine_rows, sources_of)
     for key, sources in sources_of.items():
         mine = own.get(key, 0.0)
-        # An input in no session has no passage: it is its own context (a window of one), so a
-        # lone `dcpm add` is not outranked by weaker inputs that merely sit in a journal.
+        # An input no passage holds is its own context (a window of one), so a lone `dcpm add`
+        # (no session) is not outranked by weaker inputs that merely sit in a journal, nor an
+        # assistant's reply (passages are the user's words) by the user's turns around it.
         best = max((mine if r in lone else context.get(r, 0.0) for r in sources), default=0.0)
         score = mine + best
         if score > 0:
             scores[key] = score
-    if want_raw:
+    if raw:
         # An input can be found through its passage alone (the answer is in the next turn).
         for raw_id, score in context.items():
             scores.setdefault(("raw", raw_id), score)
@@ -511,7 +527,12 @@ def _drop_replaced(store: Store, rows: dict[Key, Candidate]) -> None:
 
 
 def _exact_inputs(
-    store: Store, query: str, depth: int, rows: dict[Key, Candidate], warnings: list[str]
+    store: Store,
+    query: str,
+    depth: int,
+    rows: dict[Key, Candidate],
+    warnings: list[str],
+    searched: RawFilter,
 ) -> dict[Key, Candidate]:
     """Inputs that hold a rare token of the query word for word, where no fact found from them
     does (see the module docstring): the words extraction left out are still the memory."""
@@ -528,7 +549,8 @@ def _exact_inputs(
             for raw_id in row.raw_ids:
                 covered.setdefault(raw_id, set()).update(holds(row.text))
     out: dict[Key, Candidate] = {}
-    for raw, _ in _text_search(store, warnings, "raw", " ".join(sorted(tokens)), depth, **RAW_EXACT):
+    among = _joined(RAW_EXACT, REPLIES) if "assistant" in searched["roles"] else RAW_EXACT
+    for raw, _ in _text_search(store, warnings, "raw", " ".join(sorted(tokens)), depth, **among):
         assert isinstance(raw, RawInput)
         if holds(raw.text) - covered.get(raw.id, set()):
             out[("raw", raw.id)] = raw
@@ -536,10 +558,18 @@ def _exact_inputs(
 
 
 def _without_passage(store: Store, rows: dict[Key, Candidate], sources_of: dict[Key, list[str]]) -> set[str]:
-    """The source inputs that belong to no session, so to no passage."""
-    sessions = {key[1]: row.session or "" for key, row in rows.items() if isinstance(row, RawInput)}
+    """The source inputs no passage holds: those in no session, and replies (not the user's)."""
+    sessions = {
+        key[1]: row.session if row.role == "user" else ""
+        for key, row in rows.items()
+        if isinstance(row, RawInput)
+    }
     unknown = sorted({r for rs in sources_of.values() for r in rs} - set(sessions))
-    sessions.update({r.id: r.session for r in store.get_raw(unknown).values()} if unknown else {})
+    sessions.update(
+        {r.id: r.session if r.role == "user" else "" for r in store.get_raw(unknown).values()}
+        if unknown
+        else {}
+    )
     return {r for r, session in sessions.items() if not session}
 
 
@@ -580,7 +610,7 @@ def _search(
     query: str,
     depth: int,
     item_kinds: list[str],
-    want_raw: bool,
+    raw: RawFilter | None,
     min_similarity: float,
     warnings: list[str],
     during: tuple[datetime, datetime] | None = None,
@@ -610,12 +640,12 @@ def _search(
         if during:
             then = store.vector_search("items", vector, depth, during=during, kinds=item_kinds)
             take("items", then, dense, None)
-    if want_raw:
+    if raw:
         # Inputs not extracted yet are memory too: dcpm is useful before any LLM has run.
-        take("raw", store.vector_search("raw", vector, depth, **RAW_SEARCHED), dense, min_similarity)
-        take("raw", _text_search(store, warnings, "raw", query, depth, **RAW_SEARCHED), lexical)
+        take("raw", store.vector_search("raw", vector, depth, **raw), dense, min_similarity)
+        take("raw", _text_search(store, warnings, "raw", query, depth, **raw), lexical)
         if during:
-            take("raw", store.vector_search("raw", vector, depth, during=during, **RAW_SEARCHED), dense, None)
+            take("raw", store.vector_search("raw", vector, depth, during=during, **raw), dense, None)
     return rows, _fuse(dense, lexical)
 
 
@@ -723,7 +753,7 @@ def _hit(
         raw = found
         if as_of is not None and raw.said_at > as_of:
             return None
-        return Hit("raw", raw.id, raw.text, raw.said_at, score, [raw.id], raw_ids=[raw.id])
+        return Hit("raw", raw.id, raw.text, raw.said_at, score, [raw.id], raw_ids=[raw.id], role=raw.role)
     item = found
     linked = chains and (item.supersedes or item.superseded_by)
     chain = store.chain(item.id) if linked else [item]

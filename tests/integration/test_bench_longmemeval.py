@@ -162,3 +162,32 @@ def test_the_command_prints_the_table(cli, mini_file, tmp_path):
     assert len(out.read_text().splitlines()) == 1
     bad = cli("bench", "longmemeval", str(tmp_path / "missing.json"))
     assert bad.exit_code != 0 and "no such file" in bad.stderr
+
+
+def test_assistant_turns_are_stored_for_dcpm_when_asked(cli, embedder, settings, tmp_path):
+    # The answer is in the assistant's reply only; the user's turn says nothing of it.
+    recommended = [
+        {"role": "user", "content": "Any ideas for this weekend?", "has_answer": False},
+        {"role": "assistant", "content": "Try the Kelvingrove museum's Dalí exhibition.", "has_answer": True},
+    ]
+    path = tmp_path / "asst.json.gz"
+    record = _record(
+        "qa1",
+        "single-session-assistant",
+        "Which exhibition did you recommend?",
+        {
+            **DISTRACTORS,
+            "d_art": _session("I saw an exhibition of Monet's paintings.", "The gift shop was great."),
+            "answer_trip": recommended,
+        },
+        ["answer_trip"],
+    )
+    with gzip.open(path, "wt", encoding="utf-8") as f:
+        json.dump([record], f)
+    protocol = bench.run(path, embedder, settings).questions[0]
+    assert protocol.ranked["dcpm"][0] != "answer_trip", "user turns only: nothing says it"
+    conversation = bench.run(path, embedder, settings, replies=True).questions[0]
+    assert conversation.ranked["dcpm"][0] == "answer_trip"
+    assert conversation.ranked["bm25"] == protocol.ranked["bm25"], "the baselines keep the protocol"
+    printed = cli("bench", "longmemeval", str(path), "--assistant-turns")
+    assert printed.exit_code == 0 and "dcpm's stores hold the assistant's turns too" in printed.stdout

@@ -426,3 +426,43 @@ def test_a_count_over_several_conversations_is_found_through_its_first_answers(s
 
     sessions = list(dict.fromkeys(session_of[h.id] for h in got.hits))
     assert set(question.gold_sessions) <= set(sessions[:5]), sessions
+
+
+def test_a_question_about_what_the_assistant_said_finds_its_reply(store, embedder, cli, tmp_path):
+    chat = [
+        ("02-01T19:00", "trip", "user", "Can you suggest a place for our anniversary dinner in Lisbon?"),
+        (
+            "02-01T19:01",
+            "trip",
+            "assistant",
+            "For an anniversary in Lisbon, book Belcanto in Chiado, José Avillez's two-star restaurant; "
+            "Alma is a fine second choice.",
+        ),
+        ("02-01T19:02", "trip", "user", "Thanks, that helps."),
+        ("02-03T12:00", "lunch", "user", "I had lunch at a pizza place downtown with my sister."),
+        ("02-03T12:01", "lunch", "assistant", "That sounds like a lovely lunch with your sister!"),
+        ("02-05T09:00", "food", "user", "I love trying new restaurants when I travel."),
+    ]
+    lines = [{"timestamp": f"2026-{t}:00Z", "session": s, "role": r, "content": c} for t, s, r, c in chat]
+    log = tmp_path / "chat.jsonl"
+    log.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    assert cli("add", "--no-extract", "--file", str(log)).exit_code == 0
+    asked = "Which restaurant did you recommend for our anniversary dinner?"
+    result = recall(store, embedder, asked, k=3)
+    # The user's own asking is found too (it shares the question's words); the reply is with it.
+    replies = [h for h in result.hits if h.role == "assistant"]
+    assert [h.text[:43] for h in replies] == ["For an anniversary in Lisbon, book Belcanto"]
+    prompt = views.recall_prompt_text(result)
+    assert "(assistant said, 2026-02-01) For an anniversary in Lisbon" in prompt
+    assert "an 'assistant said' line is the assistant's reply in a conversation, not the user's" in prompt
+    data = json.loads(cli("recall", asked, "--json").stdout)
+    jsonschema.validate(data, json.loads(README.read_text().split("```json\n", 1)[1].split("\n```", 1)[0]))
+    first_reply = next(h for h in data["hits"] if h["role"] == "assistant")
+    assert first_reply["text"].startswith("For an anniversary in Lisbon")
+    assert "[assistant]" in cli("recall", asked).stdout
+
+    # A question about the user's own life searches the user's words only: the assistant's
+    # replies are not the user's memories ("That sounds like a lovely lunch…" is not found).
+    own = recall(store, embedder, "Where did I have lunch with my sister?", k=5)
+    assert own.hits and {h.role for h in own.hits} == {"user"}
+    assert own.hits[0].text == "I had lunch at a pizza place downtown with my sister."

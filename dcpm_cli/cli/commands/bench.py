@@ -51,6 +51,14 @@ def longmemeval(
     k: Annotated[
         str, typer.Option("--k", help="Cut-offs, comma-separated (e.g. 1,3,5,10,30,50).")
     ] = "1,3,5,10",
+    assistant_turns: Annotated[
+        bool,
+        typer.Option(
+            "--assistant-turns",
+            help="Store the assistant's turns too, as a chat import does (the protocol keys user "
+            "turns only; the baselines keep it).",
+        ),
+    ] = False,
     qa: Annotated[
         bool,
         typer.Option("--qa", help="Question answering: a reader model answers from recall, a judge scores."),
@@ -84,7 +92,7 @@ def longmemeval(
     with render.progress("questions", enabled=True) as bar:
         result = bench.run(
             file, m.embedder, m.settings, limit=limit, granularity=granularity.value,
-            ks=_ks(k), out=out, progress=bar,
+            ks=_ks(k), out=out, progress=bar, replies=assistant_turns,
         )  # fmt: skip
     typer.echo(bench.report(result))
     if out is not None:
