@@ -103,6 +103,10 @@ _CHOICE = re.compile(r",\s*(.+?)\s*,?\s+or\s+(.+?)\s*[?.!]*$", re.I)
 _BETWEEN = re.compile(r"\bbetween\s+(.+?)\s+and\s+(.+?)\s*[?.!]*$", re.I)
 _COMPARED = re.compile(r"^(.+?)\s*,?\s+(?:compared (?:to|with)|versus|vs\.?)\s+(.+?)\s*[?.!]*$", re.I)
 _BEFORE_AFTER = re.compile(r"^(.+?)\s+(?:before|after|since|until|by the time)\s+(.+?)\s*[?.!]*$", re.I)
+# A sentence ends at . ! or ?, not at "St." or "Dr." ("the Sunday mass at St. Mary's Church").
+_SENTENCE_END = re.compile(
+    r"(?<!\bSt\.)(?<!\bDr\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bMrs\.)(?<!\bMt\.)(?<=[.!?])\s+"
+)
 _INVERTED = re.compile(r"^(.+?)\s+(?:did|do|does|had|have|was|were)\s+(?:I|we)\s+(.+)$", re.I)
 _LEAD = re.compile(
     r"^(?:how (?:many|much|long)(?:\s+(?:days|weeks|months|years|hours|minutes|times|time))?"
@@ -324,7 +328,7 @@ def order_of(text: str) -> str | None:
 def cues_of(text: str) -> list[str]:
     """The things `text` names when it names two or more, each as a search of its own; else []."""
     # The question itself: "I remember you said X before Y. Can you remind me …?" names no two things.
-    sentences = re.split(r"(?<=[.!?])\s+", text.strip())
+    sentences = _SENTENCE_END.split(text.strip())
     text = next((x for x in reversed(sentences) if x.endswith("?")), sentences[-1])
     # "the week before last", "the day before yesterday" name a time, not two events.
     text = _BEFORE_LAST.sub("then", _DAY_BEFORE_YESTERDAY.sub("then", text))

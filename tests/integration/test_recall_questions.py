@@ -110,6 +110,8 @@ def test_no_time_phrase_no_window_and_no_dateparser():
         ("What do I eat for breakfast?", []),
         ("How much did I sleep since May 2025?", []),  # a time, not a second event
         ("How many things did I buy, sell, or fix?", []),  # a list, not two events
+        # "St." ends no sentence: the question is the whole of it.
+        ("How long between the fair and the mass at St. Mary's?", ["the fair", "the mass at St. Mary's"]),
     ],
 )  # fmt: skip
 def test_questions_naming_several_things_give_one_cue_each(question, cues):
