@@ -445,3 +445,11 @@ def test_a_heading_that_names_no_real_day_is_said(cli, tmp_path) -> None:
     said = " ".join(added.stderr.split())
     assert "heading(s) '2026-02-30' name no real day: each is stored as part of the entry above it" in said
     assert "heading" not in cli("add", "--no-extract", "Gym again ## 2026-03-02").stderr
+
+
+def test_piped_input_needs_no_dash(cli, llm) -> None:
+    done = cli("add", "--no-extract", input="I started learning the cello today.\n")
+
+    assert done.exit_code == 0, done.stderr
+    (raw,) = cli.open_store().raw_by_status([PENDING])
+    assert raw.text == "I started learning the cello today." and raw.source == "stdin"

@@ -18,7 +18,10 @@ from dcpm_cli.ingest.text import clock_change, clock_change_at, is_wall_clock, p
 def add(
     ctx: typer.Context,
     text: Annotated[
-        str | None, typer.Argument(help="What to remember; '-' reads stdin.", show_default=False)
+        str | None,
+        typer.Argument(
+            help="What to remember; '-' (or nothing, with stdin piped) reads stdin.", show_default=False
+        ),
     ] = None,
     file: Annotated[Path | None, typer.Option("--file", "-f", help="Read inputs from a file.")] = None,
     fmt: Annotated[
@@ -192,8 +195,9 @@ def _read_input(text: str | None, file: Path | None, kept: Any) -> tuple[str, st
         raise InputError("give either TEXT or --file, not both")
     if file is not None:
         return read_file(file), file.name
-    if text == "-":
-        if sys.stdin is None or sys.stdin.isatty():
+    piped = sys.stdin is not None and not sys.stdin.isatty()
+    if text == "-" or (text is None and piped):  # `echo … | dcpm add` as `dcpm add -`
+        if not piped:
             raise InputError("'-' reads stdin, but nothing is piped in", "cat notes.txt | dcpm add -")
         data = sys.stdin.buffer.read()
         kept.keep(data, dcpm_home() / "rejected")
