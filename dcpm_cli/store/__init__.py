@@ -212,12 +212,15 @@ class Store(GraphVerbs, JournalVerbs, EraseVerbs, StagingVerbs):
         return None if st is None else (st.st_dev, st.st_ino)
 
     def _same_store_as_opened(self) -> None:
-        """Before a write: a store swapped under this process since it opened it (`dcpm reembed`
-        while a warm MCP server runs) is checked again, so no vector of the old embedder lands
-        in a store of the new one: EmbedderMismatch, where it wrote the old model's vectors."""
+        """Before a write or a search: a store swapped under this process since it opened it
+        (`dcpm reembed` while a warm MCP server runs) is checked again, so no vector of the old
+        embedder lands in a store of the new one, and no question embedded by the old model is
+        ranked against the new one's vectors: EmbedderMismatch, where it wrote the old model's
+        vectors and read a meaningless cosine. One stat() of the directory."""
         now = self._directory_id()
         if now is not None and self._dir_id is not None and now != self._dir_id:
             self._lance.reopen()  # no table handle of the old directory
+            self.__dict__.pop("_vectors", None)  # nor a copy of its vectors
             self._refuse_other_embedder(self.meta())
         self._dir_id = now
 
@@ -850,6 +853,7 @@ class Store(GraphVerbs, JournalVerbs, EraseVerbs, StagingVerbs):
         with cosine similarity. Filters: kinds= (items), statuses= and roles= (raw); `during`
         = [start, end): items whose event, raw inputs said then (not for passages). Exact, not
         approximate: see store/vectors.py for how it stays fast."""
+        self._same_store_as_opened()
         table = _COLLECTIONS[collection]
         terms: list[Term] = [(_FILTER_COLUMNS[name], tuple(v)) for name, v in filters.items() if v]
         span = None if during is None else (_TIME_COLUMNS[table], *during)
@@ -897,6 +901,7 @@ class Store(GraphVerbs, JournalVerbs, EraseVerbs, StagingVerbs):
         """Items, raw inputs or passages ranked by BM25 over their text (unindexed rows too).
         A query of only stop words or operators finds nothing; a failure (a damaged index)
         raises TextSearchFailed, so the caller can say that results came from vectors only."""
+        self._same_store_as_opened()
         table, where = _COLLECTIONS[collection], _filters(filters)
         try:
             self.ensure_text_index(table)

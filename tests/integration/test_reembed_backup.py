@@ -218,3 +218,34 @@ def test_a_warm_writer_refuses_to_write_into_a_store_reembedded_under_it(rich_st
         writer.add([RawInput(text="After the reembed I bought a blue kettle.")], extract=False)
 
     assert "blue kettle" not in cli("--embedder", "minilm-int8", "export").stdout
+
+
+def test_a_warm_reader_is_told_the_store_was_reembedded_under_it(rich_store, store, embedder, cli) -> None:
+    """A warm MCP server's recall after `dcpm reembed` to another model: its question's vector
+    is of the old model, the store's of the new one. It must say so, not rank by a meaningless
+    cosine (or by the tables it opened before the swap)."""
+    from dcpm_cli.errors import EmbedderMismatch
+    from dcpm_cli.read.recall import recall
+
+    assert recall(store, embedder, "hiking", k=3).hits  # warm: tables opened, vectors copied
+    assert recall(store, embedder, "hiking", k=3).hits
+    assert cli("reembed", "--embedder", "minilm-int8").exit_code == 0
+
+    with pytest.raises(EmbedderMismatch, match="all-MiniLM-L6-v2-int8"):
+        recall(store, embedder, "hiking", k=3)
+
+
+def test_a_warm_reader_reads_the_swapped_store_when_its_embedder_still_fits(
+    rich_store, store, embedder, cli
+) -> None:
+    """`dcpm reembed` to the same model swaps the directory too: a warm reader reads the new one,
+    with what was added after the swap."""
+    from dcpm_cli.read.recall import recall
+
+    for _ in range(5):  # past the searches that buy an in-memory copy of the tables
+        recall(store, embedder, "hiking", k=3)
+    assert cli("reembed", "--embedder", "minilm").exit_code == 0
+    assert cli("add", "--no-extract", "I bought a blue kettle for the new flat.").exit_code == 0
+
+    hits = recall(store, embedder, "blue kettle", k=3).hits
+    assert hits and "blue kettle" in hits[0].text
