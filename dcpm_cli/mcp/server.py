@@ -377,7 +377,9 @@ def build_server(memory: AgentMemory) -> Any:
     ) -> dict[str, Any]:
         """Search the user's memory: current beliefs first, each with the ids of the words it
         came from and its revision arc, plus schemas/intentions built from the facts. A
-        search, never an LLM call: fast. Same JSON as `dcpm recall --json`."""
+        question about what the assistant said in a stored conversation ("what did you /
+        the assistant recommend for…?") searches the assistant's replies too (role
+        "assistant"). A search, never an LLM call: fast. Same JSON as `dcpm recall --json`."""
         with _as_tool_error():
             return memory.recall(query, k=k, as_of=as_of, arc=arc, kinds=kinds)
 

@@ -85,7 +85,8 @@ _NEWEST = re.compile(
 )
 
 # A question about what the other side of a chat said ("what did you recommend", "our previous
-# conversation", "can you remind me"): the assistant's turns may hold the answer, not the user's.
+# conversation", "can you remind me", "what the assistant suggested"): the assistant's turns
+# may hold the answer, not the user's.
 _TO_ASSISTANT = re.compile(
     r"\byou(?:'ve|'d)?\s+(?:(?:had|have|just)\s+)?(?:said|told|mentioned|recommended|suggested|gave|"
     r"given|provided|listed|shared|explained|wrote|written|came up with|offered|described|proposed|"
@@ -93,7 +94,8 @@ _TO_ASSISTANT = re.compile(
     r"|\bdid\s+you\s+(?:say|tell|mention|recommend|suggest|give|provide|list|share|explain|write|"
     r"come up with|offer|describe|propose|make|do|call|name)\b"
     r"|\bour\s+(?:previous|last|earlier|past)\s+(?:conversations?|chats?|discussions?)\b"
-    r"|\bwe\s+(?:discussed|talked|spoke|chatted)\b|\bremind\s+me\b",
+    r"|\bwe\s+(?:discussed|talked|spoke|chatted)\b|\bremind\s+me\b"
+    r"|\bthe\s+assistant(?:'s)?\b",  # an agent asking on the user's behalf
     re.I,
 )
 

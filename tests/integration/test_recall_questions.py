@@ -430,6 +430,21 @@ def test_a_count_over_several_conversations_is_found_through_its_first_answers(s
     assert set(question.gold_sessions) <= set(sessions[:5]), sessions
 
 
+@pytest.mark.parametrize(
+    ("question", "to_assistant"),
+    [
+        ("Which restaurant did you recommend for our anniversary dinner?", True),
+        ("I'm going back to our previous conversation about knots. Which one was for climbing?", True),
+        ("Can you remind me what you said about the Library of Babel?", True),
+        ("Which stretches did the assistant suggest for my knee?", True),  # an agent asking
+        ("Which restaurant did I go to for our anniversary?", False),
+        ("What did my assistant schedule for Monday?", False),  # a person's assistant
+    ],
+)  # fmt: skip
+def test_a_question_about_what_the_assistant_said_is_read_as_one(question, to_assistant):
+    assert read_question(question, MONDAY).to_assistant is to_assistant
+
+
 def test_a_question_about_what_the_assistant_said_finds_its_reply(store, embedder, cli, tmp_path):
     chat = [
         ("02-01T19:00", "trip", "user", "Can you suggest a place for our anniversary dinner in Lisbon?"),
