@@ -447,9 +447,10 @@ def test_a_heading_that_names_no_real_day_is_said(cli, tmp_path) -> None:
     assert "heading" not in cli("add", "--no-extract", "Gym again ## 2026-03-02").stderr
 
 
-def test_piped_input_needs_no_dash(cli, llm) -> None:
-    done = cli("add", "--no-extract", input="I started learning the cello today.\n")
+def test_piped_input_without_a_dash_is_not_read_but_named(cli, llm, dcpm_home: Path) -> None:
+    # A bare `dcpm add` in a `while read` loop (an empty $line) would swallow the loop's input.
+    done = cli("add", "--no-extract", input="note three\nnote four\n")
 
-    assert done.exit_code == 0, done.stderr
-    (raw,) = cli.open_store().raw_by_status([PENDING])
-    assert raw.text == "I started learning the cello today." and raw.source == "stdin"
+    assert done.exit_code == 2
+    assert "stdin is not read without '-'" in one_line(done.stderr) and "dcpm add -" in done.stderr
+    assert not (dcpm_home / "store").exists()

@@ -19,9 +19,7 @@ def add(
     ctx: typer.Context,
     text: Annotated[
         str | None,
-        typer.Argument(
-            help="What to remember; '-' (or nothing, with stdin piped) reads stdin.", show_default=False
-        ),
+        typer.Argument(help="What to remember; '-' reads stdin.", show_default=False),
     ] = None,
     file: Annotated[Path | None, typer.Option("--file", "-f", help="Read inputs from a file.")] = None,
     fmt: Annotated[
@@ -196,7 +194,7 @@ def _read_input(text: str | None, file: Path | None, kept: Any) -> tuple[str, st
     if file is not None:
         return read_file(file), file.name
     piped = sys.stdin is not None and not sys.stdin.isatty()
-    if text == "-" or (text is None and piped):  # `echo … | dcpm add` as `dcpm add -`
+    if text == "-":
         if not piped:
             raise InputError("'-' reads stdin, but nothing is piped in", "cat notes.txt | dcpm add -")
         data = sys.stdin.buffer.read()
@@ -205,6 +203,10 @@ def _read_input(text: str | None, file: Path | None, kept: Any) -> tuple[str, st
             return data.decode("utf-8-sig"), "stdin"  # a byte-order mark is not a word
         except UnicodeDecodeError as e:
             raise InputError("stdin is not UTF-8 text") from e
+    if text is None and piped:
+        # Not read unasked: in a `while read` loop an empty $line would swallow the loop's
+        # input, and a pipe left open (ssh, a daemon's child) would hang.
+        raise InputError("nothing to add: stdin is not read without '-'", "… | dcpm add -")
     if text is None:
         raise InputError("nothing to add", 'dcpm add "text", dcpm add - (stdin) or dcpm add --file PATH')
     return text, "cli"
