@@ -222,7 +222,8 @@ class Store(GraphVerbs, JournalVerbs, EraseVerbs, StagingVerbs):
             self._lance.reopen()  # no table handle of the old directory
             self.__dict__.pop("_vectors", None)  # nor a copy of its vectors
             self._refuse_other_embedder(self.meta())
-        self._dir_id = now
+        if now is not None:  # away for a moment (a swap by two renames): keep the one opened
+            self._dir_id = now
 
     def _lock_path(self) -> Path:
         if self.local_path is not None:

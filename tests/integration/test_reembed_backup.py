@@ -249,3 +249,27 @@ def test_a_warm_reader_reads_the_swapped_store_when_its_embedder_still_fits(
 
     hits = recall(store, embedder, "blue kettle", k=3).hits
     assert hits and "blue kettle" in hits[0].text
+
+
+def test_a_search_while_the_store_is_away_does_not_forget_which_store_was_opened(
+    rich_store, store, embedder, cli, settings, tmp_path
+) -> None:
+    """Where the two directories cannot be exchanged in one rename, a swap is two renames, and
+    a warm reader's search may land between them: it fails, and the next one, on the new store,
+    must still be checked against the store opened."""
+    from dcpm_cli.errors import EmbedderMismatch
+    from dcpm_cli.read.recall import recall
+
+    other = tmp_path / "other"
+    built = cli("--store", str(other), "--embedder", "minilm-int8", "add", "--no-extract", "Hiking.")
+    assert built.exit_code == 0
+    for _ in range(5):
+        recall(store, embedder, "hiking", k=3)
+    base = Path(settings.store)
+    base.rename(tmp_path / "away")
+    with pytest.raises(Exception):  # noqa: B017 — whatever LanceDB raises for a missing table
+        recall(store, embedder, "hiking", k=3)
+    other.rename(base)
+
+    with pytest.raises(EmbedderMismatch, match="all-MiniLM-L6-v2-int8"):
+        recall(store, embedder, "hiking", k=3)
