@@ -129,8 +129,9 @@ class QAQuestion:
 
 
 def parse_qa(rec: dict[str, Any]) -> QAQuestion:
-    """A record as its question and every turn of its haystack (assistant turns are stored as
-    context for extraction, not as memory), each session's turns a second apart."""
+    """A record as its question and every turn of its haystack, as a chat import stores them
+    (assistant turns as context for extraction; recall searches them only for a question about
+    what the assistant said), each session's turns a second apart."""
     from datetime import timedelta
 
     raws = []

@@ -92,10 +92,13 @@ _TO_ASSISTANT = re.compile(
     r"given|provided|listed|shared|explained|wrote|written|came up with|offered|described|proposed|"
     r"made|did)\b"
     r"|\bdid\s+you\s+(?:say|tell|mention|recommend|suggest|give|provide|list|share|explain|write|"
-    r"come up with|offer|describe|propose|make|do|call|name)\b"
+    r"come up with|offer|describe|propose|make|call|name)\b"
     r"|\bour\s+(?:previous|last|earlier|past)\s+(?:conversations?|chats?|discussions?)\b"
-    r"|\bwe\s+(?:discussed|talked|spoke|chatted)\b|\bremind\s+me\b"
-    r"|\bthe\s+assistant(?:'s)?\b",  # an agent asking on the user's behalf
+    r"|\bremind\s+me\b"
+    # an agent asking on the user's behalf: "what did the assistant recommend…?"
+    r"|\bthe\s+assistant(?:'s\b|\s+(?:said|told|mentioned|recommended|suggested|gave|provided|listed|"
+    r"shared|explained|wrote|offered|described|proposed|made|say|tell|mention|recommend|suggest|give|"
+    r"provide|list|share|explain|write|offer|describe|propose|make)\b)",
     re.I,
 )
 

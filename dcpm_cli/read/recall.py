@@ -39,8 +39,8 @@ keeps its first place). In a conversation between people (turns stored as "Name:
 question that names a speaker lifts that speaker's turns. A question about what the assistant
 said ("what did you recommend…?", "in our previous conversation…", "remind me…") searches the
 assistant's replies too, stored raw as the conversation's context; a reply is in no passage
-(those are the user's words), so it is its own context. Other questions never see them: they
-are not the user's memories.
+(those are the user's words), so its context is its conversation's best passage: the user's
+words it answered. Other questions never see them: they are not the user's memories.
 """
 
 from __future__ import annotations
@@ -375,27 +375,37 @@ def _scored(
         exact.update(_exact_inputs(store, query, depth, mine_rows, warnings, raw))
         mine_rows.update(exact)
     _drop_replaced(store, mine_rows)
-    context, passage_at = _passage_context(store, vector, query, depth, as_of, min_similarity, warnings)
+    context, passage_at, conversation = _passage_context(
+        store, vector, query, depth, as_of, min_similarity, warnings
+    )
     scores: dict[Key, float] = {}
     sources_of: dict[Key, list[str]] = {}
+    replies: dict[Key, float] = {}  # a reply's context: its conversation's best passage
     for key, row in mine_rows.items():
         rows.setdefault(key, row)
         if isinstance(row, MemoryItem):
             found[key] = row
             sources_of[key] = row.raw_ids
             said.setdefault(key, row.event_at)
+        elif row.role != "user":
+            replies[key] = conversation.get(row.session or "", 0.0)
+            said.setdefault(key, row.said_at)
         else:
             sources_of[key] = [key[1]]
             said.setdefault(key, row.said_at)
     lone = _without_passage(store, mine_rows, sources_of)
     for key, sources in sources_of.items():
         mine = own.get(key, 0.0)
-        # An input no passage holds is its own context (a window of one), so a lone `dcpm add`
-        # (no session) is not outranked by weaker inputs that merely sit in a journal, nor an
-        # assistant's reply (passages are the user's words) by the user's turns around it.
+        # An input in no session has no passage: it is its own context (a window of one), so a
+        # lone `dcpm add` is not outranked by weaker inputs that merely sit in a journal.
         best = max((mine if r in lone else context.get(r, 0.0) for r in sources), default=0.0)
         score = mine + best
         if score > 0:
+            scores[key] = score
+    for key, best in replies.items():
+        # A reply is in no passage (those are the user's words): its context is the best
+        # passage of its conversation, the user's words it answered.
+        if (score := own.get(key, 0.0) + best) > 0:
             scores[key] = score
     if raw:
         # An input can be found through its passage alone (the answer is in the next turn).
@@ -558,18 +568,10 @@ def _exact_inputs(
 
 
 def _without_passage(store: Store, rows: dict[Key, Candidate], sources_of: dict[Key, list[str]]) -> set[str]:
-    """The source inputs no passage holds: those in no session, and replies (not the user's)."""
-    sessions = {
-        key[1]: row.session if row.role == "user" else ""
-        for key, row in rows.items()
-        if isinstance(row, RawInput)
-    }
+    """The source inputs that belong to no session, so to no passage."""
+    sessions = {key[1]: row.session or "" for key, row in rows.items() if isinstance(row, RawInput)}
     unknown = sorted({r for rs in sources_of.values() for r in rs} - set(sessions))
-    sessions.update(
-        {r.id: r.session if r.role == "user" else "" for r in store.get_raw(unknown).values()}
-        if unknown
-        else {}
-    )
+    sessions.update({r.id: r.session for r in store.get_raw(unknown).values()} if unknown else {})
     return {r for r, session in sessions.items() if not session}
 
 
@@ -699,9 +701,10 @@ def _passage_context(
     as_of: datetime | None,
     min_similarity: float,
     warnings: list[str],
-) -> tuple[dict[str, float], dict[str, datetime]]:
+) -> tuple[dict[str, float], dict[str, datetime], dict[str, float]]:
     """Raw input id → the fused score of the best passage that holds it, and when that passage
-    was said (its last input: what a time window is checked against for an input met only here)."""
+    was said (its last input: what a time window is checked against for an input met only
+    here); and session → the fused score of its best passage (a reply's context)."""
     passages = {}
     dense: dict[str, float] = {}
     lexical: dict[str, float] = {}
@@ -720,11 +723,14 @@ def _passage_context(
             into[p.id] = score
     context: dict[str, float] = {}
     at: dict[str, datetime] = {}
+    sessions: dict[str, float] = {}
     for pid, score in _fuse(dense, lexical).items():
-        for raw_id in passages[pid].raw_ids:
+        p = passages[pid]
+        sessions[p.session] = max(score, sessions.get(p.session, 0.0))
+        for raw_id in p.raw_ids:
             if score > context.get(raw_id, -1.0):
-                context[raw_id], at[raw_id] = score, passages[pid].last_at
-    return context, at
+                context[raw_id], at[raw_id] = score, p.last_at
+    return context, at, sessions
 
 
 def _read_inputs(

@@ -165,9 +165,10 @@ def test_the_command_prints_the_table(cli, mini_file, tmp_path):
 
 
 def test_assistant_turns_are_stored_for_dcpm_when_asked(cli, embedder, settings, tmp_path):
-    # The answer is in the assistant's reply only; the user's turn says nothing of it.
+    # The answer is in the assistant's reply only; the user's turn says nothing of it (LongMemEval's
+    # chats often open with the assistant's text, the user's turn a bare "continue").
     recommended = [
-        {"role": "user", "content": "Any ideas for this weekend?", "has_answer": False},
+        {"role": "user", "content": "continue", "has_answer": False},
         {"role": "assistant", "content": "Try the Kelvingrove museum's Dalí exhibition.", "has_answer": True},
     ]
     path = tmp_path / "asst.json.gz"
@@ -175,11 +176,7 @@ def test_assistant_turns_are_stored_for_dcpm_when_asked(cli, embedder, settings,
         "qa1",
         "single-session-assistant",
         "Which exhibition did you recommend?",
-        {
-            **DISTRACTORS,
-            "d_art": _session("I saw an exhibition of Monet's paintings.", "The gift shop was great."),
-            "answer_trip": recommended,
-        },
+        {**DISTRACTORS, "answer_trip": recommended},
         ["answer_trip"],
     )
     with gzip.open(path, "wt", encoding="utf-8") as f:
@@ -191,3 +188,6 @@ def test_assistant_turns_are_stored_for_dcpm_when_asked(cli, embedder, settings,
     assert conversation.ranked["bm25"] == protocol.ranked["bm25"], "the baselines keep the protocol"
     printed = cli("bench", "longmemeval", str(path), "--assistant-turns")
     assert printed.exit_code == 0 and "dcpm's stores hold the assistant's turns too" in printed.stdout
+    for other in (["--qa"], ["--granularity", "turn"]):
+        refused = cli("bench", "longmemeval", str(path), "--assistant-turns", *other)
+        assert refused.exit_code == 2 and "--assistant-turns is for retrieval" in refused.stderr

@@ -439,6 +439,9 @@ def test_a_count_over_several_conversations_is_found_through_its_first_answers(s
         ("Which stretches did the assistant suggest for my knee?", True),  # an agent asking
         ("Which restaurant did I go to for our anniversary?", False),
         ("What did my assistant schedule for Monday?", False),  # a person's assistant
+        ("What did the user tell the assistant about their allergies?", False),  # the user's words
+        ("Where did my wife and I go after we discussed moving?", False),
+        ("Did you do anything about my car insurance?", False),
     ],
 )  # fmt: skip
 def test_a_question_about_what_the_assistant_said_is_read_as_one(question, to_assistant):

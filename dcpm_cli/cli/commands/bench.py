@@ -85,6 +85,13 @@ def longmemeval(
     from dcpm_cli import render
     from dcpm_cli.bench import longmemeval as bench
 
+    if assistant_turns and (qa or granularity is Granularity.turn):
+        from dcpm_cli.errors import InputError
+
+        raise InputError(
+            "--assistant-turns is for retrieval at session granularity",
+            "--qa stores every turn already; turn granularity's gold is user turns only",
+        )
     m = _memory(ctx)
     if qa:
         _qa(m, file, limit, per_type, ablation, llm, judge, out)
