@@ -49,6 +49,7 @@ import re
 from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, tzinfo
+from itertools import islice
 from typing import TYPE_CHECKING, Any, TypedDict, TypeVar
 
 from dcpm_cli.errors import InputError, TextSearchFailed
@@ -661,17 +662,21 @@ def _best_hits(
     chains: bool = True,
 ) -> list[Hit]:
     """The k best-scored candidates as hits; raw inputs become objects only when they get
-    there (those found through a passage alone are read from the store, a few at a time)."""
+    there (those found through a passage alone are read from the store, a few at a time:
+    the next 2 × (hits still wanted) unread ones, and twice as many as the last time, since
+    inputs a passage holds may not be kept, such as the replies of a conversation)."""
     out: list[Hit] = []
     seen_chains: set[str] = set()
     read: set[Key] = set()
+    size = 0
     ranked = sorted(scores, key=lambda x: (-scores[x], x))
     for n, key in enumerate(ranked):
         if len(out) >= k:
             break
         if key not in found and key not in read:
-            ahead = ranked[n : n + 2 * (k - len(out))]
-            batch = [x for x in ahead if x[0] == "raw" and x not in found and x not in read]
+            size = max(2 * size, 2 * (k - len(out)))
+            unread = (x for x in ranked[n:] if x[0] == "raw" and x not in found and x not in read)
+            batch = list(islice(unread, size))
             read.update(batch)
             _read_inputs(store, batch, rows, found)
         obj = found.get(key)

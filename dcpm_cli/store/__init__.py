@@ -221,6 +221,7 @@ class Store(GraphVerbs, JournalVerbs, EraseVerbs, StagingVerbs):
         if now is not None and self._dir_id is not None and now != self._dir_id:
             self._lance.reopen()  # no table handle of the old directory
             self.__dict__.pop("_vectors", None)  # nor a copy of its vectors
+            self.__dict__.pop("_text_indexed", None)  # nor what it knew of its indices
             self._refuse_other_embedder(self.meta())
         if now is not None:  # away for a moment (a swap by two renames): keep the one opened
             self._dir_id = now
@@ -240,6 +241,7 @@ class Store(GraphVerbs, JournalVerbs, EraseVerbs, StagingVerbs):
 
     def drop_table(self, name: str) -> None:
         self._lance.drop_table(name)
+        self._text_indexed.discard(name)
 
     def create_table_if_missing(self, name: str, schema: pa.Schema) -> None:
         self._lance.create_table_if_missing(name, schema)
@@ -917,6 +919,7 @@ class Store(GraphVerbs, JournalVerbs, EraseVerbs, StagingVerbs):
                 q = q.where(where, prefilter=True)
             rows = q.select([*_COLUMNS[table], "_score"]).to_arrow().to_pylist()
         except (ValueError, RuntimeError, OSError) as e:
+            self._text_indexed.discard(table)  # look for the index again next time
             why = (str(e).strip().splitlines() or [type(e).__name__])[0][:200]
             raise TextSearchFailed(
                 f"full-text search of {collection} failed ({why})", "dcpm check --repair rebuilds the index"
@@ -942,12 +945,22 @@ class Store(GraphVerbs, JournalVerbs, EraseVerbs, StagingVerbs):
             )
 
     def ensure_text_index(self, table: str) -> None:
+        """Index `table`'s text for BM25 if it has no index yet. Once seen, an index is not
+        looked for again by this `Store` until a search fails (listing a table's indices is a
+        LanceDB round trip, and every recall searches three tables)."""
+        if table in self._text_indexed:
+            return
         t = self.table(table)
         if not any(i.index_type == "FTS" for i in t.list_indices()):
             from lancedb.index import FTS
 
             with self.write():
                 t.create_index("text", config=FTS(with_position=False), replace=True)
+        self._text_indexed.add(table)
+
+    @functools.cached_property
+    def _text_indexed(self) -> set[str]:
+        return set()
 
     def items_from_raw(self, raw_id: str) -> list[MemoryItem]:
         """Items whose provenance includes this raw input."""
