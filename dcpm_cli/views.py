@@ -150,7 +150,7 @@ def period_dict(period: Any) -> dict[str, str] | None:
 def period_note(result: Any, *, beside_warnings: bool = False) -> str:
     """How the question's time was read, and whether anything found was said then.
     `beside_warnings`: printed where the result's warnings are, which already say when nothing
-    found was said then or just after (recall's), so that is not said twice."""
+    found was said then, and how many were told just after (recall's): not said twice."""
     p = result.period
     if p is None:
         return ""
@@ -158,11 +158,11 @@ def period_note(result: Any, *, beside_warnings: bool = False) -> str:
     told = sum(p.told_after(h.when) for h in result.hits)
     if said:
         found = [f"{said} of these said then"]
-    elif beside_warnings and not told:
+    elif beside_warnings and result.hits:
         found = []  # recall's warning, printed beside this, says so
     else:
         found = ["nothing found was said then"]
-    if told:
+    if told and found:
         found.append(f"{told} in the {p.told.days} days after")
     read = f"'{p.phrase}' read as {p.days} ({p.zone} days)"
     return f"{read}: {', '.join(found)}" if found else read

@@ -213,9 +213,13 @@ def _recall(
     period = None
     if (w := asked.window) is not None:
         period = Period(w.phrase, w.start, w.end, TOLD_LATER, zone=str(zone), noon=w.noon)
-        if out and not any(w.holds(h.when, TOLD_LATER) for h in out):
-            other_days = "these hits are from other days"
-            warnings.append(f"nothing found was said {w.phrase} ({period.days}): {other_days}")
+        if out and not any(period.holds(h.when) for h in out):
+            # Said after a day is not said on it: a reader (an agent reading --json too) is
+            # told so, not left to count the hits marked "told just after".
+            told = sum(period.told_after(h.when) for h in out)
+            after = f"{told} told in the {TOLD_LATER.days} days after, " if told else ""
+            rest = "the rest from other days" if told else "these hits are from other days"
+            warnings.append(f"nothing found was said {w.phrase} ({period.days}): {after}{rest}")
     return Recall(
         query=query,
         hits=out,

@@ -294,6 +294,15 @@ def test_a_question_about_a_time_when_nothing_was_said_says_so(store, embedder, 
     # The table says how it read the time, and that nothing was said then once, not twice.
     assert "'yesterday' read as 2026-03-08 (UTC days)\n" in res.stderr
     assert res.stderr.count("nothing found was said") == 1, res.stderr
+    # Told the day after is not said then: the warnings say so too, where an agent reads them
+    # (they were empty when anything found was told in the three days after).
+    day_after = recall(store, embedder, "What did I eat on Friday?", k=3, now=_at("2026-01-12"))
+    assert day_after.warnings == [
+        "nothing found was said on Friday (2026-01-09): 1 told in the 3 days after, the rest from other days"
+    ]
+    data = json.loads(cli("recall", "What did I eat on Friday?", "--as-of", "2026-01-12", "--json").stdout)
+    assert data["warnings"] == day_after.warnings
+    assert [h["then"] for h in data["hits"]].count("told just after") == 1
 
 
 def test_a_question_s_days_are_the_users_days(store, embedder, writer, cli):
