@@ -53,6 +53,16 @@ _LAST_NIGHT = re.compile(r"(?<!\bthe\s)(?<!\bmy\s)(?<!\bour\s)(?<!\bher\s)(?<!\b
 _PART_OF_DAY = re.compile(r"\b(?:(this|yesterday)\s+(morning|afternoon|evening)|(tonight))\b", re.I)
 _HOURS = {"morning": (0, 12), "afternoon": (12, 18), "evening": (18, 24), "tonight": (18, 24)}
 _MONTHS = "january|february|march|april|june|july|august|september|october|november|december"
+# "Nov", "Sept.": with a day or a year, or after "in" / "of" ("Jan" alone may be a name).
+_ABBR = "jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec"
+# "early September", "mid-October", "the end of November": a third of the month, not all of it
+# (days 1–10, 11–20, 21 to the end).
+_PART_OF_MONTH = re.compile(
+    rf"\b(?:(early|mid|late)[\s-]+|the\s+(start|beginning|middle|end)\s+of\s+)(?:in\s+)?"
+    rf"((?:{_MONTHS}|may|{_ABBR})\.?(?:,?\s+\d{{4}})?)\b",
+    re.I,
+)
+_THIRDS = {"early": 0, "start": 0, "beginning": 0, "mid": 1, "middle": 1, "late": 2, "end": 2}
 _WEEKDAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
 # "this Friday": the one just gone in a question about the past ("what did I do this Friday?",
 # asked on Sunday), else the coming one; "this past Friday": the one just gone.
@@ -72,6 +82,9 @@ _CALENDAR = re.compile(
     rf"|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_MONTHS}|may)(?:,?\s+\d{{4}})?"
     rf"|(?:{_MONTHS}|(?<=in |on )may)(?:\s+\d{{1,2}}(?:st|nd|rd|th)?)?(?:,?\s+\d{{4}})?"
     rf"|may\s+\d{{1,2}}(?:st|nd|rd|th)?(?:,?\s+\d{{4}})?|may,?\s+\d{{4}}"
+    rf"|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_ABBR})\.?(?:,?\s+\d{{4}})?"
+    rf"|(?:{_ABBR})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?(?:,?\s+\d{{4}})?|(?:{_ABBR})\.?,?\s+\d{{4}}"
+    rf"|(?<=in |of )(?:{_ABBR})(?!')"
     rf"|\d{{4}}-\d{{2}}-\d{{2}})\b",
     re.I,
 )
@@ -256,6 +269,12 @@ def window_of(text: str, now: datetime, zone: tzinfo = UTC) -> Window | None:
         else:
             day = today + timedelta(days=(weekday - today.weekday()) % 7)
         return Window(day, day + timedelta(days=1), m.group(0))
+    if (m := _PART_OF_MONTH.search(text)) and (month := _calendar(m.group(3), now)):
+        third = _THIRDS[(m.group(1) or m.group(2)).lower()]
+        start = month.start + timedelta(days=10 * third)
+        end = month.end if third == 2 else month.start + timedelta(days=10 * third + 10)
+        if month.end - month.start >= timedelta(days=28):  # a month, not a day ("mid-May 5")
+            return Window(start, end, m.group(0))
     if m := _CALENDAR.search(text):
         return _calendar(m.group(0), now)
     return None

@@ -71,6 +71,13 @@ MONDAY = _at("2026-03-09")
         ("What did I do on Friday, February 27th, 2026?", "2026-02-27", "2026-02-28"),
         ("What did I do Friday 27 February?", "2026-02-27", "2026-02-28"),
         ("Where I went yesterday evening?", "2026-03-08", "2026-03-09"),  # 18:00 to midnight
+        # A part of a month is a third of it, not all of it; a month may be abbreviated.
+        ("What did I do in early February?", "2026-02-01", "2026-02-11"),
+        ("What happened mid-January?", "2026-01-11", "2026-01-21"),
+        ("What did I buy at the end of Feb?", "2026-02-21", "2026-03-01"),
+        ("Who did I see at the start of March?", "2026-03-01", "2026-03-11"),
+        ("What did I do in Jan?", "2026-01-01", "2026-02-01"),
+        ("What did I eat on Feb 27?", "2026-02-27", "2026-02-28"),
     ],
 )
 def test_time_phrases_read_against_the_question_date(question, start, end):
@@ -94,6 +101,8 @@ def test_no_time_phrase_no_window_and_no_dateparser():
         "What is my plan for Friday?",
         "What did I do on the last night of the Rome trip?",
         "Did I mention what I do at the weekend?",
+        "What did Jan say about the flat?",  # a name, not January
+        "What did I buy at the beginning of the month?",
     ]:
         assert window_of(q, MONDAY) is None, q
     assert ("dateparser" in sys.modules) == before
@@ -191,6 +200,21 @@ def test_a_question_about_a_time_alone_finds_what_was_said_then(store, embedder,
     # A question that names a thing besides the time is not lifted this way: words still count.
     named = recall(store, embedder, "Did I clean the bathroom last weekend?", k=3, now=MONDAY)
     assert named.hits[0].id == ids["Did the weekly shop and cleaned the bathroom."]
+
+
+def test_a_part_of_a_month_is_not_the_whole_month(store, embedder, writer):
+    ids = _said(
+        writer,
+        ("2026-02-03", "a", "Signed up for the pottery course at the community centre."),
+        ("2026-02-25", "b", "Went bouldering with Sunil after work, my arms are jelly."),
+        ("2026-02-14", "c", "Dinner at the Thai place for Valentine's, too much chilli."),
+    )
+    got = recall(store, embedder, "What did I do in early February?", k=3, now=MONDAY)
+    assert got.period is not None and got.period.days == "2026-02-01 to 2026-02-10"
+    assert got.hits[0].id == ids["Signed up for the pottery course at the community centre."]
+    late = recall(store, embedder, "what did I do in late Feb?", k=3, now=MONDAY)
+    assert late.hits[0].id == ids["Went bouldering with Sunil after work, my arms are jelly."]
+    assert [views.then_mark(late, h) for h in late.hits].count("said then") == 1
 
 
 def test_a_time_alone_puts_what_was_said_then_before_what_was_told_later(store, embedder, writer, cli):
