@@ -120,7 +120,15 @@ _QUOTED = re.compile(r"[\"'‘“]([^\"'’”]{3,}?)[\"'’”](?=[\s,.?!]|$)")
 _CHOICE = re.compile(r",\s*(.+?)\s*,?\s+or\s+(.+?)\s*[?.!]*$", re.I)
 _BETWEEN = re.compile(r"\bbetween\s+(.+?)\s+and\s+(.+?)\s*[?.!]*$", re.I)
 _COMPARED = re.compile(r"^(.+?)\s*,?\s+(?:compared (?:to|with)|versus|vs\.?)\s+(.+?)\s*[?.!]*$", re.I)
-_BEFORE_AFTER = re.compile(r"^(.+?)\s+(?:before|after|since|until|by the time)\s+(.+?)\s*[?.!]*$", re.I)
+_BEFORE_AFTER = re.compile(
+    r"^(.+?)\s+(?:(?:before|after)(?:\s+or\s+(?:before|after))?|since|until|by the time)\s+(.+?)\s*[?.!]*$",
+    re.I,
+)
+# "Did I quit pottery or the gym first?": the verb is said once and goes with both things.
+_VERB_CHOICE = re.compile(
+    r"^\W*(?:did|have|had)\s+(?:I|we)\s+(\w+(?:\s+(?:to|at|in|on|with|for|up|out|off|into)){0,2})\s+(.+?)\s+or\s+(.+?)\s+(?:first|earlier|sooner)\s*[?.!]*$",
+    re.I,
+)
 # A sentence ends at . ! or ?, not at "St." or "Dr." ("the Sunday mass at St. Mary's Church").
 _SENTENCE_END = re.compile(
     r"(?<!\bSt\.)(?<!\bDr\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bMrs\.)(?<!\bMt\.)(?<=[.!?])\s+"
@@ -365,6 +373,8 @@ def cues_of(text: str) -> list[str]:
             listed = rule is _CHOICE and text[: m.start(2)].count(",") > 1  # "X: A, B, or C" is a list
             if all(_content(p) and "," not in p for p in pieces) and not listed:
                 return pieces
+    if (m := _VERB_CHOICE.search(text)) and all(_content(p) and "," not in p for p in m.groups()[1:]):
+        return [f"{m.group(1)} {_clean(p)}" for p in m.groups()[1:]]
     if m := _BEFORE_AFTER.search(text):
         first, second = _clean(m.group(1)), _clean(m.group(2))
         if not _content(first) and (inv := _INVERTED.match(second)):

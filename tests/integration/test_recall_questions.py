@@ -121,6 +121,10 @@ def test_no_time_phrase_no_window_and_no_dateparser():
         ("How many things did I buy, sell, or fix?", []),  # a list, not two events
         # "St." ends no sentence: the question is the whole of it.
         ("How long between the fair and the mass at St. Mary's?", ["the fair", "the mass at St. Mary's"]),
+        # A verb said once goes with both things; "before or after" is one word of time.
+        ("Did I quit pottery or the gym first?", ["quit pottery", "quit the gym"]),
+        ("Did I sign up for pottery or climbing first?", ["sign up for pottery", "sign up for climbing"]),
+        ("Did I visit Edinburgh before or after the gig?", ["I visit Edinburgh", "the gig"]),
     ],
 )  # fmt: skip
 def test_questions_naming_several_things_give_one_cue_each(question, cues):
