@@ -446,6 +446,24 @@ class Store(GraphVerbs, JournalVerbs, EraseVerbs, StagingVerbs):
             known.update(r["content_hash"] for r in rows)
         return known
 
+    def said_before(self, raws: Sequence[RawInput]) -> set[str]:
+        """The content hashes of `raws` whose words were stored before by the same speaker at
+        the same moment from another file or session: a journal renamed, or piped in after it
+        was imported by name, is not stored twice."""
+        by_time: dict[datetime, list[RawInput]] = {}
+        for r in raws:
+            by_time.setdefault(r.said_at.astimezone(UTC), []).append(r)
+        out: set[str] = set()
+        times = sorted(by_time)
+        for i in range(0, len(times), 500):
+            where = f"said_at IN ({', '.join(timestamp(t) for t in times[i : i + 500])})"
+            for row in self._rows(S.RAW, where, ["text", "role", "said_at"]):
+                at = row["said_at"].replace(tzinfo=UTC) if row["said_at"].tzinfo is None else row["said_at"]
+                for r in by_time.get(at.astimezone(UTC), []):
+                    if r.text == row["text"] and r.role == row["role"]:
+                        out.add(r.content_hash)
+        return out
+
     def add_raw(self, raws: Sequence[RawInput], vectors: np.ndarray | None, why: str = "") -> None:
         """Append new inputs and their passages (the caller holds the write lock); a marker
         left by a cut between the two has the next writer rebuild the passages. With no

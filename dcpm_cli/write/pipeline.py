@@ -136,7 +136,7 @@ class Writer:
                 self.embed_problem = _embedder_failed(e)
         with self.store.write(Write.INPUTS):  # raw inputs: no staged write depends on them
             # Re-check under the lock: a concurrent `dcpm add` may have stored the same input.
-            known = self.store.known_raw_hashes([r.content_hash for r in fresh])
+            known = self._known(fresh)
             keep = [i for i, r in enumerate(fresh) if r.content_hash not in known]
             gone = self.store.forgotten_inputs([fresh[i].id for i in keep])
             keep = [i for i in keep if fresh[i].id not in gone]
@@ -159,8 +159,19 @@ class Writer:
         return len(missing)
 
     def _unknown(self, raws: list[RawInput]) -> list[RawInput]:
-        known = self.store.known_raw_hashes([r.content_hash for r in raws])
+        known = self._known(raws)
         return [r for r in raws if r.content_hash not in known]
+
+    def _known(self, raws: list[RawInput]) -> set[str]:
+        """The content hashes of `raws` stored before: the same input, or the same words said by
+        the same speaker at the same moment in another file or session (a journal renamed, or
+        piped in after it was imported by name). A lone input with no session has no other
+        file to have come from: its lookup by hash is enough."""
+        known = self.store.known_raw_hashes([r.content_hash for r in raws])
+        rest = [r for r in raws if r.content_hash not in known]
+        if len(rest) > 1 or any(r.session for r in rest):
+            known |= self.store.said_before(rest)
+        return known
 
     # -- the whole pipeline ---------------------------------------------------------------
 

@@ -102,6 +102,30 @@ def test_a_chat_log_piped_twice_changes_nothing(cli, llm) -> None:
     assert len(store.raw_by_status(["done", "context", "pending"])) == 3
 
 
+def test_a_journal_renamed_or_piped_in_after_its_import_is_not_stored_twice(cli, tmp_path):
+    journal = "## 2026-03-01\nStarted running before work.\n\n## 2026-03-02\nMy sister Hanna visited.\n"
+    (tmp_path / "journal.md").write_text(journal)
+    (tmp_path / "journal-2026.md").write_text(journal)
+    first = cli("add", "--no-extract", "--file", str(tmp_path / "journal.md"), "--json")
+    renamed = cli("add", "--no-extract", "--file", str(tmp_path / "journal-2026.md"), "--json")
+    piped = cli("add", "--no-extract", "-", "--json", input=journal)
+    assert json.loads(first.stdout)["stored"] == 2, first.stderr
+    for again in (renamed, piped):
+        got = json.loads(again.stdout)
+        assert (got["stored"], got["already_stored"]) == (0, 2), again.stderr
+    # An entry edited in the renamed copy is new words: stored; the same words on another day too.
+    (tmp_path / "journal-2026.md").write_text(journal.replace("visited", "visited with her dog"))
+    edited = json.loads(
+        cli("add", "--no-extract", "--file", str(tmp_path / "journal-2026.md"), "--json").stdout
+    )
+    assert (edited["stored"], edited["already_stored"]) == (1, 1)
+    other_day = json.loads(
+        cli("add", "--no-extract", "--at", "2026-03-05", "Started running before work.", "--json").stdout
+    )
+    assert other_day["stored"] == 1
+    assert len(cli.open_store().raw_by_status(["pending"])) == 4
+
+
 def test_no_extract_stores_raw_only_and_process_extracts_later(cli, llm) -> None:
     added = cli("add", "I switched to green tea.", "--no-extract", "--at", "2026-07-02")
 
