@@ -523,3 +523,17 @@ def test_a_question_about_what_the_assistant_said_finds_its_reply(store, embedde
     own = recall(store, embedder, "Where did I have lunch with my sister?", k=5)
     assert own.hits and {h.role for h in own.hits} == {"user"}
     assert own.hits[0].text == "I had lunch at a pizza place downtown with my sister."
+
+
+def test_a_reply_holding_a_word_the_user_never_said_is_found_first(store, embedder, cli):
+    """A person's journal and a chat (tests/data/person, written for a user test): "Sintra" is
+    only in a reply, and the user's words in its conversation ("Any day trip worth doing?")
+    match the question less than the reply does. The reply came 15th, behind journal entries
+    that match by meaning alone, each lifted by its passage."""
+    for name in ("journal.md", "chat.jsonl"):
+        assert cli("add", "--no-extract", "--file", str(TEST_DATA / "person" / name)).exit_code == 0
+    got = recall(store, embedder, "What did you say about Sintra?", k=3, now=_at("2026-12-01"))
+    assert got.hits[0].role == "assistant" and got.hits[0].text.startswith("Sintra is the classic day trip")
+    # The user's own words still come first when they answer as well as a reply.
+    sister = recall(store, embedder, "remind me what my sister's name is", k=3, now=_at("2026-12-01"))
+    assert sister.hits[0].role == "user"
