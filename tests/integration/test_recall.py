@@ -287,3 +287,18 @@ def test_the_same_words_said_at_the_same_time_are_not_each_called_the_newest(cli
 
     assert "newest of these" not in table and table.count("said at the same time as another") == 2
     assert "the latest of" not in prompt and prompt.count("said at the same time") == 2
+
+
+def test_nothing_extracted_yet_is_said_when_a_kind_or_an_input_id_finds_no_belief(cli):
+    assert (
+        cli("add", "--no-extract", "--at", "2026-03-01", "I love my gym, the coach knows my name.").exit_code
+        == 0
+    )
+    facts = cli("recall", "gym", "--kind", "fact")
+    assert facts.stdout.strip() == "no memories match 'gym'"
+    assert "1 input(s) still wait for extraction, so no fact comes from them yet" in facts.stderr
+    assert "without --kind, recall finds their words" in facts.stderr
+    assert "gym" in cli("recall", "gym").stdout  # and it does
+    raw_id = json.loads(cli("recall", "gym", "--json").stdout)["hits"][0]["id"]
+    history = cli("history", raw_id)
+    assert f"{raw_id} is an input, not a belief: `dcpm show {raw_id}` shows it" in history.stderr

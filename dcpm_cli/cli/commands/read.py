@@ -80,6 +80,21 @@ def recall(
             if result.period is not None and result.hits:
                 render.note(views.period_note(result, beside_warnings=True))
             render.recall_table(result, arc=arc)
+            if not result.hits and kinds and "raw" not in kinds:
+                _say_what_waits(m, kinds)
+
+
+def _say_what_waits(m: Any, kinds: list[str]) -> None:
+    """No belief of these kinds matched: the inputs not extracted yet may hold the answer."""
+    from dcpm_cli import render
+    from dcpm_cli.models import PENDING
+
+    store = m.store_or_none()
+    if store is not None and (waiting := store.count_by_kind("raw").get(PENDING, 0)):
+        render.note(
+            f"{waiting} input(s) still wait for extraction, so no {' or '.join(kinds)} comes from them "
+            "yet: without --kind, recall finds their words; `dcpm process` extracts them"
+        )
 
 
 def _batch_queries(source: str) -> Any:
@@ -111,6 +126,8 @@ def history(
         store = m.store_or_none()
         waiting = store.count_by_kind("raw").get(PENDING, 0) if store is not None and not result else 0
         render.arcs_timeline(result, target, waiting=waiting, zone=m.settings.timezone)
+        if not result and re.fullmatch(r"r_[0-9a-f]{12}", target.strip()):
+            render.note(f"{target.strip()} is an input, not a belief: `dcpm show {target.strip()}` shows it")
 
 
 @app.command()
