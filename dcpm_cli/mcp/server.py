@@ -109,7 +109,10 @@ class AgentMemory:
             stored = self.memory.add([raw], extract=False)
             if stored.forgotten:  # the user had these words forgotten: not stored again
                 return {"raw_id": raw.id, "stored": False, "status": "forgotten"}
-            status = self.store.get_raw([raw.id])[raw.id].status
+            got = self.store.get_raw([raw.id]).get(raw.id)
+            if got is None:  # the same words at the same moment, stored before from elsewhere
+                return {"raw_id": raw.id, "stored": False, "status": "already stored"}
+            status = got.status
         out: dict[str, Any] = {"raw_id": raw.id, "stored": bool(stored.stored), "status": status}
         if status != PENDING or self.llm is None:
             return out

@@ -57,9 +57,10 @@ _MONTHS = "january|february|march|april|june|july|august|september|october|novem
 _ABBR = "jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec"
 # "early September", "mid-October", "the end of November": a third of the month, not all of it
 # (days 1–10, 11–20, 21 to the end).
+# Not "late March 3rd" (a day: "did I work late"), nor "stay out late in May".
 _PART_OF_MONTH = re.compile(
-    rf"\b(?:(early|mid|late)[\s-]+|the\s+(start|beginning|middle|end)\s+of\s+)(?:in\s+)?"
-    rf"((?:{_MONTHS}|may|{_ABBR})\.?(?:,?\s+\d{{4}})?)\b",
+    rf"\b(?:(early|mid|late)[\s-]+|the\s+(start|beginning|middle|end)\s+of\s+)"
+    rf"((?:{_MONTHS}|may|{_ABBR})\.?(?:,?\s+(?:19|20)\d{{2}})?)\b(?![\s,]*\d)",
     re.I,
 )
 _THIRDS = {"early": 0, "start": 0, "beginning": 0, "mid": 1, "middle": 1, "late": 2, "end": 2}
@@ -82,9 +83,11 @@ _CALENDAR = re.compile(
     rf"|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_MONTHS}|may)(?:,?\s+\d{{4}})?"
     rf"|(?:{_MONTHS}|(?<=in |on )may)(?:\s+\d{{1,2}}(?:st|nd|rd|th)?)?(?:,?\s+\d{{4}})?"
     rf"|may\s+\d{{1,2}}(?:st|nd|rd|th)?(?:,?\s+\d{{4}})?|may,?\s+\d{{4}}"
-    rf"|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_ABBR})\.?(?:,?\s+\d{{4}})?"
-    rf"|(?:{_ABBR})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?(?:,?\s+\d{{4}})?|(?:{_ABBR})\.?,?\s+\d{{4}}"
-    rf"|(?<=in |of )(?:{_ABBR})(?!')"
+    # An abbreviation is a month after "on / in" ("Did I lend Jan 2000 euros?", "the kids of
+    # Jan", "Jan's car" are not), or after a day.
+    rf"|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_ABBR})\.?(?:,?\s+(?:19|20)\d{{2}})?"
+    rf"|(?:(?<=on )|(?<=in ))(?:{_ABBR})\.?(?:\s+\d{{1,2}}(?:st|nd|rd|th)?)?"
+    rf"(?:,?\s+(?:19|20)\d{{2}})?(?!['’])"
     rf"|\d{{4}}-\d{{2}}-\d{{2}})\b",
     re.I,
 )
@@ -281,8 +284,7 @@ def window_of(text: str, now: datetime, zone: tzinfo = UTC) -> Window | None:
         third = _THIRDS[(m.group(1) or m.group(2)).lower()]
         start = month.start + timedelta(days=10 * third)
         end = month.end if third == 2 else month.start + timedelta(days=10 * third + 10)
-        if month.end - month.start >= timedelta(days=28):  # a month, not a day ("mid-May 5")
-            return Window(start, end, m.group(0))
+        return Window(start, end, m.group(0))
     if m := _CALENDAR.search(text):
         return _calendar(m.group(0), now)
     return None
@@ -374,7 +376,7 @@ def cues_of(text: str) -> list[str]:
             if all(_content(p) and "," not in p for p in pieces) and not listed:
                 return pieces
     if (m := _VERB_CHOICE.search(text)) and all(_content(p) and "," not in p for p in m.groups()[1:]):
-        return [f"{m.group(1)} {_clean(p)}" for p in m.groups()[1:]]
+        return [f"{m.group(1)} {_clean(m.group(2))}", _with_verb(m.group(1), _clean(m.group(3)))]
     if m := _BEFORE_AFTER.search(text):
         first, second = _clean(m.group(1)), _clean(m.group(2))
         if not _content(first) and (inv := _INVERTED.match(second)):
@@ -383,6 +385,22 @@ def cues_of(text: str) -> list[str]:
         if _content(first) and _content(second):
             return [first, second]
     return []
+
+
+_PARTICLES = {"to", "at", "in", "on", "with", "for", "up", "out", "off", "into"}
+_DETERMINERS = {"the", "a", "an", "my", "our", "his", "her", "their", "your", "this", "that", "some"}
+
+
+def _with_verb(verb: str, thing: str) -> str:
+    """The second of "did I VERB A or B first?" with the verb said once: "quit" + "the gym";
+    "learn to" + "to ride a bike" is "learn to ride a bike"; a B that brings its own verb ("get
+    the dog", after "move in with Sam") stays as it is."""
+    first = thing.split()[0] if thing.split() else ""
+    if first.lower() in _PARTICLES:
+        return f"{verb.split()[0]} {thing}"
+    if first.lower() in _DETERMINERS or first[:1].isupper() or first.isdigit() or first.endswith("ing"):
+        return f"{verb} {thing}"
+    return thing
 
 
 def _clean(piece: str) -> str:

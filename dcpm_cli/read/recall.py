@@ -217,9 +217,16 @@ def _recall(
             # Said after a day is not said on it: a reader (an agent reading --json too) is
             # told so, not left to count the hits marked "told just after".
             told = sum(period.told_after(h.when) for h in out)
-            after = f"{told} told in the {TOLD_LATER.days} days after, " if told else ""
-            rest = "the rest from other days" if told else "these hits are from other days"
-            warnings.append(f"nothing found was said {w.phrase} ({period.days}): {after}{rest}")
+            after = f"{told} told in the {TOLD_LATER.days} days after" if told else ""
+            rest = (
+                ""
+                if told == len(out)
+                else "the rest from other days"
+                if told
+                else "these hits are from other days"
+            )
+            said = ", ".join(x for x in (after, rest) if x)
+            warnings.append(f"nothing found was said {w.phrase} ({period.days}): {said}")
     return Recall(
         query=query,
         hits=out,

@@ -446,23 +446,28 @@ class Store(GraphVerbs, JournalVerbs, EraseVerbs, StagingVerbs):
             known.update(r["content_hash"] for r in rows)
         return known
 
-    def said_before(self, raws: Sequence[RawInput]) -> set[str]:
-        """The content hashes of `raws` whose words were stored before by the same speaker at
-        the same moment from another file or session: a journal renamed, or piped in after it
-        was imported by name, is not stored twice."""
+    def said_before(self, raws: Sequence[RawInput]) -> dict[str, tuple[str, int]]:
+        """content hash → (session, its number of inputs) of a stored input with the same words,
+        speaker and moment as one of `raws` but from another source (file, stdin, tool): what
+        the writer needs to tell a journal renamed, or piped in after it was imported by name,
+        from a new conversation that happens to open with the same "Hi" at the same time."""
         by_time: dict[datetime, list[RawInput]] = {}
         for r in raws:
             by_time.setdefault(r.said_at.astimezone(UTC), []).append(r)
-        out: set[str] = set()
+        found: dict[str, str] = {}
         times = sorted(by_time)
         for i in range(0, len(times), 500):
             where = f"said_at IN ({', '.join(timestamp(t) for t in times[i : i + 500])})"
-            for row in self._rows(S.RAW, where, ["text", "role", "said_at"]):
+            for row in self._rows(S.RAW, where, ["text", "role", "said_at", "source", "session"]):
                 at = row["said_at"].replace(tzinfo=UTC) if row["said_at"].tzinfo is None else row["said_at"]
                 for r in by_time.get(at.astimezone(UTC), []):
-                    if r.text == row["text"] and r.role == row["role"]:
-                        out.add(r.content_hash)
-        return out
+                    if (r.text, r.role) == (row["text"], row["role"]) and r.source != row["source"]:
+                        found[r.content_hash] = row["session"] or ""
+        sizes = {
+            session: len(self._rows(S.RAW, f"session = {_q(session)}", ["id"]))
+            for session in set(found.values())
+        }
+        return {h: (session, sizes[session]) for h, session in found.items()}
 
     def add_raw(self, raws: Sequence[RawInput], vectors: np.ndarray | None, why: str = "") -> None:
         """Append new inputs and their passages (the caller holds the write lock); a marker

@@ -163,14 +163,24 @@ class Writer:
         return [r for r in raws if r.content_hash not in known]
 
     def _known(self, raws: list[RawInput]) -> set[str]:
-        """The content hashes of `raws` stored before: the same input, or the same words said by
-        the same speaker at the same moment in another file or session (a journal renamed, or
-        piped in after it was imported by name). A lone input with no session has no other
-        file to have come from: its lookup by hash is enough."""
+        """The content hashes of `raws` stored before: the same input, or a whole session of
+        them stored before from another source (a journal renamed, or piped in after it was
+        imported by name): every input of the session said before, word for word, by the same
+        speaker at the same moment, in one stored session of as many inputs. A session that
+        only shares some turns ("Hi" at the same time) is new, all of it; so is a lone input
+        with no session (it is its own lookup by hash)."""
         known = self.store.known_raw_hashes([r.content_hash for r in raws])
         rest = [r for r in raws if r.content_hash not in known]
-        if len(rest) > 1 or any(r.session for r in rest):
-            known |= self.store.said_before(rest)
+        if not (len(rest) > 1 or any(r.session for r in rest)):
+            return known
+        before = self.store.said_before(rest)
+        sessions: dict[str, list[RawInput]] = {}
+        for r in rest:
+            sessions.setdefault(r.session, []).append(r)
+        for group in sessions.values():
+            matched = {before.get(r.content_hash) for r in group}
+            if len(matched) == 1 and (m := matched.pop()) is not None and m[1] == len(group):
+                known.update(r.content_hash for r in group)
         return known
 
     # -- the whole pipeline ---------------------------------------------------------------

@@ -113,17 +113,31 @@ def test_a_journal_renamed_or_piped_in_after_its_import_is_not_stored_twice(cli,
     for again in (renamed, piped):
         got = json.loads(again.stdout)
         assert (got["stored"], got["already_stored"]) == (0, 2), again.stderr
-    # An entry edited in the renamed copy is new words: stored; the same words on another day too.
+    # A copy with an entry edited is not the journal stored before: all of it is stored (a
+    # session is dropped only when every input of it was said before, in one session as long).
     (tmp_path / "journal-2026.md").write_text(journal.replace("visited", "visited with her dog"))
     edited = json.loads(
         cli("add", "--no-extract", "--file", str(tmp_path / "journal-2026.md"), "--json").stdout
     )
-    assert (edited["stored"], edited["already_stored"]) == (1, 1)
-    other_day = json.loads(
-        cli("add", "--no-extract", "--at", "2026-03-05", "Started running before work.", "--json").stdout
-    )
-    assert other_day["stored"] == 1
-    assert len(cli.open_store().raw_by_status(["pending"])) == 4
+    assert (edited["stored"], edited["already_stored"]) == (2, 0)
+
+
+def test_conversations_that_open_with_the_same_words_at_the_same_time_are_both_stored(cli, tmp_path):
+    """Day-level timestamps give each conversation's k-th turn the same moment: two chats that
+    open with "Hi" share their first turns, not their conversation."""
+    for day, last in (("mon", "Plan my week."), ("tue", "What should I cook tonight?")):
+        turns = [("user", "Hi"), ("assistant", "Hello! How can I help today?"), ("user", last)]
+        lines = [{"timestamp": "2026-03-02", "role": r, "content": c} for r, c in turns]
+        (tmp_path / f"{day}.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+        got = json.loads(
+            cli("add", "--no-extract", "--file", str(tmp_path / f"{day}.jsonl"), "--json").stdout
+        )
+        assert got["stored"] == 3, day
+    for session in ("chat-a", "chat-b"):  # typed, in two sessions
+        got = json.loads(
+            cli("add", "--no-extract", "-s", session, "--at", "2026-03-01T10:00", "Yes.", "--json").stdout
+        )
+        assert got["stored"] == 1, session
 
 
 def test_no_extract_stores_raw_only_and_process_extracts_later(cli, llm) -> None:

@@ -103,3 +103,22 @@ def test_remember_of_words_the_user_had_forgotten_says_so(settings, embedder, st
 
     assert again == {"raw_id": kept["raw_id"], "stored": False, "status": "forgotten"}
     assert store.count_by_kind("raw") == {}
+
+
+def test_remember_of_words_stored_before_from_a_file_says_so(settings, embedder, store) -> None:
+    """The same words at the same moment, stored from a file under another session: `remember`
+    says they are stored already (it failed on the id it had not stored)."""
+    from datetime import UTC, datetime
+
+    from dcpm_cli.models import RawInput
+
+    at = datetime(2026, 3, 2, 9, 15, tzinfo=UTC)
+    memory = Memory(settings, embedder=embedder)
+    memory.add(
+        [RawInput("Book the table for Friday.", session="notes", source="notes.txt", said_at=at)],
+        extract=False,
+    )
+    agent = AgentMemory(memory, llm=None)
+    again = agent.remember("Book the table for Friday.", session="chat-7", at="2026-03-02T09:15:00Z")
+    assert again["stored"] is False and again["status"] == "already stored"
+    assert store.count_by_kind("raw") == {"pending": 1}

@@ -78,6 +78,7 @@ MONDAY = _at("2026-03-09")
         ("Who did I see at the start of March?", "2026-03-01", "2026-03-11"),
         ("What did I do in Jan?", "2026-01-01", "2026-02-01"),
         ("What did I eat on Feb 27?", "2026-02-27", "2026-02-28"),
+        ("Did I work late March 3rd?", "2026-03-03", "2026-03-04"),  # a day, not late March
     ],
 )
 def test_time_phrases_read_against_the_question_date(question, start, end):
@@ -102,6 +103,9 @@ def test_no_time_phrase_no_window_and_no_dateparser():
         "What did I do on the last night of the Rome trip?",
         "Did I mention what I do at the weekend?",
         "What did Jan say about the flat?",  # a name, not January
+        "What is the name of Jan’s dog?",
+        "Did I lend Jan 2000 euros?",
+        "What did I buy for the kids of Jan?",
         "What did I buy at the beginning of the month?",
     ]:
         assert window_of(q, MONDAY) is None, q
@@ -125,6 +129,8 @@ def test_no_time_phrase_no_window_and_no_dateparser():
         ("Did I quit pottery or the gym first?", ["quit pottery", "quit the gym"]),
         ("Did I sign up for pottery or climbing first?", ["sign up for pottery", "sign up for climbing"]),
         ("Did I visit Edinburgh before or after the gig?", ["I visit Edinburgh", "the gig"]),
+        ("Did I move in with Sam or get the dog first?", ["move in with Sam", "get the dog"]),  # its own verb
+        ("Did I learn to swim or to ride a bike first?", ["learn to swim", "learn to ride a bike"]),
     ],
 )  # fmt: skip
 def test_questions_naming_several_things_give_one_cue_each(question, cues):
@@ -331,6 +337,8 @@ def test_a_question_about_a_time_when_nothing_was_said_says_so(store, embedder, 
     data = json.loads(cli("recall", "What did I eat on Friday?", "--as-of", "2026-01-12", "--json").stdout)
     assert data["warnings"] == day_after.warnings
     assert [h["then"] for h in data["hits"]].count("told just after") == 1
+    one = recall(store, embedder, "What did I eat on Friday?", k=1, now=_at("2026-01-12"))
+    assert one.warnings == ["nothing found was said on Friday (2026-01-09): 1 told in the 3 days after"]
 
 
 def test_a_question_s_days_are_the_users_days(store, embedder, writer, cli):
