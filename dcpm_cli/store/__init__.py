@@ -27,7 +27,7 @@ from dcpm_cli.errors import (
     TextSearchFailed,
     disk_full,
 )
-from dcpm_cli.models import PENDING, Calibration, DreamRun, Event, MemoryItem, Passage, RawInput
+from dcpm_cli.models import PENDING, REPLACED, Calibration, DreamRun, Event, MemoryItem, Passage, RawInput
 from dcpm_cli.store import schemas as S
 from dcpm_cli.store.base import WHERE as _WHERE
 from dcpm_cli.store.base import Lance, Write, cannot_write, uninterrupted
@@ -458,13 +458,14 @@ class Store(GraphVerbs, JournalVerbs, EraseVerbs, StagingVerbs):
         times = sorted(by_time)
         for i in range(0, len(times), 500):
             where = f"said_at IN ({', '.join(timestamp(t) for t in times[i : i + 500])})"
+            where += f" AND status != {_q(REPLACED)}"  # an edited day's old words are not its input
             for row in self._rows(S.RAW, where, ["text", "role", "said_at", "source", "session"]):
                 at = row["said_at"].replace(tzinfo=UTC) if row["said_at"].tzinfo is None else row["said_at"]
                 for r in by_time.get(at.astimezone(UTC), []):
                     if (r.text, r.role) == (row["text"], row["role"]) and r.source != row["source"]:
                         found[r.content_hash] = row["session"] or ""
         sizes = {
-            session: len(self._rows(S.RAW, f"session = {_q(session)}", ["id"]))
+            session: len(self._rows(S.RAW, f"session = {_q(session)} AND status != {_q(REPLACED)}", ["id"]))
             for session in set(found.values())
         }
         return {h: (session, sizes[session]) for h, session in found.items()}

@@ -120,6 +120,17 @@ def test_a_journal_renamed_or_piped_in_after_its_import_is_not_stored_twice(cli,
         cli("add", "--no-extract", "--file", str(tmp_path / "journal-2026.md"), "--json").stdout
     )
     assert (edited["stored"], edited["already_stored"]) == (2, 0)
+    # The journal edited where it is (its old entry replaced), then copied under another name.
+    (tmp_path / "journal.md").write_text(journal.replace("Started", "Started slowly"))
+    assert (
+        json.loads(cli("add", "--no-extract", "--file", str(tmp_path / "journal.md"), "--json").stdout)[
+            "stored"
+        ]
+        == 1
+    )
+    (tmp_path / "copy.md").write_text((tmp_path / "journal.md").read_text())
+    copied = json.loads(cli("add", "--no-extract", "--file", str(tmp_path / "copy.md"), "--json").stdout)
+    assert (copied["stored"], copied["already_stored"]) == (0, 2)
 
 
 def test_conversations_that_open_with_the_same_words_at_the_same_time_are_both_stored(cli, tmp_path):
