@@ -168,6 +168,8 @@ def test_a_query_that_matches_nothing_says_so(cli):
     result = cli("recall", "quarterly tax filing for offshore shipping containers")
     assert result.exit_code == 0
     assert "no memories match" in result.stdout
+    # Not "you never wrote about this": the user is told why, and what finds more.
+    assert "nothing stored shares a word with the question or comes near it in meaning" in result.stderr
     for junk in ("*", "?!.", "..."):  # no word: nothing found, and so nothing to forget
         res = cli("recall", junk, "--json")
         assert res.exit_code == 0 and json.loads(res.stdout)["hits"] == [], junk

@@ -82,6 +82,14 @@ def recall(
             render.recall_table(result, arc=arc)
             if not result.hits and kinds and "raw" not in kinds:
                 _say_what_waits(m, kinds)
+            elif not result.hits and not kinds and when is None and not result.warnings:
+                # Not "you never wrote about this": a broad question ("what do I do for fun?")
+                # may share no word and little meaning with the entries that answer it.
+                render.note(
+                    "nothing stored shares a word with the question or comes near it in meaning "
+                    f"(similarity below {m.settings.recall_min_similarity}): naming the thing itself "
+                    "(a place, a person, an activity) finds more"
+                )
 
 
 def _say_what_waits(m: Any, kinds: list[str]) -> None:
