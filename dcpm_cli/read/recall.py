@@ -217,16 +217,10 @@ def _recall(
             # Said after a day is not said on it: a reader (an agent reading --json too) is
             # told so, not left to count the hits marked "told just after".
             told = sum(period.told_after(h.when) for h in out)
-            after = f"{told} told in the {TOLD_LATER.days} days after" if told else ""
-            rest = (
-                ""
-                if told == len(out)
-                else "the rest from other days"
-                if told
-                else "these hits are from other days"
-            )
-            said = ", ".join(x for x in (after, rest) if x)
-            warnings.append(f"nothing found was said {w.phrase} ({period.days}): {said}")
+            parts = [f"{told} told in the {TOLD_LATER.days} days after"] if told else []
+            if told < len(out):
+                parts.append("the rest from other days" if told else "these hits are from other days")
+            warnings.append(f"nothing found was said {w.phrase} ({period.days}): {', '.join(parts)}")
     return Recall(
         query=query,
         hits=out,

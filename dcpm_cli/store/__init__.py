@@ -451,23 +451,19 @@ class Store(GraphVerbs, JournalVerbs, EraseVerbs, StagingVerbs):
         speaker and moment as one of `raws` but from another source (file, stdin, tool): what
         the writer needs to tell a journal renamed, or piped in after it was imported by name,
         from a new conversation that happens to open with the same "Hi" at the same time."""
-        by_time: dict[datetime, list[RawInput]] = {}
+        by_time: dict[datetime, list[RawInput]] = {}  # aware times: equal across zones
         for r in raws:
-            by_time.setdefault(r.said_at.astimezone(UTC), []).append(r)
+            by_time.setdefault(r.said_at, []).append(r)
+        live = f"status != {_q(REPLACED)}"  # an edited day's old words are not its input
         found: dict[str, str] = {}
         times = sorted(by_time)
         for i in range(0, len(times), 500):
-            where = f"said_at IN ({', '.join(timestamp(t) for t in times[i : i + 500])})"
-            where += f" AND status != {_q(REPLACED)}"  # an edited day's old words are not its input
+            where = f"said_at IN ({', '.join(timestamp(t) for t in times[i : i + 500])}) AND {live}"
             for row in self._rows(S.RAW, where, ["text", "role", "said_at", "source", "session"]):
-                at = row["said_at"].replace(tzinfo=UTC) if row["said_at"].tzinfo is None else row["said_at"]
-                for r in by_time.get(at.astimezone(UTC), []):
+                for r in by_time.get(row["said_at"], []):
                     if (r.text, r.role) == (row["text"], row["role"]) and r.source != row["source"]:
                         found[r.content_hash] = row["session"] or ""
-        sizes = {
-            session: len(self._rows(S.RAW, f"session = {_q(session)} AND status != {_q(REPLACED)}", ["id"]))
-            for session in set(found.values())
-        }
+        sizes = {s: self.count(S.RAW, f"session = {_q(s)} AND {live}") for s in set(found.values())}
         return {h: (session, sizes[session]) for h, session in found.items()}
 
     def add_raw(self, raws: Sequence[RawInput], vectors: np.ndarray | None, why: str = "") -> None:
