@@ -63,6 +63,20 @@ _PART_OF_MONTH = re.compile(
     rf"((?:{_MONTHS}|may|{_ABBR})\.?(?:,?\s+(?:19|20)\d{{2}})?)\b(?![\s,]*\d)",
     re.I,
 )
+# A season: "this summer", "last winter", "over the summer", "in the spring of 2025", "since
+# the autumn" (from its start to now). Meteorological seasons, three whole months each, in the
+# user's hemisphere (south for the zones below); not a name ("the 'Summer Nights' festival").
+_SEASON = re.compile(
+    r"\b(?:(this|last|past|previous)\s+|(since|in|over|during|through)\s+(?:the\s+)?)"
+    r"(spring|summer|autumn|fall|winter)\b(?:\s+(?:of\s+)?((?:19|20)\d{2})\b)?(?!['’])",
+    re.I,
+)
+_SEASON_NAMED = re.compile(r"\b(?:spring|summer|autumn|fall|winter)(?:\s+(?:of\s+)?(?:19|20)\d{2})?\b", re.I)
+_SEASON_START = {"spring": 3, "summer": 6, "autumn": 9, "fall": 9, "winter": 12}  # the north's
+_SOUTH = ("Australia/", "Antarctica/", "Pacific/Auckland", "Pacific/Chatham", "Pacific/Fiji",
+          "America/Argentina/", "America/Buenos_Aires", "America/Santiago", "America/Montevideo",
+          "America/Asuncion", "America/Sao_Paulo", "Africa/Johannesburg", "Africa/Maputo",
+          "Africa/Windhoek", "Indian/Mauritius", "Indian/Reunion")  # fmt: skip
 _THIRDS = {"early": 0, "start": 0, "beginning": 0, "mid": 1, "middle": 1, "late": 2, "end": 2}
 _WEEKDAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
 # "this Friday": the one just gone in a question about the past ("what did I do this Friday?",
@@ -89,6 +103,15 @@ _CALENDAR = re.compile(
     rf"|(?:(?<=on )|(?<=in ))(?:{_ABBR})\.?(?:\s+\d{{1,2}}(?:st|nd|rd|th)?)?"
     rf"(?:,?\s+(?:19|20)\d{{2}})?(?!['’])"
     rf"|\d{{4}}-\d{{2}}-\d{{2}})\b",
+    re.I,
+)
+# A time counted from an event the question names: "about a week after dad's operation", "two
+# days before the trip", "the day after the concert". Its date is the event's, found in the store
+# (read/recall.py); not "the day before yesterday", "the week before last" (times of their own).
+_ANCHORED = re.compile(
+    rf"\b(?:(?:about|around|roughly|nearly|almost|some|just|exactly)\s+)?"
+    rf"(?:the\s+(day|week|month)|{_COUNT}\s+(day|week|fortnight|month)s?)\s+(after|before)\s+"
+    rf"(?!(?:yesterday|last|today|tonight|then|that|this|it)\b)([^,;:?!.]*\w)",
     re.I,
 )
 _EARLIEST = re.compile(r"\b(?:first|initially|originally|earliest|at first|to begin with)\b", re.I)
@@ -137,6 +160,14 @@ _SENTENCE_END = re.compile(
     r"(?<!\bSt\.)(?<!\bDr\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bMrs\.)(?<!\bMt\.)(?<=[.!?])\s+"
 )
 _INVERTED = re.compile(r"^(.+?)\s+(?:did|do|does|had|have|was|were)\s+(?:I|we)\s+(.+)$", re.I)
+# "…a week before my trip did I book the hotel?": the event ends where the question's verb comes.
+_INVERTED_TAIL = re.compile(r"\s+(?:did|do|does|had|have|was|were)\s+(?:I|we)\b.*$", re.I)
+# Two questions in one: "where did the camera money go and what am I saving up for?"
+_TWO_QUESTIONS = re.compile(
+    r"^(\W*(?:what|where|who|when|which|how|why)\b.+?\w)\s*,?\s+(?:and|but)\s+"
+    r"((?:what|where|who|when|which|how|why)\b.+?)\s*[?.!]*$",
+    re.I,
+)
 _LEAD = re.compile(
     r"^(?:how (?:many|much|long)(?:\s+(?:days|weeks|months|years|hours|minutes|times|time))?"
     r"|which|what|who|when|where|did|do|does|is|was|were)\b[\s,]*",
@@ -182,6 +213,23 @@ class Window:
         return self.start <= when < self.end + tail or when == self.noon
 
 
+@dataclass(frozen=True)
+class Anchor:
+    """A time counted from an event ("a week after dad's operation"): `days` from the day the
+    event was said, give or take `slack` days (half the unit; none for "the day after")."""
+
+    event: str
+    days: int
+    slack: int
+    phrase: str
+
+    def window(self, said: datetime, zone: tzinfo = UTC) -> Window:
+        """The window, counted from `said` (when the event was told) in `zone`'s days."""
+        day = said.astimezone(zone).replace(hour=0, minute=0, second=0, microsecond=0)
+        start = day + timedelta(days=self.days - self.slack)
+        return Window(start, start + timedelta(days=2 * self.slack + 1), self.phrase)
+
+
 @dataclass
 class Question:
     text: str
@@ -189,13 +237,14 @@ class Question:
     order: str | None = None  # NEWEST | EARLIEST | None
     cues: list[str] = field(default_factory=list)  # two or more, or none
     to_assistant: bool = False  # asks what the assistant said: its turns are searched too
+    anchor: Anchor | None = None  # a time counted from an event: its window once the event is found
 
     @property
     def search_text(self) -> str:
         """What is searched: a question about a time alone without its time phrase ("last
         night" must not find an old "last night was the party"), else the question."""
         if self.window is not None and self.only_time:
-            rest = self.text.replace(self.window.phrase, " ")
+            rest = self.text.replace(self.anchor.phrase if self.anchor else self.window.phrase, " ")
             if re.search(r"\w", rest):
                 return " ".join(rest.split())
         return self.text
@@ -206,6 +255,10 @@ class Question:
         "what happened yesterday?"): what was said then is the answer, whatever its words."""
         if self.window is None:
             return False
+        if self.anchor is not None:
+            # "What good news did I get a week after dad's operation?": the event gave the time,
+            # and what was said then answers, whatever its words ("Got the offer!!").
+            return True
         rest = self.text.replace(self.window.phrase, " ")
         return not any(w not in _ANY_DOING for w in _words(_without_time(rest)))
 
@@ -214,9 +267,27 @@ def read_question(text: str, now: datetime, zone: tzinfo = UTC) -> Question:
     """The time window, wanted order and cues of a question asked at `now`, and whether it asks
     what the assistant said; its days are `zone`'s (the user's: "yesterday" in Sydney ends ten
     hours before UTC's)."""
-    return Question(
-        text, window_of(text, now, zone), order_of(text), cues_of(text), bool(_TO_ASSISTANT.search(text))
-    )
+    to_assistant = bool(_TO_ASSISTANT.search(text))
+    if anchor := anchor_of(text):
+        # The event is searched for its date (read/recall.py), not as a second thing asked.
+        return Question(text, None, order_of(text), [], to_assistant, anchor)
+    return Question(text, window_of(text, now, zone), order_of(text), cues_of(text), to_assistant)
+
+
+def anchor_of(text: str) -> Anchor | None:
+    """A time the question counts from an event it names ("two weeks before my trip"), or None."""
+    m = _ANCHORED.search(text)
+    if m is None:
+        return None
+    the_unit, count, unit, direction, event = m.groups()
+    unit = (the_unit or unit).lower()
+    n = 1 if the_unit else _count(count)
+    event = _clean(_INVERTED_TAIL.sub("", event))
+    if not _content(event):
+        return None
+    days = n * _UNIT_DAYS[unit] * (1 if direction.lower() == "after" else -1)
+    said = m.group(0)
+    return Anchor(event, days, _UNIT_DAYS[unit] // 2, said[: said.rfind(event) + len(event)].strip())
 
 
 # -- time ----------------------------------------------------------------------------------
@@ -280,6 +351,10 @@ def window_of(text: str, now: datetime, zone: tzinfo = UTC) -> Window | None:
         else:
             day = today + timedelta(days=(weekday - today.weekday()) % 7)
         return Window(day, day + timedelta(days=1), m.group(0))
+    if (m := _SEASON.search(text)) and (
+        w := _season(m, now, zone, about_past=bool(_ASKS_ABOUT_PAST.search(text)))
+    ):
+        return w
     if (m := _PART_OF_MONTH.search(text)) and (month := _calendar(m.group(3), now)):
         third = _THIRDS[(m.group(1) or m.group(2)).lower()]
         start = month.start + timedelta(days=10 * third)
@@ -288,6 +363,46 @@ def window_of(text: str, now: datetime, zone: tzinfo = UTC) -> Window | None:
     if m := _CALENDAR.search(text):
         return _calendar(m.group(0), now)
     return None
+
+
+def _season(m: re.Match[str], now: datetime, zone: tzinfo, *, about_past: bool) -> Window | None:
+    """The season a `_SEASON` match names, as asked at `now` (in `zone`, whose hemisphere
+    decides the months): "last" the latest one over; "this" the one under way, else the latest
+    one over in a question about the past, else the coming one; "in / over / during" the one
+    under way or the latest; with a year, that year's (winter: the one that begins in it);
+    "since" from its start until now. None for a habit ("what do I do in summer?") or a tumble
+    ("since the fall")."""
+    which, since, name, year = (
+        (m.group(1) or "").lower(),
+        (m.group(2) or "").lower(),
+        m.group(3).lower(),
+        m.group(4),
+    )
+    if name == "fall" and since in ("since", "during", "through"):
+        return None  # "has my hip hurt since the fall?": a tumble
+    if since in ("in", "over", "during", "through") and not year and not about_past:
+        return None  # "what do I do in summer?": a habit, not last summer
+    first = _SEASON_START[name]
+    if any(str(getattr(zone, "key", "")).startswith(p) for p in _SOUTH):
+        first = (first + 5) % 12 + 1
+
+    def starting(y: int) -> datetime:
+        return now.replace(year=y, month=first, day=1, hour=0, minute=0, second=0, microsecond=0)
+
+    def ending(start: datetime) -> datetime:
+        month = start.month + 3
+        return start.replace(year=start.year + (month - 1) // 12, month=(month - 1) % 12 + 1)
+
+    start = starting(now.year) if starting(now.year) <= now else starting(now.year - 1)  # the latest begun
+    if year:
+        start = starting(int(year))
+    elif which in ("last", "past", "previous") and ending(start) > now:
+        start = starting(start.year - 1)  # under way: the one before
+    elif which == "this" and ending(start) <= now and not about_past:
+        start = starting(start.year + 1)  # over, in a plan: the coming one
+    if since == "since":
+        return Window(start, now, m.group(0))
+    return Window(start, ending(start), m.group(0))
 
 
 def _part_of(day: datetime, first: int, last: int, phrase: str) -> Window:
@@ -384,6 +499,10 @@ def cues_of(text: str) -> list[str]:
             first, second = _clean(inv.group(1)), _clean(inv.group(2))
         if _content(first) and _content(second):
             return [first, second]
+    if m := _TWO_QUESTIONS.search(text):
+        first, second = _clean(m.group(1)), _clean(m.group(2))
+        if _content(first) and _content(second):
+            return [first, second]
     return []
 
 
@@ -426,6 +545,7 @@ def _without_time(piece: str) -> str:
         _LAST_NIGHT,
         _WEEKEND,
         _CALENDAR,
+        _SEASON_NAMED,
     ):
         piece = phrase.sub(" ", piece)
     return piece

@@ -31,20 +31,22 @@ like its first answers are found (a count over several conversations, "How many 
 I been working on…?", finds the third project through the first two). BM25 keeps the
 question's words.
 
-The question is read first (read/question.py, rules only): the things it names are searched
-each on their own and a cue its best hits miss is brought into them; what was said in the time
-window it names is lifted; and hits saying nearly the same are shown newest first, each naming
-the others, so a change of mind never stored as a chain still reads as one (an exact-token hit
-keeps its first place). In a conversation between people (turns stored as "Name: …"), a
-question that names a speaker lifts that speaker's turns. A question about what the assistant
-said ("what did you recommend…?", "in our previous conversation…", "remind me…") searches the
-assistant's replies too, stored raw as the conversation's context; a reply is in no passage
-(those are the user's words), so its context is its conversation's best passage: the user's
-words it answered. Other questions never see them: they are not the user's memories.
-"""
+The question is read first (read/question.py, rules only): the things it names are searched each
+on their own and a cue its best hits miss is brought into them; what was said in the time window
+it names is lifted (a time counted from an event, "a week after dad's operation", counts from
+the day the event's best match was said, which is shown beside what was said then); and hits
+saying nearly the same are shown newest first, each naming the others, so a change of mind never
+stored as a chain still reads as one (an exact-token hit keeps its first place). In a
+conversation between people (turns stored as "Name: …"), a question that names a speaker lifts
+that speaker's turns. A question about what the assistant said ("what did you recommend…?", "in
+our previous conversation…", "remind me…") searches the assistant's replies too, stored raw as
+the conversation's context; a reply is in no passage (those are the user's words), so its
+context is its conversation's best passage: the user's words it answered. Other questions never
+see them: they are not the user's memories."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -185,9 +187,12 @@ def _recall(
     chains: bool,
     zone: tzinfo,
 ) -> Recall:
-    vectors = embedder.embed([asked.search_text, *asked.cues])
     item_kinds = [x for x in (kinds or ITEM_KINDS) if x in ITEM_KINDS]
     raw = _raw_searched(asked) if not kinds or "raw" in kinds else None
+    anchor: tuple[Key, Candidate | None] | None = None
+    if asked.anchor is not None:
+        asked, anchor = _anchored(store, embedder, asked, item_kinds, raw, as_of, min_similarity, zone)
+    vectors = embedder.embed([asked.search_text, *asked.cues])
 
     if FEEDBACK_DEPTH and not asked.only_time:
         # (What was said at a time answers a question about that time alone, whatever it says.)
@@ -200,6 +205,8 @@ def _recall(
     warnings: list[str] = []
     while True:
         got = _candidates(store, vectors, asked, k, depth, item_kinds, raw, as_of, min_similarity, warnings)
+        if anchor is not None:
+            _beside_its_window(got, asked, *anchor)
         out = _ranked(store, got, asked, k, as_of, chains)
         # With `as_of`, the states said after it are dropped only once ranked: in a store with
         # many later matches the ones valid then lie deeper. Search deeper until k are found
@@ -231,6 +238,54 @@ def _recall(
         period=period,
         zone=str(zone),
     )
+
+
+def _anchored(
+    store: Store,
+    embedder: Embedder,
+    asked: Question,
+    item_kinds: list[str],
+    raw: RawFilter | None,
+    as_of: datetime | None,
+    min_similarity: float,
+    zone: tzinfo,
+) -> tuple[Question, tuple[Key, Candidate | None] | None]:
+    """The question with the window its anchor counts from the event it names ("a week after
+    dad's operation": the week around seven days after the best match of "dad's operation" was
+    said), and that match (its key, and its row when the search met one). An event found
+    nowhere gives no window: the question is asked as it is."""
+    assert asked.anchor is not None
+    event = asked.anchor.event
+    rows: dict[Key, Candidate] = {}
+    found: dict[Key, MemoryItem | RawInput] = {}
+    said: dict[Key, datetime] = {}
+    scores = _scored(
+        store, embedder.embed([event])[0], event, FEEDBACK_SEARCH, item_kinds, raw, as_of,
+        min_similarity, [], rows, found, said, None,
+    )  # fmt: skip
+    best = max((key for key in scores if key in said), key=lambda x: (scores[x], x), default=None)
+    if best is None:
+        return dataclasses.replace(asked, anchor=None), None
+    when = said[best].astimezone(zone)
+    window = asked.anchor.window(when, zone)
+    phrase = f"{asked.anchor.phrase}, counted from {when:%Y-%m-%d}"
+    return dataclasses.replace(asked, window=dataclasses.replace(window, phrase=phrase)), (
+        best,
+        found.get(best) or rows.get(best),
+    )
+
+
+def _beside_its_window(got: _Candidates, asked: Question, key: Key, row: Candidate | None) -> None:
+    """The event a question's time was counted from ranks just below the best hit said then:
+    "the day before my doctor's appointment" is read beside the appointment, which says when."""
+    assert asked.window is not None
+    then = [v for x, v in got.scores.items() if x in got.said and asked.window.holds(got.said[x], TOLD_LATER)]
+    below = max(then, default=max(got.scores.values(), default=1.0))
+    got.scores[key] = max(got.scores.get(key, 0.0), below * (1 - 1e-6))
+    if row is not None:
+        got.rows.setdefault(key, row)
+        if isinstance(row, MemoryItem):
+            got.found.setdefault(key, row)
 
 
 def _raw_searched(asked: Question) -> RawFilter:

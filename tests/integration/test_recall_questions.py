@@ -78,6 +78,14 @@ MONDAY = _at("2026-03-09")
         ("Who did I see at the start of March?", "2026-03-01", "2026-03-11"),
         ("What did I do in Jan?", "2026-01-01", "2026-02-01"),
         ("What did I eat on Feb 27?", "2026-02-27", "2026-02-28"),
+        # A season is its three months: the latest one over, or the one under way; "since" runs
+        # until the question; a winter is the one that begins in December.
+        ("What did I do last summer?", "2025-06-01", "2025-09-01"),
+        ("Where did we ski over the winter?", "2025-12-01", "2026-03-01"),
+        ("Where did I travel in the summer of 2024?", "2024-06-01", "2024-09-01"),
+        ("What have I cooked since the autumn?", "2025-09-01", "2026-03-09"),
+        ("What did I plant this spring?", "2026-03-01", "2026-06-01"),  # under way
+        ("What did I read last fall?", "2025-09-01", "2025-12-01"),
         ("Did I work late March 3rd?", "2026-03-03", "2026-03-04"),  # a day, not late March
     ],
 )
@@ -98,6 +106,9 @@ def test_no_time_phrase_no_window_and_no_dateparser():
         "What do I do at the weekend?",  # a habit, not last weekend
         "How many days between the Sunday mass and the Easter vigil?",  # a name, not a day
         "What do I do on Mondays?",
+        "Did I go to the 'Summer Nights' festival?",  # a name
+        "Has my hip hurt since the fall?",  # a tumble
+        "What do I do in summer?",  # a habit, not last summer
         "What did I buy on Black Friday?",
         "What is my plan for Friday?",
         "What did I do on the last night of the Rome trip?",
@@ -131,6 +142,9 @@ def test_no_time_phrase_no_window_and_no_dateparser():
         ("Did I visit Edinburgh before or after the gig?", ["I visit Edinburgh", "the gig"]),
         ("Did I move in with Sam or get the dog first?", ["move in with Sam", "get the dog"]),  # its own verb
         ("Did I learn to swim or to ride a bike first?", ["learn to swim", "learn to ride a bike"]),
+        # Two questions in one, each with a thing of its own; not when one of them names none.
+        ("Who is my dentist and when is my next appointment?", ["my dentist", "my next appointment"]),
+        ("What did I have for lunch and who was I with?", []),
     ],
 )  # fmt: skip
 def test_questions_naming_several_things_give_one_cue_each(question, cues):
@@ -152,6 +166,34 @@ def test_questions_naming_several_things_give_one_cue_each(question, cues):
 )
 def test_a_question_about_a_time_and_nothing_else(question, only_time):
     assert read_question(question, MONDAY).only_time is only_time
+
+
+@pytest.mark.parametrize(
+    ("question", "event", "days", "slack"),
+    [
+        ("What good news did I get about a week after dad's operation?", "dad's operation", 7, 3),
+        ("what did I buy two weeks before my trip to Lisbon?", "my trip to Lisbon", -14, 3),
+        ("What did I do the day after the concert?", "the concert", 1, 0),
+        ("a month after I moved, who did I meet?", "I moved", 30, 15),
+        ("A week before the exam did I still go out?", "the exam", -7, 3),  # the event ends at its verb
+        # A time of its own, or no count: no event to count from.
+        ("What did I do the day before yesterday?", None, 0, 0),
+        ("Did I meet Sam the week before last?", None, 0, 0),
+        ("How many days after the wedding did we leave?", None, 0, 0),
+        ("What did I do a week after that?", None, 0, 0),
+    ],
+)  # fmt: skip
+def test_a_time_counted_from_an_event_names_the_event(question, event, days, slack):
+    asked = read_question(question, MONDAY)
+    if event is None:
+        assert asked.anchor is None
+        return
+    assert asked.anchor is not None
+    assert (asked.anchor.event, asked.anchor.days, asked.anchor.slack) == (event, days, slack)
+    assert asked.cues == [] and asked.window is None, (
+        "the event is searched for its date, not as a thing asked"
+    )
+    assert event in asked.anchor.phrase and asked.anchor.phrase in question
 
 
 def test_first_and_latest_ask_for_one_end_of_a_history():
@@ -210,6 +252,38 @@ def test_a_question_about_a_time_alone_finds_what_was_said_then(store, embedder,
     # A question that names a thing besides the time is not lifted this way: words still count.
     named = recall(store, embedder, "Did I clean the bathroom last weekend?", k=3, now=MONDAY)
     assert named.hits[0].id == ids["Did the weekly shop and cleaned the bathroom."]
+
+
+def test_a_time_counted_from_an_event_finds_what_was_said_then(store, embedder, writer, cli):
+    """ "About a week after dad's operation": no date is named, and the answer ("Got the
+    offer!!") shares no word and little meaning with the question. The operation is found,
+    its date counts the week, and what was said then comes first, with the operation beside it."""
+    ids = _said(
+        writer,
+        ("2026-07-22", "a", "Dad's surgery went fine. Spent the whole day in the waiting room with Mom."),
+        ("2026-07-28", "b", "Got the offer!! Project engineer, starting in September."),
+        ("2026-07-02", "c", "Good news from the dentist: no cavities, see you in six months."),
+        ("2026-06-20", "d", "Nice news: the garden plot came through, plot 14 is mine."),
+        ("2026-08-20", "e", "Dad is walking without the cane now, the new hip is doing its job."),
+    )  # fmt: skip
+    question = "What good news did I get about a week after dad's operation?"
+    got = recall(store, embedder, question, k=3, now=_at("2026-12-01"))
+    assert got.period is not None and got.period.days == "2026-07-26 to 2026-08-01"
+    assert "counted from 2026-07-22" in got.period.phrase
+    offer, surgery = (
+        ids["Got the offer!! Project engineer, starting in September."],
+        ids["Dad's surgery went fine. Spent the whole day in the waiting room with Mom."],
+    )
+    assert [h.id for h in got.hits[:2]] == [offer, surgery]
+    # Without the event's time the good news of other days wins: its words are the question's.
+    plain = recall(store, embedder, "What good news did I get?", k=3, now=_at("2026-12-01"))
+    assert plain.hits[0].id != offer
+    shown = cli("recall", question, "--as-of", "2026-12-01", "-k", "3").stderr
+    read = "counted from 2026-07-22' read as 2026-07-26 to 2026-08-01 (UTC days): 1 of these said then"
+    assert read in shown
+    # An event found nowhere gives no window: the question is asked as it is.
+    nowhere = recall(store, embedder, "What did I do two days after the zeppelin flight?", k=3, now=MONDAY)
+    assert nowhere.period is None
 
 
 def test_a_part_of_a_month_is_not_the_whole_month(store, embedder, writer):
