@@ -39,10 +39,12 @@ saying nearly the same are shown newest first, each naming the others, so a chan
 stored as a chain still reads as one (an exact-token hit keeps its first place). In a
 conversation between people (turns stored as "Name: …"), a question that names a speaker lifts
 that speaker's turns. A question about what the assistant said ("what did you recommend…?", "in
-our previous conversation…", "remind me…") searches the assistant's replies too, stored raw as
-the conversation's context; a reply is in no passage (those are the user's words), so its
-context is its conversation's best passage: the user's words it answered. Other questions never
-see them: they are not the user's memories."""
+our previous conversation…", "remind me…") searches the assistant's replies as the user's words;
+a reply is in no passage (those are the user's words), so its context is its conversation's best
+passage: the user's words it answered. Any other question searches them too, a little below the
+user's own words (at REPLY_WEIGHT of their score, searched apart so that they neither take the
+user's words' places among the candidates nor rescale their scores): what the assistant told
+the user is found when nothing the user said answers as well."""
 
 from __future__ import annotations
 
@@ -96,9 +98,14 @@ class RawFilter(TypedDict):
 RAW_SEARCHED: RawFilter = {"statuses": [PENDING, FAILED, NO_ITEMS], "roles": ["user"]}
 # Inputs a rare token of the query finds word for word, extracted or not.
 RAW_EXACT: RawFilter = {"statuses": [PENDING, FAILED, NO_ITEMS, DONE], "roles": ["user"]}
-# A question about what the assistant said ("what did you recommend…?") searches its turns too,
-# stored raw as the conversation's context: they hold its answers, the user's turns the asking.
+# The assistant's turns, stored raw as the conversation's context: they hold its answers, the
+# user's turns the asking. Every question searches them (see `_search`).
 REPLIES: RawFilter = {"statuses": [CONTEXT], "roles": ["assistant"]}
+# A reply found by a question not about the assistant counts this share of its score: 1.0 (level
+# with the user's words) crowded answers out of the top 5 in LongMemEval's chats, full of long
+# replies (4 of dev100's 100 questions lower, 2 at 1 / (1 + SPEAKER_BOOST)); 0.7 left an answer
+# only a reply holds below the top 5 (docs/benchmarks.md, "People's own questions").
+REPLY_WEIGHT = 0.8
 _RARE = re.compile(r"(?<!\w)(?=\w{5})(?=\w*\d)(?:\w*[^\W\d]\w*|\d{5,})(?!\w)")  # "UNIQ00005Z", "48213"
 # A question about a time ("last Friday", "in June") lifts what was said then, or soon after
 # (people tell what happened a little later): by this share of its score, never a filter, since
@@ -201,7 +208,7 @@ def _recall(
             store, vectors, asked, FEEDBACK_DEPTH, FEEDBACK_SEARCH, item_kinds, raw, as_of,
             min_similarity, [],
         )  # fmt: skip
-        vectors = _with_feedback(store, vectors, first, as_of)
+        vectors = _with_feedback(store, vectors, first, as_of, replies=asked.to_assistant)
     warnings: list[str] = []
     while True:
         got = _candidates(store, vectors, asked, k, depth, item_kinds, raw, as_of, min_similarity, warnings)
@@ -289,9 +296,14 @@ def _beside_its_window(got: _Candidates, asked: Question, key: Key, row: Candida
 
 
 def _raw_searched(asked: Question) -> RawFilter:
-    """The raw inputs a question searches: the user's not extracted, and the assistant's replies
-    when it asks what the assistant said."""
+    """The raw inputs a question searches as the user's words: those not extracted, and the
+    assistant's replies when it asks what the assistant said (other questions search the
+    replies beside them: `_search`)."""
     return _joined(RAW_SEARCHED, REPLIES) if asked.to_assistant else RAW_SEARCHED
+
+
+def _is_reply(row: Candidate | None) -> bool:
+    return isinstance(row, RawInput) and row.role != "user"
 
 
 def _joined(a: RawFilter, b: RawFilter) -> RawFilter:
@@ -300,15 +312,19 @@ def _joined(a: RawFilter, b: RawFilter) -> RawFilter:
 
 
 def _with_feedback(
-    store: Store, vectors: np.ndarray, first: _Candidates, as_of: datetime | None
+    store: Store, vectors: np.ndarray, first: _Candidates, as_of: datetime | None, *, replies: bool
 ) -> np.ndarray:
     """`vectors` with the question's (the first) moved towards the mean vector of its
-    FEEDBACK_DEPTH best-scored candidates (said by `as_of`, when given): q' = q +
-    FEEDBACK_WEIGHT · mean(d), normalised. The cues' stay as they are."""
+    FEEDBACK_DEPTH best-scored candidates (said by `as_of`, when given; an assistant's reply
+    only with `replies`): q' = q + FEEDBACK_WEIGHT · mean(d), normalised. The cues' stay as
+    they are."""
     import numpy as np
 
     said = first.said
-    ranked = sorted(first.scores, key=lambda x: (-first.scores[x], x))
+    ranked = sorted(
+        (x for x in first.scores if replies or not _is_reply(first.rows.get(x))),
+        key=lambda x: (-first.scores[x], x),
+    )
     best = [key for key in ranked if as_of is None or key not in said or said[key] <= as_of][:FEEDBACK_DEPTH]
     found = store.vectors_of("raw", [i for kind, i in best if kind == "raw"])
     found.update(store.vectors_of("items", [i for kind, i in best if kind != "raw"]))
@@ -387,9 +403,18 @@ def _candidates(
             said,
             exact if n == 0 and raw else None,
             during if n == 0 else None,
+            REPLIES if raw is not None and not asked.to_assistant else None,
         )
         lists.append(got)
     scores = _fuse_cues(lists[0], lists[1:], k)
+    if not asked.to_assistant:
+        # A question not about what the assistant said prefers the user's own words: a reply
+        # is found when nothing the user said answers as well ("what's that underground
+        # walkway in Montreal called?"), below the user's words when they do ("where did I have
+        # lunch with my sister?").
+        for key, row in rows.items():
+            if key in scores and _is_reply(row):
+                scores[key] *= REPLY_WEIGHT
     if asked.window is not None:
         then = {key for key in scores if key in said and asked.window.holds(said[key], TOLD_LATER)}
         for key in then:
@@ -426,12 +451,16 @@ def _scored(
     said: dict[Key, datetime],
     exact: dict[Key, Candidate] | None,
     during: tuple[datetime, datetime] | None = None,
+    beside: RawFilter | None = None,
 ) -> dict[Key, float]:
     """Every candidate of one search text with its score (own + context); the rows, objects and
     times it met are added to `rows`, `found` and `said`. With `exact`, the inputs holding a rare
     token of `query` word for word are candidates too, and added to `exact`; with `during`, the
-    `depth` nearest said then, with no floor."""
-    mine_rows, own = _search(store, vector, query, depth, item_kinds, raw, min_similarity, warnings, during)
+    `depth` nearest said then, with no floor; with `beside`, those inputs too, scored on the
+    scale of the others (`_search`)."""
+    mine_rows, own = _search(
+        store, vector, query, depth, item_kinds, raw, min_similarity, warnings, during, beside
+    )
     if exact is not None and raw:
         exact.update(_exact_inputs(store, query, depth, mine_rows, warnings, raw))
         mine_rows.update(exact)
@@ -680,20 +709,29 @@ def _search(
     min_similarity: float,
     warnings: list[str],
     during: tuple[datetime, datetime] | None = None,
+    beside: RawFilter | None = None,
 ) -> tuple[dict[Key, Candidate], dict[Key, float]]:
     """Items and raw inputs found by vector or BM25 search, and their fused scores; with
-    `during`, also the nearest said in that span, whatever their similarity."""
+    `during`, also the nearest said in that span, whatever their similarity. With `beside`
+    (the assistant's replies, for a question not about them), those inputs are searched apart,
+    as deep, and scored on the scale of the rest (divided by the others' best cosine and BM25):
+    they neither take the others' places among the candidates nor rescale their scores."""
     rows: dict[Key, Candidate] = {}
     dense: dict[Key, float] = {}
     lexical: dict[Key, float] = {}
 
     def take(
-        source: str, hits: list[tuple[Found, float]], into: dict[Key, float], floor: float | None = 0
+        source: str,
+        hits: list[tuple[Found, float]],
+        into: dict[Key, float],
+        floor: float | None = 0,
+        *,
+        vector: bool = False,
     ) -> None:
         """`floor` None: every hit counts, a cosine of 0 or below as the least above it (a time
         alone finds what was said then in any words, "Kühlschrank kaputt" too)."""
         for row, score in hits:
-            if into is dense and floor is not None and score < floor:
+            if (vector or into is dense) and floor is not None and score < floor:
                 continue  # the nearest of unrelated texts is still unrelated
             assert isinstance(row, MemoryItem | RawInput)
             key = (source, row.id)
@@ -712,7 +750,15 @@ def _search(
         take("raw", _text_search(store, warnings, "raw", query, depth, **raw), lexical)
         if during:
             take("raw", store.vector_search("raw", vector, depth, during=during, **raw), dense, None)
-    return rows, _fuse(dense, lexical)
+    own = _fuse(dense, lexical)
+    if beside:
+        near: dict[Key, float] = {}
+        words: dict[Key, float] = {}
+        take("raw", store.vector_search("raw", vector, depth, **beside), near, min_similarity, vector=True)
+        take("raw", _text_search(store, warnings, "raw", query, depth, **beside), words)
+        scale = (max(dense.values(), default=0.0), max(lexical.values(), default=0.0))
+        own.update(_fuse(near, words, scale))
+    return rows, own
 
 
 def _best_hits(
@@ -749,9 +795,14 @@ def _best_hits(
     return out
 
 
-def _fuse(dense: dict[K, float], lexical: dict[K, float]) -> dict[K, float]:
-    """α·dense + (1 − α)·lexical, each divided by its best score in this query (floor 0)."""
+def _fuse(
+    dense: dict[K, float], lexical: dict[K, float], scale: tuple[float, float] | None = None
+) -> dict[K, float]:
+    """α·dense + (1 − α)·lexical, each divided by its best score in this query (floor 0), or by
+    `scale`'s where it has one (another list's best cosine and BM25: scores on its scale)."""
     top_d, top_l = max(dense.values(), default=0.0), max(lexical.values(), default=0.0)
+    if scale is not None:
+        top_d, top_l = scale[0] or top_d, scale[1] or top_l
 
     def share(value: float | None, top: float) -> float:
         return max(value, 0.0) / top if value is not None and top > 0 else 0.0

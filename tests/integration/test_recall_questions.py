@@ -600,11 +600,39 @@ def test_a_question_about_what_the_assistant_said_finds_its_reply(store, embedde
     assert first_reply["text"].startswith("For an anniversary in Lisbon")
     assert "[assistant]" in cli("recall", asked).stdout
 
-    # A question about the user's own life searches the user's words only: the assistant's
-    # replies are not the user's memories ("That sounds like a lovely lunch…" is not found).
+    # A question about the user's own life puts the user's words first: a reply that says the
+    # same back ("That sounds like a lovely lunch…") comes after them, labelled as the assistant's.
     own = recall(store, embedder, "Where did I have lunch with my sister?", k=5)
-    assert own.hits and {h.role for h in own.hits} == {"user"}
     assert own.hits[0].text == "I had lunch at a pizza place downtown with my sister."
+    assert own.hits[0].role == "user"
+    echo = next(h for h in own.hits if h.text == "That sounds like a lovely lunch with your sister!")
+    assert echo.role == "assistant" and echo.score < own.hits[0].score
+
+
+def test_what_the_assistant_told_is_found_without_asking_for_it(store, embedder, cli):
+    """ "What's that underground walkway in Montreal called?" asks about a thing, not about the
+    assistant, and only the assistant's reply names it: the reply is found (it was not searched
+    at all). The user's own words still come first where they answer ("how much was the train?")."""
+    chat = [
+        ("11-01T20:00", "mtl", "user", "Noor and I are going to Montreal in November. What should we do?"),
+        ("11-01T20:01", "mtl", "assistant", "If it's cold, use the RÉSO, the underground city: 32 km of "
+         "tunnels linking metro stations, malls and museums downtown. For dinner, try Lola Rosa."),
+        ("11-01T20:02", "mtl", "user", "We booked the VIA Rail train, $214 return each."),
+        ("11-01T20:03", "mtl", "assistant", "Great, the train is the way to go: book a seat in business."),
+        ("10-12T09:00", "run", "user", "Ran the waterfront trail in the rain, new 10k best."),
+    ]  # fmt: skip
+    lines = [{"timestamp": f"2026-{t}:00Z", "session": s, "role": r, "content": c} for t, s, r, c in chat]
+    assert cli("add", "--no-extract", "-", input="".join(json.dumps(x) + "\n" for x in lines)).exit_code == 0
+    walkway = recall(store, embedder, "what's that underground walkway system in Montreal called?", k=3)
+    # The user's words in that conversation share "Montreal" and come first; the answer, only
+    # the assistant's, is found with them (and the run, which shares nothing, is not).
+    replies = [h for h in walkway.hits if h.role == "assistant"]
+    assert [h.text[:27] for h in replies] == ["If it's cold, use the RÉSO,"]
+    assert {h.role for h in walkway.hits} == {"user", "assistant"}
+    assert not any("waterfront" in h.text for h in walkway.hits)
+    train = recall(store, embedder, "how much was the train to Montreal?", k=4)
+    said = next(n for n, h in enumerate(train.hits) if "$214" in h.text)
+    assert all(h.role == "user" for h in train.hits[: said + 1]), "the user's own answer before any reply"
 
 
 def test_a_reply_holding_a_word_the_user_never_said_is_found_first(store, embedder, cli):
