@@ -28,6 +28,22 @@ _NUMBERS = {
     "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "a couple of": 2, "couple of": 2,
     "a few": 3, "few": 3, "several": 4,
 }  # fmt: skip
+_EXACT = {
+    "a",
+    "an",
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+}
 _UNIT_DAYS = {"day": 1, "week": 7, "fortnight": 14, "month": 30, "year": 365}
 _COUNT = r"(\d+|a couple of|couple of|a few|few|several|an?|" + "|".join(list(_NUMBERS)[2:14]) + ")"
 _AGO = re.compile(rf"\b{_COUNT}\s+(day|week|fortnight|month|year)s?\s+ago\b", re.I)
@@ -66,14 +82,22 @@ _PART_OF_MONTH = re.compile(
 # A season: "this summer", "last winter", "over the summer", "in the spring of 2025", "since
 # the autumn" (from its start to now). Meteorological seasons, three whole months each, in the
 # user's hemisphere (south for the zones below); not a name ("the 'Summer Nights' festival").
+# A season's name used as a word of a thing ("the winter tyres", "spring rolls", "the summer
+# house") is not a time: after it may come only the end, a year, "'s", or a word that is no noun.
 _SEASON = re.compile(
-    r"\b(?:(this|last|past|previous)\s+|(since|in|over|during|through)\s+(?:the\s+)?)"
-    r"(spring|summer|autumn|fall|winter)\b(?:\s+(?:of\s+)?((?:19|20)\d{2})\b)?(?!['’])",
+    r"\b(?:(since)\s+)?"
+    r"(?:(this|last|past|previous)\s+|(in|over|during|through)\s+(?:the\s+)?|(?<=since )the\s+)?"
+    r"(spring|summer|autumn|fall|winter)\b(?:\s+(?:of\s+)?((?:19|20)\d{2})\b)?"
+    r"(?=['’]s\b|\s*[,.;:?!)]|\s*$|\s+(?:holidays?|break|vacation|months|term|and|or|but|so|when|while|"
+    r"before|after|with|for|at|in|on|to|of|i|we|my|our|did|was|were|had|have|has|is|then|last|this)\b)",
     re.I,
 )
-_SEASON_NAMED = re.compile(r"\b(?:spring|summer|autumn|fall|winter)(?:\s+(?:of\s+)?(?:19|20)\d{2})?\b", re.I)
+_SEASON_NAMED = re.compile(
+    r"\b(?:(?:this|last|past|previous|the)\s+)?(?:spring|summer|autumn|fall|winter)(?:\s+(?:of\s+)?(?:19|20)\d{2})?\b",
+    re.I,
+)
 _SEASON_START = {"spring": 3, "summer": 6, "autumn": 9, "fall": 9, "winter": 12}  # the north's
-_SOUTH = ("Australia/", "Antarctica/", "Pacific/Auckland", "Pacific/Chatham", "Pacific/Fiji",
+_SOUTH = ("Australia/", "NZ", "Antarctica/", "Pacific/Auckland", "Pacific/Chatham", "Pacific/Fiji",
           "America/Argentina/", "America/Buenos_Aires", "America/Santiago", "America/Montevideo",
           "America/Asuncion", "America/Sao_Paulo", "Africa/Johannesburg", "Africa/Maputo",
           "Africa/Windhoek", "Indian/Mauritius", "Indian/Reunion")  # fmt: skip
@@ -88,6 +112,7 @@ _WEEKDAY_OF_DATE = re.compile(
     rf"(?=\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_MONTHS}|may)\b|(?:{_MONTHS}|may)\s+\d)",
     re.I,
 )
+_HAVE_DONE = re.compile(r"\b(?:have|has|'ve)\s+(?:I|we|you|\w+)\b|\b(?:I|we)'ve\b", re.I)
 _ASKS_ABOUT_PAST = re.compile(r"\b(?:did|was|were|had|happened|went)\b", re.I)
 # Calendar phrases dateparser reads. "May" only with a day or a preposition: "May I…" is a verb.
 _CALENDAR = re.compile(
@@ -107,11 +132,12 @@ _CALENDAR = re.compile(
 )
 # A time counted from an event the question names: "about a week after dad's operation", "two
 # days before the trip", "the day after the concert". Its date is the event's, found in the store
-# (read/recall.py); not "the day before yesterday", "the week before last" (times of their own).
+# (read/recall.py); not "the day before yesterday", "the week before last", "the week after next"
+# (times of their own), nor "the day after that" (no event named).
 _ANCHORED = re.compile(
     rf"\b(?:(?:about|around|roughly|nearly|almost|some|just|exactly)\s+)?"
     rf"(?:the\s+(day|week|month)|{_COUNT}\s+(day|week|fortnight|month)s?)\s+(after|before)\s+"
-    rf"(?!(?:yesterday|last|today|tonight|then|that|this|it)\b)([^,;:?!.]*\w)",
+    rf"(?!(?:yesterday|last|today|tonight|tomorrow|next|then|that|this|it)\b)([^,;:?!.]*\w)",
     re.I,
 )
 _EARLIEST = re.compile(r"\b(?:first|initially|originally|earliest|at first|to begin with)\b", re.I)
@@ -162,12 +188,6 @@ _SENTENCE_END = re.compile(
 _INVERTED = re.compile(r"^(.+?)\s+(?:did|do|does|had|have|was|were)\s+(?:I|we)\s+(.+)$", re.I)
 # "…a week before my trip did I book the hotel?": the event ends where the question's verb comes.
 _INVERTED_TAIL = re.compile(r"\s+(?:did|do|does|had|have|was|were)\s+(?:I|we)\b.*$", re.I)
-# Two questions in one: "where did the camera money go and what am I saving up for?"
-_TWO_QUESTIONS = re.compile(
-    r"^(\W*(?:what|where|who|when|which|how|why)\b.+?\w)\s*,?\s+(?:and|but)\s+"
-    r"((?:what|where|who|when|which|how|why)\b.+?)\s*[?.!]*$",
-    re.I,
-)
 _LEAD = re.compile(
     r"^(?:how (?:many|much|long)(?:\s+(?:days|weeks|months|years|hours|minutes|times|time))?"
     r"|which|what|who|when|where|did|do|does|is|was|were)\b[\s,]*",
@@ -215,19 +235,18 @@ class Window:
 
 @dataclass(frozen=True)
 class Anchor:
-    """A time counted from an event ("a week after dad's operation"): `days` from the day the
-    event was said, give or take `slack` days (half the unit; none for "the day after")."""
+    """A time counted from an event ("a week after dad's operation"): the days `first` to
+    `last` (both in) after the day the event was said, negative before it."""
 
     event: str
-    days: int
-    slack: int
+    first: int
+    last: int
     phrase: str
 
     def window(self, said: datetime, zone: tzinfo = UTC) -> Window:
         """The window, counted from `said` (when the event was told) in `zone`'s days."""
         day = said.astimezone(zone).replace(hour=0, minute=0, second=0, microsecond=0)
-        start = day + timedelta(days=self.days - self.slack)
-        return Window(start, start + timedelta(days=2 * self.slack + 1), self.phrase)
+        return Window(day + timedelta(days=self.first), day + timedelta(days=self.last + 1), self.phrase)
 
 
 @dataclass
@@ -274,20 +293,32 @@ def read_question(text: str, now: datetime, zone: tzinfo = UTC) -> Question:
     return Question(text, window_of(text, now, zone), order_of(text), cues_of(text), to_assistant)
 
 
+def content_words(text: str) -> set[str]:
+    """The words of `text` that are not function words, question words or times."""
+    return {w for w in _words(_without_time(text)) if w not in _STOP}
+
+
 def anchor_of(text: str) -> Anchor | None:
     """A time the question counts from an event it names ("two weeks before my trip"), or None."""
     m = _ANCHORED.search(text)
     if m is None:
         return None
     the_unit, count, unit, direction, event = m.groups()
-    unit = (the_unit or unit).lower()
-    n = 1 if the_unit else _count(count)
     event = _clean(_INVERTED_TAIL.sub("", event))
     if not _content(event):
         return None
-    days = n * _UNIT_DAYS[unit] * (1 if direction.lower() == "after" else -1)
+    sign = 1 if direction.lower() == "after" else -1
     said = m.group(0)
-    return Anchor(event, days, _UNIT_DAYS[unit] // 2, said[: said.rfind(event) + len(event)].strip())
+    phrase = said[: said.rfind(event) + len(event)].strip()
+    if the_unit:  # "the week after the wedding": the seven days next to it
+        length = _UNIT_DAYS[the_unit.lower()]
+        return Anchor(event, 1 if sign > 0 else -length, length if sign > 0 else -1, phrase)
+    # "two weeks after": around the fourteenth day, half a unit either side ("a few days": one)
+    days = _count(count) * _UNIT_DAYS[unit.lower()] * sign
+    slack = _UNIT_DAYS[unit.lower()] // 2 or (
+        0 if count.strip().lower().isdigit() or count.lower() in _EXACT else 1
+    )
+    return Anchor(event, days - slack, days + slack, phrase)
 
 
 # -- time ----------------------------------------------------------------------------------
@@ -351,10 +382,6 @@ def window_of(text: str, now: datetime, zone: tzinfo = UTC) -> Window | None:
         else:
             day = today + timedelta(days=(weekday - today.weekday()) % 7)
         return Window(day, day + timedelta(days=1), m.group(0))
-    if (m := _SEASON.search(text)) and (
-        w := _season(m, now, zone, about_past=bool(_ASKS_ABOUT_PAST.search(text)))
-    ):
-        return w
     if (m := _PART_OF_MONTH.search(text)) and (month := _calendar(m.group(3), now)):
         third = _THIRDS[(m.group(1) or m.group(2)).lower()]
         start = month.start + timedelta(days=10 * third)
@@ -362,6 +389,11 @@ def window_of(text: str, now: datetime, zone: tzinfo = UTC) -> Window | None:
         return Window(start, end, m.group(0))
     if m := _CALENDAR.search(text):
         return _calendar(m.group(0), now)
+    # A season last: a date it holds is nearer ("on July 4th last summer").
+    about_past = bool(_ASKS_ABOUT_PAST.search(text) or _HAVE_DONE.search(text))
+    for m in _SEASON.finditer(text):
+        if w := _season(m, now, zone, about_past=about_past):
+            return w
     return None
 
 
@@ -372,15 +404,18 @@ def _season(m: re.Match[str], now: datetime, zone: tzinfo, *, about_past: bool) 
     under way or the latest; with a year, that year's (winter: the one that begins in it);
     "since" from its start until now. None for a habit ("what do I do in summer?") or a tumble
     ("since the fall")."""
-    which, since, name, year = (
+    since, which, during, name, year = (
         (m.group(1) or "").lower(),
         (m.group(2) or "").lower(),
-        m.group(3).lower(),
-        m.group(4),
+        (m.group(3) or "").lower(),
+        m.group(4).lower(),
+        m.group(5),
     )
-    if name == "fall" and since in ("since", "during", "through"):
+    if not (since or which or during):
+        return None  # "summer" alone: a word, not a time
+    if name == "fall" and not which and (since or during in ("during", "through")):
         return None  # "has my hip hurt since the fall?": a tumble
-    if since in ("in", "over", "during", "through") and not year and not about_past:
+    if during and not year and not about_past:
         return None  # "what do I do in summer?": a habit, not last summer
     first = _SEASON_START[name]
     if any(str(getattr(zone, "key", "")).startswith(p) for p in _SOUTH):
@@ -400,7 +435,7 @@ def _season(m: re.Match[str], now: datetime, zone: tzinfo, *, about_past: bool) 
         start = starting(start.year - 1)  # under way: the one before
     elif which == "this" and ending(start) <= now and not about_past:
         start = starting(start.year + 1)  # over, in a plan: the coming one
-    if since == "since":
+    if since:
         return Window(start, now, m.group(0))
     return Window(start, ending(start), m.group(0))
 
@@ -497,10 +532,6 @@ def cues_of(text: str) -> list[str]:
         if not _content(first) and (inv := _INVERTED.match(second)):
             # "How many days before my friend's party did I order her gift?"
             first, second = _clean(inv.group(1)), _clean(inv.group(2))
-        if _content(first) and _content(second):
-            return [first, second]
-    if m := _TWO_QUESTIONS.search(text):
-        first, second = _clean(m.group(1)), _clean(m.group(2))
         if _content(first) and _content(second):
             return [first, second]
     return []

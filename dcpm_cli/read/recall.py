@@ -75,7 +75,7 @@ from dcpm_cli.models import (
     speaker_of,
     utcnow,
 )
-from dcpm_cli.read.question import EARLIEST, Question, read_question
+from dcpm_cli.read.question import EARLIEST, Question, content_words, read_question
 
 if TYPE_CHECKING:
     import numpy as np
@@ -86,6 +86,7 @@ if TYPE_CHECKING:
 # all-MiniLM-L6-v2 puts unrelated sentences below ~0.2 and a question and its answer above ~0.35;
 # another embedder needs its own floor (setting `recall_min_similarity`).
 MIN_SIMILARITY = 0.2
+ANSWER_SIMILARITY = 0.35  # and a question and its answer above it (the same model's)
 SEMANTIC_WEIGHT = 0.75  # α: the share of meaning (cosine) against shared words (BM25)
 
 
@@ -266,11 +267,12 @@ def _anchored(
     rows: dict[Key, Candidate] = {}
     found: dict[Key, MemoryItem | RawInput] = {}
     said: dict[Key, datetime] = {}
+    target = embedder.embed([event])[0]
     scores = _scored(
-        store, embedder.embed([event])[0], event, FEEDBACK_SEARCH, item_kinds, raw, as_of,
-        min_similarity, [], rows, found, said, None,
+        store, target, event, FEEDBACK_SEARCH, item_kinds, raw, as_of, min_similarity, [], rows,
+        found, said, None,
     )  # fmt: skip
-    best = max((key for key in scores if key in said), key=lambda x: (scores[x], x), default=None)
+    best = _credible_event(store, target, event, scores, rows, said, as_of)
     if best is None:
         return dataclasses.replace(asked, anchor=None), None
     when = said[best].astimezone(zone)
@@ -280,6 +282,40 @@ def _anchored(
         best,
         found.get(best) or rows.get(best),
     )
+
+
+def _credible_event(
+    store: Store,
+    target: np.ndarray,
+    event: str,
+    scores: dict[Key, float],
+    rows: dict[Key, Candidate],
+    said: dict[Key, datetime],
+    as_of: datetime | None,
+) -> Key | None:
+    """The best-scored candidate for `event` that was said by `as_of` and names it: shares a
+    word with it, or is as near as an answer is to its question (cosine ≥ ANSWER_SIMILARITY).
+    A weak best match (a chat that only comes near in meaning) would count the time from the
+    wrong day, and a question asked as it is beats one asked about the wrong days."""
+    import numpy as np
+
+    words = content_words(event)
+    ranked = sorted(
+        (x for x in scores if x in said and x in rows and (as_of is None or said[x] <= as_of)),
+        key=lambda x: (-scores[x], x),
+    )[:FEEDBACK_DEPTH]
+    vectors = store.vectors_of("raw", [i for kind, i in ranked if kind == "raw"])
+    vectors.update(store.vectors_of("items", [i for kind, i in ranked if kind != "raw"]))
+    for key in ranked:
+        if words & content_words(rows[key].text):
+            return key
+        v = vectors.get(key[1])
+        if (
+            v is not None
+            and float(np.dot(v, target)) / max(float(np.linalg.norm(v)), 1e-12) >= ANSWER_SIMILARITY
+        ):
+            return key
+    return None
 
 
 def _beside_its_window(got: _Candidates, asked: Question, key: Key, row: Candidate | None) -> None:
