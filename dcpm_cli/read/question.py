@@ -5,7 +5,10 @@ several things it names. Rules only, no LLM: the read path never calls one.
   months", "over the past month", read against the moment the question is asked
   (`dcpm recall --as-of`, or now).
   `dateparser` reads calendar phrases (imported only when the question has one: it costs ~0.2 s
-  cold); counted phrases ("N units ago", "the last N units") are plain arithmetic.
+  cold); counted phrases ("N units ago", "the last N units") and seasons ("last summer",
+  "since the autumn"; the south's for a southern zone) are plain arithmetic.
+- An anchor: a time counted from an event the question names ("a week after dad's operation",
+  "the day before the trip"); the read path finds the event and counts from the day it was said.
 - An order: "first / initially / originally" wants the earliest of the memories about one
   thing, "most recently / latest / currently / these days / now" the newest.
 - Cues: the things a question names when it names two or more ("Which did I buy first, the
