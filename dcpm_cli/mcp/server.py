@@ -379,10 +379,11 @@ def build_server(memory: AgentMemory) -> Any:
         ] = None,
     ) -> dict[str, Any]:
         """Search the user's memory: current beliefs first, each with the ids of the words it
-        came from and its revision arc, plus schemas/intentions built from the facts. A
-        question about what the assistant said in a stored conversation ("what did you /
-        the assistant recommend for…?") searches the assistant's replies too (role
-        "assistant"). A search, never an LLM call: fast. Same JSON as `dcpm recall --json`."""
+        came from and its revision arc, plus schemas/intentions built from the facts. The
+        assistant's replies in a stored conversation are searched too (role "assistant"): a
+        little below the user's own words, or level with them when the question asks what the
+        assistant said ("what did you / the assistant recommend for…?"). A search, never an
+        LLM call: fast. Same JSON as `dcpm recall --json`."""
         with _as_tool_error():
             return memory.recall(query, k=k, as_of=as_of, arc=arc, kinds=kinds)
 
