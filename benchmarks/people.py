@@ -31,7 +31,15 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from dcpm_cli.bench.longmemeval import BM25, _argsort_desc, ndcg_any, recall_all, recall_any, rrf
+from dcpm_cli.bench.longmemeval import (
+    BM25,
+    MemoEmbedder,
+    _argsort_desc,
+    ndcg_any,
+    recall_all,
+    recall_any,
+    rrf,
+)
 
 if TYPE_CHECKING:
     from dcpm_cli.models import RawInput
@@ -106,7 +114,7 @@ def run_set(folder: Path, embedder_name: str) -> list[Asked]:
     texts = [r.text for r in raws]
     index = {r.id: str(i) for i, r in enumerate(raws)}
     spec = questions(folder)
-    embedder = get_embedder(embedder_name)
+    embedder = MemoEmbedder(get_embedder(embedder_name))  # each text embedded once, for all systems
     vectors = embedder.embed(texts)
     bm25 = BM25(texts)
     out = []

@@ -31,22 +31,8 @@ _NUMBERS = {
     "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "a couple of": 2, "couple of": 2,
     "a few": 3, "few": 3, "several": 4,
 }  # fmt: skip
-_EXACT = {
-    "a",
-    "an",
-    "one",
-    "two",
-    "three",
-    "four",
-    "five",
-    "six",
-    "seven",
-    "eight",
-    "nine",
-    "ten",
-    "eleven",
-    "twelve",
-}
+# Counts said roughly ("a few days after": a day either side), not exactly ("two days after").
+_ROUGH = {"a couple of", "couple of", "a few", "few", "several"}
 _UNIT_DAYS = {"day": 1, "week": 7, "fortnight": 14, "month": 30, "year": 365}
 _COUNT = r"(\d+|a couple of|couple of|a few|few|several|an?|" + "|".join(list(_NUMBERS)[2:14]) + ")"
 _AGO = re.compile(rf"\b{_COUNT}\s+(day|week|fortnight|month|year)s?\s+ago\b", re.I)
@@ -115,7 +101,7 @@ _WEEKDAY_OF_DATE = re.compile(
     rf"(?=\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_MONTHS}|may)\b|(?:{_MONTHS}|may)\s+\d)",
     re.I,
 )
-_HAVE_DONE = re.compile(r"\b(?:have|has|'ve)\s+(?:I|we|you|\w+)\b|\b(?:I|we)'ve\b", re.I)
+_HAVE_DONE = re.compile(r"\b(?:have|has|'ve)\s+\w+|\b(?:I|we)'ve\b", re.I)
 _ASKS_ABOUT_PAST = re.compile(r"\b(?:did|was|were|had|happened|went)\b", re.I)
 # Calendar phrases dateparser reads. "May" only with a day or a preposition: "May I…" is a verb.
 _CALENDAR = re.compile(
@@ -318,9 +304,7 @@ def anchor_of(text: str) -> Anchor | None:
         return Anchor(event, 1 if sign > 0 else -length, length if sign > 0 else -1, phrase)
     # "two weeks after": around the fourteenth day, half a unit either side ("a few days": one)
     days = _count(count) * _UNIT_DAYS[unit.lower()] * sign
-    slack = _UNIT_DAYS[unit.lower()] // 2 or (
-        0 if count.strip().lower().isdigit() or count.lower() in _EXACT else 1
-    )
+    slack = _UNIT_DAYS[unit.lower()] // 2 or int(count.lower() in _ROUGH)
     return Anchor(event, days - slack, days + slack, phrase)
 
 

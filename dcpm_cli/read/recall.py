@@ -49,6 +49,7 @@ the user is found when nothing the user said answers as well."""
 from __future__ import annotations
 
 import dataclasses
+import math
 import re
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -304,8 +305,7 @@ def _credible_event(
         (x for x in scores if x in said and x in rows and (as_of is None or said[x] <= as_of)),
         key=lambda x: (-scores[x], x),
     )[:FEEDBACK_DEPTH]
-    vectors = store.vectors_of("raw", [i for kind, i in ranked if kind == "raw"])
-    vectors.update(store.vectors_of("items", [i for kind, i in ranked if kind != "raw"]))
+    vectors = _vectors_of(store, ranked)
     for key in ranked:
         if words & content_words(rows[key].text):
             return key
@@ -362,8 +362,7 @@ def _with_feedback(
         key=lambda x: (-first.scores[x], x),
     )
     best = [key for key in ranked if as_of is None or key not in said or said[key] <= as_of][:FEEDBACK_DEPTH]
-    found = store.vectors_of("raw", [i for kind, i in best if kind == "raw"])
-    found.update(store.vectors_of("items", [i for kind, i in best if kind != "raw"]))
+    found = _vectors_of(store, best)
     near = [found[i] for _, i in best if i in found]
     if not near:
         return vectors
@@ -372,6 +371,13 @@ def _with_feedback(
     moved = vectors[0] + FEEDBACK_WEIGHT * matrix.mean(axis=0)
     out = np.array(vectors, dtype=np.float32, copy=True)
     out[0] = moved / max(float(np.linalg.norm(moved)), 1e-12)
+    return out
+
+
+def _vectors_of(store: Store, keys: list[Key]) -> dict[str, np.ndarray]:
+    """The stored vectors of candidates (raw inputs and items), by id."""
+    out = store.vectors_of("raw", [i for kind, i in keys if kind == "raw"])
+    out.update(store.vectors_of("items", [i for kind, i in keys if kind != "raw"]))
     return out
 
 
@@ -757,17 +763,13 @@ def _search(
     lexical: dict[Key, float] = {}
 
     def take(
-        source: str,
-        hits: list[tuple[Found, float]],
-        into: dict[Key, float],
-        floor: float | None = 0,
-        *,
-        vector: bool = False,
+        source: str, hits: list[tuple[Found, float]], into: dict[Key, float], floor: float | None = -math.inf
     ) -> None:
-        """`floor` None: every hit counts, a cosine of 0 or below as the least above it (a time
-        alone finds what was said then in any words, "Kühlschrank kaputt" too)."""
+        """`floor`: the least cosine a vector hit needs (text hits have none); None: every hit
+        counts, a cosine of 0 or below as the least above it (a time alone finds what was said
+        then in any words, "Kühlschrank kaputt" too)."""
         for row, score in hits:
-            if (vector or into is dense) and floor is not None and score < floor:
+            if floor is not None and score < floor:
                 continue  # the nearest of unrelated texts is still unrelated
             assert isinstance(row, MemoryItem | RawInput)
             key = (source, row.id)
@@ -790,7 +792,7 @@ def _search(
     if beside:
         near: dict[Key, float] = {}
         words: dict[Key, float] = {}
-        take("raw", store.vector_search("raw", vector, depth, **beside), near, min_similarity, vector=True)
+        take("raw", store.vector_search("raw", vector, depth, **beside), near, min_similarity)
         take("raw", _text_search(store, warnings, "raw", query, depth, **beside), words)
         scale = (max(dense.values(), default=0.0), max(lexical.values(), default=0.0))
         own.update(_fuse(near, words, scale))
