@@ -6,7 +6,9 @@ several things it names. Rules only, no LLM: the read path never calls one.
   (`dcpm recall --as-of`, or now).
   `dateparser` reads calendar phrases (imported only when the question has one: it costs ~0.2 s
   cold); counted phrases ("N units ago", "the last N units") and seasons ("last summer",
-  "since the autumn"; the south's for a southern zone) are plain arithmetic.
+  "since the autumn"; the south's for a southern zone) are plain arithmetic, and so are named
+  days ("on Christmas Eve", "over Easter", "last Thanksgiving", "two days before Christmas";
+  a country's own for its zones: Canada's Thanksgiving, Britain's Mothering Sunday).
 - An anchor: a time counted from an event the question names ("a week after dad's operation",
   "the day before the trip"); the read path finds the event and counts from the day it was said.
 - An order: "first / initially / originally" wants the earliest of the memories about one
@@ -22,7 +24,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta, tzinfo
+from datetime import UTC, date, datetime, timedelta, tzinfo
 
 NEWEST, EARLIEST = "newest", "earliest"
 
@@ -90,6 +92,36 @@ _SOUTH = ("Australia/", "NZ", "Antarctica/", "Pacific/Auckland", "Pacific/Chatha
           "America/Argentina/", "America/Buenos_Aires", "America/Santiago", "America/Montevideo",
           "America/Asuncion", "America/Sao_Paulo", "Africa/Johannesburg", "Africa/Maputo",
           "Africa/Windhoek", "Indian/Mauritius", "Indian/Reunion")  # fmt: skip
+# A named day of the year: "on Christmas Eve", "over Easter", "last Thanksgiving", "Christmas
+# 2024", "the Labour Day weekend". Like a season's, a name that is a word of a thing ("the
+# Christmas tree", "Easter eggs", "the Halloween costume") is not a time; "for / at / on" it is
+# one in a question about the past ("what did I get for Christmas?"), not in a plan or a habit
+# ("what do we do at Christmas?"). Days a lunar calendar sets (Eid, Diwali, Hanukkah, the
+# Lunar New Year) are no arithmetic: they are searched as words, as before.
+_HOLIDAY = re.compile(
+    r"\b(?:(since)\s+)?(?:(this|last|past|previous)\s+(?:past\s+)?)?(?:the\s+)?"
+    r"(new\s+year['’]?s\s+eve|new\s+year['’]?s(?:\s+day)?|christmas\s+eve|christmas\s+day|christmas|xmas"
+    r"|boxing\s+day|valentine['’]?s(?:\s+day)?|st\.?\s+patrick['’]?s(?:\s+day)?|saint\s+patrick['’]?s(?:\s+day)?"
+    r"|halloween|hallowe['’]en|good\s+friday|easter\s+sunday|easter\s+monday|easter"
+    r"|shrove\s+tuesday|pancake\s+day|mardi\s+gras|mother['’]?s['’]?\s+day|mothering\s+sunday"
+    r"|father['’]?s['’]?\s+day|thanksgiving(?:\s+day)?|black\s+friday|memorial\s+day|labou?r\s+day"
+    r"|canada\s+day|victoria\s+day|independence\s+day|fourth\s+of\s+july|4th\s+of\s+july"
+    r"|bonfire\s+night|guy\s+fawkes(?:\s+night)?|remembrance\s+day|veterans['’]?\s+day|anzac\s+day"
+    r"|australia\s+day|waitangi\s+day|bastille\s+day|juneteenth|burns\s+night)"
+    r"(?:\s+(?:of\s+|in\s+)?((?:19|20)\d{2}))?"
+    r"(?:\s+(long\s+weekend|weekend|break|holidays?|vacation|period))?\b"
+    r"(?=['’]s\b|\s*[,.;:?!)]|\s*$|\s+(?:dinner|lunch|breakfast|brunch|morning|afternoon|evening|night|"
+    r"and|or|but|so|when|while|before|after|with|for|at|in|on|to|of|i|we|my|our|did|was|were|had|have|"
+    r"has|is|then|last|this|that|together|alone|again|itself|at\s+all)\b)",
+    re.I,
+)
+_CANADA = ("America/Toronto", "America/Vancouver", "America/Montreal", "America/Edmonton",
+           "America/Winnipeg", "America/Halifax", "America/St_Johns", "America/Regina",
+           "America/Moncton", "America/Whitehorse", "America/Yellowknife", "America/Iqaluit",
+           "America/Glace_Bay", "America/Goose_Bay", "America/Swift_Current", "Canada/")  # fmt: skip
+_BRITAIN = ("Europe/London", "Europe/Dublin", "Europe/Belfast", "Europe/Guernsey", "Europe/Jersey",
+            "Europe/Isle_of_Man", "GB", "Eire")  # fmt: skip
+_OCEANIA = ("Australia/", "NZ", "Pacific/Auckland", "Pacific/Chatham")
 _THIRDS = {"early": 0, "start": 0, "beginning": 0, "mid": 1, "middle": 1, "late": 2, "end": 2}
 _WEEKDAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
 # "this Friday": the one just gone in a question about the past ("what did I do this Friday?",
@@ -216,6 +248,8 @@ class Window:
     # A part of one day ("this morning", "last night"): that day's noon, where an input dated by
     # its day alone is stored (its time of day unknown, it may be from this part of it).
     noon: datetime | None = None
+    # A named day ("Christmas"): its name is searched too, as what was said of it names it.
+    named: bool = False
 
     def holds(self, when: datetime, tail: timedelta) -> bool:
         """Said in the window, or soon after it: people tell what happened a little later."""
@@ -251,7 +285,7 @@ class Question:
     def search_text(self) -> str:
         """What is searched: a question about a time alone without its time phrase ("last
         night" must not find an old "last night was the party"), else the question."""
-        if self.window is not None and self.only_time:
+        if self.window is not None and self.only_time and not self.window.named:
             rest = self.text.replace(self.anchor.phrase if self.anchor else self.window.phrase, " ")
             if re.search(r"\w", rest):
                 return " ".join(rest.split())
@@ -276,7 +310,10 @@ def read_question(text: str, now: datetime, zone: tzinfo = UTC) -> Question:
     what the assistant said; its days are `zone`'s (the user's: "yesterday" in Sydney ends ten
     hours before UTC's)."""
     to_assistant = bool(_TO_ASSISTANT.search(text))
-    if anchor := anchor_of(text):
+    if (anchor := anchor_of(text)) and (day := _holiday_anchor(anchor, now, zone)):
+        # "Two days before Christmas": a named day needs no search for its date.
+        return Question(text, anchor.window(day, zone), order_of(text), [], to_assistant)
+    if anchor:
         # The event is searched for its date (read/recall.py), not as a second thing asked.
         return Question(text, None, order_of(text), [], to_assistant, anchor)
     return Question(text, window_of(text, now, zone), order_of(text), cues_of(text), to_assistant)
@@ -294,7 +331,7 @@ def anchor_of(text: str) -> Anchor | None:
         return None
     the_unit, count, unit, direction, event = m.groups()
     event = _clean(_INVERTED_TAIL.sub("", event))
-    if not _content(event):
+    if not _content(event) and _named_day(event) is None:
         return None
     sign = 1 if direction.lower() == "after" else -1
     said = m.group(0)
@@ -374,10 +411,22 @@ def window_of(text: str, now: datetime, zone: tzinfo = UTC) -> Window | None:
         start = month.start + timedelta(days=10 * third)
         end = month.end if third == 2 else month.start + timedelta(days=10 * third + 10)
         return Window(start, end, m.group(0))
-    if m := _CALENDAR.search(text):
-        return _calendar(m.group(0), now)
-    # A season last: a date it holds is nearer ("on July 4th last summer").
+    holiday = _HOLIDAY.search(text)
     about_past = bool(_ASKS_ABOUT_PAST.search(text) or _HAVE_DONE.search(text))
+    for m in _CALENDAR.finditer(text):
+        # A date the question holds is nearer than a named day ("on the 23rd, before Christmas"),
+        # but the month of "the Fourth of July" is the day's, and a year names which one
+        # ("Christmas Day last year").
+        if holiday is None or not holiday.start() <= m.start() < holiday.end():
+            w = _calendar(m.group(0), now)
+            if holiday is None or w is None or w.end - w.start < timedelta(days=365):
+                return w
+            if of_year := _holiday(holiday, now, zone, about_past=True, year=w.start.year):
+                return dataclasses.replace(of_year, phrase=f"{of_year.phrase} {w.phrase}")
+            return w
+    if holiday and (w := _holiday(holiday, now, zone, about_past=about_past)):
+        return w
+    # A season last: a date it holds is nearer ("on July 4th last summer").
     for m in _SEASON.finditer(text):
         if w := _season(m, now, zone, about_past=about_past):
             return w
@@ -425,6 +474,166 @@ def _season(m: re.Match[str], now: datetime, zone: tzinfo, *, about_past: bool) 
     if since:
         return Window(start, now, m.group(0))
     return Window(start, ending(start), m.group(0))
+
+
+def _holiday(
+    m: re.Match[str], now: datetime, zone: tzinfo, *, about_past: bool, year: int | None = None
+) -> Window | None:
+    """The named day a `_HOLIDAY` match names, as asked at `now` in `zone` (whose country
+    decides the days that differ): the latest one begun, "last" the one before it when it is
+    under way, "this" the coming one in a plan, a year's, or "since" it until now. None in a
+    plan or a habit that names no which ("what are we doing for Christmas?"), and for a day
+    the country has no one date for. `year`: that year's (a year the question names apart)."""
+    since, which, name, said_year, span = m.groups()
+    which = (which or "").lower()
+    year = int(said_year) if said_year else year
+    if not (since or which or year or about_past):
+        return None
+    key = str(getattr(zone, "key", ""))
+
+    def days(y: int) -> tuple[date, date] | None:
+        return _holiday_days(name, (span or "").lower(), y, key)
+
+    if year:
+        got = days(year)
+    else:
+        begun = [d for y in (now.year + 1, now.year, now.year - 1, now.year - 2) if (d := days(y))]
+        today = now.date()
+        latest = next((d for d in begun if d[0] <= today), None)
+        got = latest
+        if latest and which in ("last", "past", "previous") and latest[1] >= today:
+            got = next((d for d in begun if d[1] < latest[0]), None)  # under way: the one before
+        elif latest and which == "this" and latest[1] < today and not about_past:
+            got = next((d for d in reversed(begun) if d[0] > today), None)  # over, in a plan: the coming one
+    if got is None:
+        return None
+    start = now.replace(year=got[0].year, month=got[0].month, day=got[0].day, hour=0, minute=0, second=0,
+                        microsecond=0)  # fmt: skip
+    end = start + timedelta(days=(got[1] - got[0]).days + 1)
+    if since:
+        return Window(start, now, m.group(0), named=True)
+    return Window(start, end, m.group(0), named=True)
+
+
+def _holiday_anchor(anchor: Anchor, now: datetime, zone: tzinfo) -> datetime | None:
+    """The day of a named day an anchor counts from ("two days before Christmas"), else None."""
+    m = _named_day(anchor.event)
+    if m is None or m.group(5):  # "the Christmas break" is no one day to count from
+        return None
+    w = _holiday(m, now, zone, about_past=True)
+    if w is None:
+        return None
+    main = _holiday_days(m.group(3), "day", w.start.year, str(getattr(zone, "key", "")))
+    if main is None:
+        return None
+    return w.start.replace(year=main[0].year, month=main[0].month, day=main[0].day)
+
+
+def _named_day(event: str) -> re.Match[str] | None:
+    """`event` as a named day ("Christmas", "the Easter weekend"), else None."""
+    return _HOLIDAY.fullmatch(re.sub(r"^(?:the|my|our)\s+", "", event.strip(), flags=re.I))
+
+
+def _holiday_days(name: str, span: str, year: int, zone_key: str) -> tuple[date, date] | None:
+    """The first and last day of `name` (a `_HOLIDAY` name) in `year`, for a user in
+    `zone_key`'s country; `span` "day" is its one main day, "weekend" / "break" its long weekend
+    or holidays, else the days the name is said of ("Christmas": Christmas Eve to Boxing Day,
+    "Easter": Good Friday to Easter Monday, a Monday's: its long weekend)."""
+    n = " ".join(re.sub(r"['’.]", "", name.lower()).replace("saint ", "st ").split())
+    n = re.sub(r"s day$", "s", n) if n.startswith(("valentines", "st patricks")) else n
+    canada, britain = zone_key.startswith(_CANADA), zone_key.startswith(_BRITAIN)
+    oceania = zone_key.startswith(_OCEANIA)
+    easter = _easter(year)
+    fixed = {
+        "new years eve": (12, 31), "new years day": (1, 1), "christmas eve": (12, 24),
+        "christmas day": (12, 25), "boxing day": (12, 26), "valentines": (2, 14),
+        "st patricks": (3, 17), "halloween": (10, 31), "canada day": (7, 1),
+        "independence day": (7, 4), "fourth of july": (7, 4), "4th of july": (7, 4),
+        "bonfire night": (11, 5), "guy fawkes": (11, 5), "guy fawkes night": (11, 5),
+        "remembrance day": (11, 11), "veterans day": (11, 11), "anzac day": (4, 25),
+        "australia day": (1, 26), "waitangi day": (2, 6), "bastille day": (7, 14),
+        "juneteenth": (6, 19), "burns night": (1, 25),
+    }  # fmt: skip
+    thanksgiving_us = _nth_weekday(year, 11, 3, 4)
+    if n in fixed:
+        main = first = last = date(year, *fixed[n])
+    elif n in ("christmas", "xmas"):
+        main, first, last = date(year, 12, 25), date(year, 12, 24), date(year, 12, 26)
+    elif n == "new years":
+        main, first, last = date(year, 1, 1), date(year - 1, 12, 31), date(year, 1, 1)
+    elif n == "easter":
+        main, first, last = easter, easter - timedelta(days=2), easter + timedelta(days=1)
+    elif n in _FROM_EASTER:
+        main = first = last = easter + timedelta(days=_FROM_EASTER[n])
+    elif n == "mothers day":
+        main = first = last = easter - timedelta(days=21) if britain else _nth_weekday(year, 5, 6, 2)
+    elif n == "fathers day":
+        main = first = last = _nth_weekday(year, 9, 6, 1) if oceania else _nth_weekday(year, 6, 6, 3)
+    elif n in ("thanksgiving", "thanksgiving day"):
+        main = first = last = _nth_weekday(year, 10, 0, 2) if canada else thanksgiving_us
+        if canada and n == "thanksgiving":
+            first = main - timedelta(days=2)  # the weekend its dinner is eaten in
+    elif n == "black friday":
+        main = first = last = thanksgiving_us + timedelta(days=1)
+    elif n == "memorial day":
+        main = first = last = _nth_weekday(year, 5, 0, -1)
+    elif n in ("labour day", "labor day"):
+        if zone_key.startswith("Australia/"):
+            return None  # a different day in each state
+        main = first = last = _nth_weekday(year, 10, 0, 4) if oceania else _nth_weekday(year, 9, 0, 1)
+    elif n == "victoria day":
+        main = first = last = _nth_weekday(year, 5, 0, -1, before=25)
+    else:
+        return None
+    if span == "day":
+        return main, main
+    if span in ("weekend", "long weekend"):
+        weekday = main.weekday()
+        if n == "easter":
+            return first, last
+        if weekday == 0:  # a Monday: Saturday to it
+            return main - timedelta(days=2), main
+        if weekday in (3, 4):  # a Thursday or a Friday: it to Sunday
+            return main, main + timedelta(days=6 - weekday)
+        if weekday >= 5:
+            return main - timedelta(days=weekday - 5), main + timedelta(days=6 - weekday)
+        return main, main
+    if span:  # a break, the holidays: Christmas to the new year, Easter's fortnight
+        if n in ("christmas", "xmas", "christmas day"):
+            return date(year, 12, 24), date(year + 1, 1, 1)
+        if n == "easter":
+            return easter - timedelta(days=9), easter + timedelta(days=8)
+    return first, last
+
+
+_FROM_EASTER = {"easter sunday": 0, "easter monday": 1, "good friday": -2, "mothering sunday": -21,
+                "shrove tuesday": -47, "pancake day": -47, "mardi gras": -47}  # fmt: skip
+
+
+def _easter(year: int) -> date:
+    """Western Easter Sunday (the anonymous Gregorian computus)."""
+    a, b, c = year % 19, year // 100, year % 100
+    d, e = divmod(b, 4)
+    g = (8 * b + 13) // 25
+    h = (19 * a + b - d - g + 15) % 30
+    i, k = divmod(c, 4)
+    l = (32 + 2 * e + 2 * i - h - k) % 7  # noqa: E741 (the algorithm's name)
+    m = (a + 11 * h + 22 * l) // 451
+    month, day = divmod(h + l - 7 * m + 114, 31)
+    return date(year, month, day + 1)
+
+
+def _nth_weekday(year: int, month: int, weekday: int, n: int, *, before: int | None = None) -> date:
+    """The n-th `weekday` (Monday 0) of a month, n = -1 the last; with `before`, the last one
+    before that day of the month (Victoria Day: the Monday before May 25)."""
+    if before is not None:
+        day = date(year, month, before - 1)
+        return day - timedelta(days=(day.weekday() - weekday) % 7)
+    if n > 0:
+        first = date(year, month, 1)
+        return first + timedelta(days=(weekday - first.weekday()) % 7 + 7 * (n - 1))
+    last = (date(year, month, 28) + timedelta(days=4)).replace(day=1) - timedelta(days=1)
+    return last - timedelta(days=(last.weekday() - weekday) % 7)
 
 
 def _part_of(day: datetime, first: int, last: int, phrase: str) -> Window:
@@ -564,6 +773,7 @@ def _without_time(piece: str) -> str:
         _WEEKEND,
         _CALENDAR,
         _SEASON_NAMED,
+        _HOLIDAY,
     ):
         piece = phrase.sub(" ", piece)
     return piece

@@ -90,6 +90,24 @@ MONDAY = _at("2026-03-09")
         ("What did I eat on July 4th last summer?", "2025-07-04", "2025-07-05"),  # the date is nearer
         ("Where was last summer's holiday?", "2025-06-01", "2025-09-01"),
         ("Did I work late March 3rd?", "2026-03-03", "2026-03-04"),  # a day, not late March
+        # A named day: the latest one begun ("last" the one before it when under way); the days
+        # it is said of ("Christmas" Eve to Boxing Day, "Easter" Good Friday to Easter Monday, a
+        # Monday's weekend Saturday to it); a year's, or since it.
+        ("What did I do on Christmas Eve?", "2025-12-24", "2025-12-25"),
+        ("How was Christmas?", "2025-12-24", "2025-12-27"),
+        ("What did we do over Easter?", "2025-04-18", "2025-04-22"),  # 2026's is to come
+        ("What did I do last Thanksgiving?", "2025-11-27", "2025-11-28"),
+        ("What did I get for Valentine's Day?", "2026-02-14", "2026-02-15"),
+        ("What did I do for New Year's?", "2025-12-31", "2026-01-02"),
+        ("Where did we go for the Memorial Day weekend?", "2025-05-24", "2025-05-27"),
+        ("What did I buy on Black Friday?", "2025-11-28", "2025-11-29"),
+        ("What did I do on the Fourth of July?", "2025-07-04", "2025-07-05"),  # not all July
+        ("What did I cook for Christmas 2024?", "2024-12-24", "2024-12-27"),
+        ("What did I do on Christmas Day last year?", "2025-12-25", "2025-12-26"),
+        ("What have I cooked since Christmas?", "2025-12-24", "2026-03-09"),
+        ("What did I do over the Christmas holidays?", "2025-12-24", "2026-01-02"),
+        ("What did we have for Thanksgiving dinner?", "2025-11-27", "2025-11-28"),
+        ("What did I do on the 23rd of December, before Christmas?", "2025-12-23", "2025-12-24"),
     ],
 )
 def test_time_phrases_read_against_the_question_date(question, start, end):
@@ -114,7 +132,11 @@ def test_no_time_phrase_no_window_and_no_dateparser():
         "What do I do in summer?",  # a habit, not last summer
         "When did I put in the winter tyres?",  # a season's name as a word of a thing
         "What did I put in the spring rolls?",
-        "What did I buy on Black Friday?",
+        "What do we do at Christmas?",  # a habit, not last Christmas
+        "Where did I buy the Christmas tree?",  # a named day's name as a word of a thing
+        "Who painted the Easter eggs?",
+        "Who is my valentine?",
+        "What should I get mum for Mother's Day?",  # a plan: what was said before it
         "What is my plan for Friday?",
         "What did I do on the last night of the Rome trip?",
         "Did I mention what I do at the weekend?",
@@ -168,6 +190,38 @@ def test_questions_naming_several_things_give_one_cue_each(question, cues):
 )
 def test_a_question_about_a_time_and_nothing_else(question, only_time):
     assert read_question(question, MONDAY).only_time is only_time
+
+
+@pytest.mark.parametrize(
+    ("zone", "question", "day"),
+    [
+        ("America/New_York", "What did I do last Thanksgiving?", "2025-11-27"),
+        ("America/Toronto", "What did I do last Thanksgiving?", "2025-10-11"),  # its weekend
+        ("America/New_York", "What did I do on Mother's Day?", "2025-05-11"),
+        ("Europe/London", "What did I do on Mother's Day?", "2025-03-30"),  # Mothering Sunday
+        ("Europe/London", "What did I do on Father's Day?", "2025-06-15"),
+        ("Australia/Sydney", "What did I do on Father's Day?", "2025-09-07"),
+        ("Pacific/Auckland", "What did I do on Labour Day?", "2025-10-27"),
+    ],
+)
+def test_a_named_day_is_the_users_countrys(zone, question, day):
+    window = window_of(question, MONDAY, ZoneInfo(zone))
+    assert window is not None and f"{window.start:%Y-%m-%d}" == day
+    assert window.start.tzinfo == ZoneInfo(zone), "its days are the user's"
+
+
+def test_a_named_day_a_country_has_no_one_date_for_is_no_window():
+    # Labour Day is a different Monday in each Australian state: its words are searched.
+    assert window_of("What did I do on Labour Day?", MONDAY, ZoneInfo("Australia/Sydney")) is None
+
+
+def test_a_time_counted_from_a_named_day_needs_no_event_search():
+    asked = read_question("What did I do two days before Christmas?", MONDAY)
+    assert asked.anchor is None and asked.window is not None and asked.only_time
+    assert (f"{asked.window.start:%Y-%m-%d}", f"{asked.window.end:%Y-%m-%d}") == ("2025-12-23", "2025-12-24")
+    assert asked.search_text == "What did I do ?"
+    # Asked of a named day alone, its name is searched too: what was said of it names it.
+    assert read_question("What did I do on Christmas?", MONDAY).search_text == "What did I do on Christmas?"
 
 
 @pytest.mark.parametrize(
@@ -235,6 +289,30 @@ def test_a_dated_question_prefers_what_was_said_then(store, embedder, writer):
     # --as-of is the question's date when no other is given.
     as_of = recall(store, embedder, "Which jazz concert did I go to last Friday?", k=3, as_of=MONDAY)
     assert as_of.hits[0].id == blue_note
+
+
+def test_a_named_day_finds_what_was_said_on_it_before_what_only_names_it(store, embedder, writer, cli):
+    """ "How was Christmas?" is last Christmas: what was said on it first, whatever its words,
+    then what was told of it in the days after; a year-old Christmas and a later mention of
+    one that name it better come below."""
+    ids = _said(
+        writer,
+        ("2024-12-25", "a", "Christmas dinner at Mum's again, the usual turkey and crackers."),
+        ("2025-12-25", "b", "Skated on the canal with the kids, then dinner at Anna's place."),
+        ("2025-12-28", "c", "Still thinking about Christmas: the kids loved their new sledges."),
+        ("2026-02-01", "d", "The Christmas lights finally came down today."),
+    )  # fmt: skip
+    said_then, told_later = (
+        ids["Skated on the canal with the kids, then dinner at Anna's place."],
+        ids["Still thinking about Christmas: the kids loved their new sledges."],
+    )
+    plain = recall(store, embedder, "Christmas", k=4, now=MONDAY)
+    assert plain.hits[0].id != said_then, "the test needs the day's input to be a poor match of the name"
+    got = recall(store, embedder, "How was Christmas?", k=4, now=MONDAY)
+    assert [h.id for h in got.hits[:2]] == [said_then, told_later]
+    assert got.period is not None and got.period.holds(got.hits[0].when)
+    asked = cli("recall", "How was Christmas?", "--as-of", "2026-03-09")
+    assert asked.exit_code == 0 and "'Christmas' read as 2025-12-24" in asked.stderr, asked.stderr
 
 
 def test_a_question_about_a_time_alone_finds_what_was_said_then(store, embedder, writer):
