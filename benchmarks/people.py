@@ -6,8 +6,9 @@ Each set is a folder under `benchmarks/people/`: `journal.md` (dated entries), `
 person talking with an assistant) and `questions.json`, written by a helper session that never
 read the read path's code. A question names its answers as short verbatim substrings, one per
 entry or turn that answers it; for a change of mind (`kind` "change") the current state is
-named first. Folders named `dev_*` are tuned on; `heldout_*` are kept unread and run at the
-end of a change (the rule that a result must hold on data nobody tuned on).
+named first. A set's `timezone` is the person's, as they would set it (their days and
+hemisphere). Folders named `dev_*` are tuned on; `heldout_*` are kept unread and run at the end
+of a change (the rule that a result must hold on data nobody tuned on).
 
 Everything is stored raw (`--no-extract`: no LLM, the state of a store between `dcpm add` and
 extraction, and of every store whose user never runs one), through the parsers `dcpm add` runs,
@@ -27,7 +28,7 @@ import json
 import os
 import tempfile
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, timedelta, tzinfo
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -68,8 +69,8 @@ def sets(names: list[str]) -> list[Path]:
     return [Path(n) if os.sep in n else HERE / n for n in names]
 
 
-def _day_end(value: str) -> datetime:
-    return datetime.fromisoformat(value).replace(tzinfo=UTC) + timedelta(hours=23, minutes=59)
+def _day_end(value: str, zone: tzinfo = UTC) -> datetime:
+    return datetime.fromisoformat(value).replace(tzinfo=zone) + timedelta(hours=23, minutes=59)
 
 
 def inputs(folder: Path) -> list[RawInput]:
@@ -120,13 +121,16 @@ def run_set(folder: Path, embedder_name: str) -> list[Asked]:
     out = []
     with tempfile.TemporaryDirectory() as home:
         os.environ["DCPM_HOME"] = home
+        # The person's `timezone` (their days and hemisphere), as they would set it; else UTC.
+        os.environ["DCPM_TIMEZONE"] = spec.get("timezone", "UTC")
+        settings = Settings.resolve()
         store = Store(str(Path(home) / "store"), embedder, state_dir=Path(home))
-        Writer(store, embedder, None, Settings.resolve()).add(raws, extract=False)
+        Writer(store, embedder, None, settings).add(raws, extract=False)
         for q in spec["questions"]:
             gold = gold_of(texts, q, folder.name)
             asked = Asked(folder.name, q["id"], q["kind"], q["question"], gold)
-            now = _day_end(q.get("as_of", spec["as_of"]))
-            got = recall(store, embedder, q["question"], k=len(raws), now=now)
+            now = _day_end(q.get("as_of", spec["as_of"]), settings.zone)
+            got = recall(store, embedder, q["question"], k=len(raws), now=now, zone=settings.zone)
             asked.ranked["dcpm"] = [index[h.id] for h in got.hits if h.id in index]
             asked.ranked["bm25"] = [str(i) for i in _argsort_desc(bm25.scores(q["question"]))]
             sims = (vectors @ embedder.embed([q["question"]])[0]).tolist()
