@@ -109,7 +109,7 @@ _HOLIDAY = re.compile(
     r"|bonfire\s+night|guy\s+fawkes(?:\s+night)?|remembrance\s+day|veterans['’]?\s+day|anzac\s+day"
     r"|australia\s+day|waitangi\s+day|bastille\s+day|juneteenth|burns\s+night)"
     r"(?:\s+(?:of\s+|in\s+)?((?:19|20)\d{2}))?"
-    r"(?:\s+(long\s+weekend|weekend|break|holidays?|vacation|period))?\b"
+    r"(?:\s+(long\s+weekend|weekend|bank\s+holiday(?:\s+weekend)?|break|holidays?|vacation|period))?\b"
     r"(?=['’]s\b|\s*[,.;:?!)]|\s*$|\s+(?:dinner|lunch|breakfast|brunch|morning|afternoon|evening|night|"
     r"and|or|but|so|when|while|before|after|with|for|at|in|on|to|of|i|we|my|our|did|was|were|had|have|"
     r"has|is|then|last|this|that|together|alone|again|itself|at\s+all)\b)",
@@ -122,6 +122,21 @@ _CANADA = ("America/Toronto", "America/Vancouver", "America/Montreal", "America/
 _BRITAIN = ("Europe/London", "Europe/Dublin", "Europe/Belfast", "Europe/Guernsey", "Europe/Jersey",
             "Europe/Isle_of_Man", "GB", "Eire")  # fmt: skip
 _OCEANIA = ("Australia/", "NZ", "Pacific/Auckland", "Pacific/Chatham")
+_IRELAND = ("Europe/Dublin", "Eire")
+_STATES = ("America/New_York", "America/Chicago", "America/Denver", "America/Los_Angeles",
+           "America/Phoenix", "America/Anchorage", "America/Detroit", "America/Boise",
+           "America/Indiana/", "America/Kentucky/", "America/North_Dakota/", "America/Juneau",
+           "America/Sitka", "America/Nome", "America/Menominee", "Pacific/Honolulu", "US/")  # fmt: skip
+# A long weekend, a bank holiday: "over the bank holiday", "the August long weekend", "the
+# late May bank holiday", "last long weekend" — the latest one begun (of that month, or that
+# kind), from the Saturday (Good Friday) to the Monday; the country of the user's zone has
+# them (Britain, Ireland, Canada, the United States), another has none this knows of.
+_LONG_WEEKEND = re.compile(
+    rf"\b(?:(since)\s+)?(?:(this|last|past|previous)\s+|the\s+)?"
+    rf"(?:(early|late)\s+)?(?:(spring|summer|easter|{_MONTHS}|may)\s+)?"
+    rf"(long\s+weekend|bank\s+holiday(?:\s+(?:weekend|monday))?)\b",
+    re.I,
+)
 _THIRDS = {"early": 0, "start": 0, "beginning": 0, "mid": 1, "middle": 1, "late": 2, "end": 2}
 _WEEKDAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
 # "this Friday": the one just gone in a question about the past ("what did I do this Friday?",
@@ -406,26 +421,34 @@ def window_of(text: str, now: datetime, zone: tzinfo = UTC) -> Window | None:
         else:
             day = today + timedelta(days=(weekday - today.weekday()) % 7)
         return Window(day, day + timedelta(days=1), m.group(0))
-    if (m := _PART_OF_MONTH.search(text)) and (month := _calendar(m.group(3), now)):
-        third = _THIRDS[(m.group(1) or m.group(2)).lower()]
+    about_past = bool(_ASKS_ABOUT_PAST.search(text) or _HAVE_DONE.search(text))
+    holiday, long = _HOLIDAY.search(text), _LONG_WEEKEND.search(text)
+    of_day = _holiday(holiday, now, zone, about_past=about_past) if holiday else None
+    weekend = _long_weekend(long, now, zone, about_past=about_past) if long else None
+    # The month of "the Fourth of July", "the August long weekend", "the late May bank holiday"
+    # is the named day's.
+    spans = [m.span() for m, w in ((holiday, of_day), (long, weekend)) if m and w]
+
+    def apart(m: re.Match[str]) -> bool:
+        return not any(a <= m.start() < b for a, b in spans)
+
+    part = next((m for m in _PART_OF_MONTH.finditer(text) if apart(m)), None)
+    if part and (month := _calendar(part.group(3), now)):
+        third = _THIRDS[(part.group(1) or part.group(2)).lower()]
         start = month.start + timedelta(days=10 * third)
         end = month.end if third == 2 else month.start + timedelta(days=10 * third + 10)
-        return Window(start, end, m.group(0))
-    holiday = _HOLIDAY.search(text)
-    about_past = bool(_ASKS_ABOUT_PAST.search(text) or _HAVE_DONE.search(text))
-    for m in _CALENDAR.finditer(text):
+        return Window(start, end, part.group(0))
+    for m in filter(apart, _CALENDAR.finditer(text)):
         # A date the question holds is nearer than a named day ("on the 23rd, before Christmas"),
-        # but the month of "the Fourth of July" is the day's, and a year names which one
-        # ("Christmas Day last year").
-        if holiday is None or not holiday.start() <= m.start() < holiday.end():
-            w = _calendar(m.group(0), now)
-            if holiday is None or w is None or w.end - w.start < timedelta(days=365):
-                return w
-            if of_year := _holiday(holiday, now, zone, about_past=True, year=w.start.year):
-                return dataclasses.replace(of_year, phrase=f"{of_year.phrase} {w.phrase}")
+        # but a year names which one ("Christmas Day last year", "Christmas this year").
+        w = _calendar(m.group(0), now)
+        if holiday is None or w is None or w.end - w.start < timedelta(days=365):
             return w
-    if holiday and (w := _holiday(holiday, now, zone, about_past=about_past)):
+        if of_year := _holiday(holiday, now, zone, about_past=True, year=w.start.year):
+            return dataclasses.replace(of_year, phrase=f"{of_year.phrase} {w.phrase}")
         return w
+    if of_day or weekend:
+        return of_day or weekend
     # A season last: a date it holds is nearer ("on July 4th last summer").
     for m in _SEASON.finditer(text):
         if w := _season(m, now, zone, about_past=about_past):
@@ -529,6 +552,72 @@ def _holiday_anchor(anchor: Anchor, now: datetime, zone: tzinfo) -> datetime | N
     return w.start.replace(year=main[0].year, month=main[0].month, day=main[0].day)
 
 
+def _long_weekend(m: re.Match[str], now: datetime, zone: tzinfo, *, about_past: bool) -> Window | None:
+    """The long weekend a `_LONG_WEEKEND` match names, as `_holiday` reads which one."""
+    since, which = (m.group(1) or "").lower(), (m.group(2) or "").lower()
+    kind = {w.lower() for w in m.group(3, 4) if w}
+    if not (since or which or about_past):
+        return None  # "what are we doing for the long weekend?": a plan
+    key = str(getattr(zone, "key", ""))
+    today = now.date()
+    wanted = []
+    for y in (now.year - 2, now.year - 1, now.year, now.year + 1):
+        of_year = [span for span in _long_weekends(y, key) if kind <= span[2]]
+        # "the May bank holiday": the first of those the words fit (Britain's early one).
+        wanted += of_year[:1] if kind else of_year
+    begun = sorted((x for x in wanted if x[0] <= today), key=lambda x: x[0])
+    if not begun:
+        return None
+    got = begun[-1]
+    if which in ("last", "past", "previous") and got[1] >= today and len(begun) > 1:
+        got = begun[-2]  # under way: the one before
+    elif which == "this" and got[1] < today and not about_past:
+        coming = sorted((x for x in wanted if x[0] > today), key=lambda x: x[0])
+        got = coming[0] if coming else got
+    start = now.replace(year=got[0].year, month=got[0].month, day=got[0].day, hour=0, minute=0, second=0,
+                        microsecond=0)  # fmt: skip
+    if since:
+        return Window(start, now, m.group(0))
+    return Window(start, start + timedelta(days=(got[1] - got[0]).days + 1), m.group(0))
+
+
+def _long_weekends(year: int, zone_key: str) -> list[tuple[date, date, set[str]]]:
+    """A country's long weekends of `year`, each (first day, last day, the words that name it:
+    its month, "early" / "late" / "spring" / "summer" / "easter"); none for another country."""
+    easter = _easter(year)
+    names = _MONTHS.replace("april", "april|may").split("|")  # not strftime: a locale's names
+    out = [(easter - timedelta(days=2), easter + timedelta(days=1), {"easter", names[easter.month - 1]})]
+
+    def monday(month: int, n: int, *words: str) -> None:
+        day = _nth_weekday(year, month, 0, n)
+        out.append((day - timedelta(days=2), day, {names[month - 1], *words}))
+
+    if zone_key.startswith(_IRELAND):
+        for month, n in ((2, 1), (5, 1), (6, 1), (8, 1), (10, -1)):
+            monday(month, n, *(["summer"] if month == 8 else []))
+    elif zone_key.startswith(_BRITAIN):
+        monday(5, 1, "early")
+        monday(5, -1, "late", "spring")
+        monday(8, -1, "summer")
+    elif zone_key.startswith(_CANADA):
+        monday(2, 3)  # Family Day, in most provinces
+        victoria = _nth_weekday(year, 5, 0, -1, before=25)
+        out.append((victoria - timedelta(days=2), victoria, {"may"}))  # Victoria Day
+        monday(8, 1, "summer")  # the civic holiday
+        monday(9, 1)
+        monday(10, 2)
+    elif zone_key.startswith(_STATES):
+        monday(1, 3)
+        monday(2, 3)
+        monday(5, -1)
+        monday(9, 1)
+        thanksgiving = _nth_weekday(year, 11, 3, 4)
+        out.append((thanksgiving, thanksgiving + timedelta(days=3), {"november"}))
+    else:
+        return []
+    return sorted(out, key=lambda x: x[0])
+
+
 def _named_day(event: str) -> re.Match[str] | None:
     """`event` as a named day ("Christmas", "the Easter weekend"), else None."""
     return _HOLIDAY.fullmatch(re.sub(r"^(?:the|my|our)\s+", "", event.strip(), flags=re.I))
@@ -587,7 +676,7 @@ def _holiday_days(name: str, span: str, year: int, zone_key: str) -> tuple[date,
         return None
     if span == "day":
         return main, main
-    if span in ("weekend", "long weekend"):
+    if "weekend" in span or "bank" in span:
         weekday = main.weekday()
         if n == "easter":
             return first, last
@@ -774,6 +863,7 @@ def _without_time(piece: str) -> str:
         _CALENDAR,
         _SEASON_NAMED,
         _HOLIDAY,
+        _LONG_WEEKEND,
     ):
         piece = phrase.sub(" ", piece)
     return piece

@@ -210,6 +210,37 @@ def test_a_named_day_is_the_users_countrys(zone, question, day):
     assert window.start.tzinfo == ZoneInfo(zone), "its days are the user's"
 
 
+SEPTEMBER = _at("2026-09-10")
+
+
+@pytest.mark.parametrize(
+    ("zone", "question", "start", "end"),
+    [
+        # The latest one begun, Saturday to the Monday, the country's own; a month or "early /
+        # late" names which; "the May bank holiday" is Britain's first one of May.
+        ("Europe/London", "What did we do over the bank holiday?", "2026-08-29", "2026-09-01"),
+        ("Europe/London", "What did we do on the May bank holiday?", "2026-05-02", "2026-05-05"),
+        ("Europe/London", "What did we do on the late May bank holiday?", "2026-05-23", "2026-05-26"),
+        ("Europe/Dublin", "What did I do last long weekend?", "2026-08-01", "2026-08-04"),
+        ("America/Halifax", "What did we do on the August long weekend?", "2026-08-01", "2026-08-04"),
+        ("America/Halifax", "Did I go anywhere over the May long weekend?", "2026-05-16", "2026-05-19"),
+        ("America/New_York", "What did we do over the long weekend?", "2026-09-05", "2026-09-08"),
+        ("UTC", "What did I do over the Easter bank holiday?", "2026-04-03", "2026-04-07"),
+        # A country it knows no long weekends of: the month is still a month.
+        ("UTC", "What did we do on the August long weekend?", "2026-08-01", "2026-09-01"),
+    ],
+)
+def test_a_long_weekend_is_the_countrys_latest(zone, question, start, end):
+    window = window_of(question, SEPTEMBER, ZoneInfo(zone))
+    assert window is not None
+    assert (f"{window.start:%Y-%m-%d}", f"{window.end:%Y-%m-%d}") == (start, end)
+
+
+def test_a_long_weekend_to_come_or_unknown_is_no_window():
+    assert window_of("What are we doing for the long weekend?", SEPTEMBER, ZoneInfo("Europe/London")) is None
+    assert window_of("What did we do over the bank holiday?", SEPTEMBER) is None, "UTC: no country"
+
+
 def test_a_named_day_a_country_has_no_one_date_for_is_no_window():
     # Labour Day is a different Monday in each Australian state: its words are searched.
     assert window_of("What did I do on Labour Day?", MONDAY, ZoneInfo("Australia/Sydney")) is None
