@@ -26,6 +26,8 @@ import re
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta, tzinfo
 
+from dcpm_cli.read import named_days
+
 NEWEST, EARLIEST = "newest", "earliest"
 
 _NUMBERS = {
@@ -92,51 +94,6 @@ _SOUTH = ("Australia/", "NZ", "Antarctica/", "Pacific/Auckland", "Pacific/Chatha
           "America/Argentina/", "America/Buenos_Aires", "America/Santiago", "America/Montevideo",
           "America/Asuncion", "America/Sao_Paulo", "Africa/Johannesburg", "Africa/Maputo",
           "Africa/Windhoek", "Indian/Mauritius", "Indian/Reunion")  # fmt: skip
-# A named day of the year: "on Christmas Eve", "over Easter", "last Thanksgiving", "Christmas
-# 2024", "the Labour Day weekend". Like a season's, a name that is a word of a thing ("the
-# Christmas tree", "Easter eggs", "the Halloween costume") is not a time; "for / at / on" it is
-# one in a question about the past ("what did I get for Christmas?"), not in a plan or a habit
-# ("what do we do at Christmas?"). Days a lunar calendar sets (Eid, Diwali, Hanukkah, the
-# Lunar New Year) are no arithmetic: they are searched as words, as before.
-_HOLIDAY = re.compile(
-    r"\b(?:(since)\s+)?(?:(this|last|past|previous)\s+(?:past\s+)?)?(?:the\s+)?"
-    r"(new\s+year['’]?s\s+eve|new\s+year['’]?s(?:\s+day)?|christmas\s+eve|christmas\s+day|christmas|xmas"
-    r"|boxing\s+day|valentine['’]?s(?:\s+day)?|st\.?\s+patrick['’]?s(?:\s+day)?|saint\s+patrick['’]?s(?:\s+day)?"
-    r"|halloween|hallowe['’]en|good\s+friday|easter\s+sunday|easter\s+monday|easter"
-    r"|shrove\s+tuesday|pancake\s+day|mardi\s+gras|mother['’]?s['’]?\s+day|mothering\s+sunday"
-    r"|father['’]?s['’]?\s+day|thanksgiving(?:\s+day)?|black\s+friday|memorial\s+day|labou?r\s+day"
-    r"|canada\s+day|victoria\s+day|independence\s+day|fourth\s+of\s+july|4th\s+of\s+july"
-    r"|bonfire\s+night|guy\s+fawkes(?:\s+night)?|remembrance\s+day|veterans['’]?\s+day|anzac\s+day"
-    r"|australia\s+day|waitangi\s+day|bastille\s+day|juneteenth|burns\s+night)"
-    r"(?:\s+(?:of\s+|in\s+)?((?:19|20)\d{2}))?"
-    r"(?:\s+(long\s+weekend|weekend|bank\s+holiday(?:\s+weekend)?|break|holidays?|vacation|period))?\b"
-    r"(?=['’]s\b|\s*[,.;:?!)]|\s*$|\s+(?:dinner|lunch|breakfast|brunch|morning|afternoon|evening|night|"
-    r"and|or|but|so|when|while|before|after|with|for|at|in|on|to|of|i|we|my|our|did|was|were|had|have|"
-    r"has|is|then|last|this|that|together|alone|again|itself|at\s+all)\b)",
-    re.I,
-)
-_CANADA = ("America/Toronto", "America/Vancouver", "America/Montreal", "America/Edmonton",
-           "America/Winnipeg", "America/Halifax", "America/St_Johns", "America/Regina",
-           "America/Moncton", "America/Whitehorse", "America/Yellowknife", "America/Iqaluit",
-           "America/Glace_Bay", "America/Goose_Bay", "America/Swift_Current", "Canada/")  # fmt: skip
-_BRITAIN = ("Europe/London", "Europe/Dublin", "Europe/Belfast", "Europe/Guernsey", "Europe/Jersey",
-            "Europe/Isle_of_Man", "GB", "Eire")  # fmt: skip
-_OCEANIA = ("Australia/", "NZ", "Pacific/Auckland", "Pacific/Chatham")
-_IRELAND = ("Europe/Dublin", "Eire")
-_STATES = ("America/New_York", "America/Chicago", "America/Denver", "America/Los_Angeles",
-           "America/Phoenix", "America/Anchorage", "America/Detroit", "America/Boise",
-           "America/Indiana/", "America/Kentucky/", "America/North_Dakota/", "America/Juneau",
-           "America/Sitka", "America/Nome", "America/Menominee", "Pacific/Honolulu", "US/")  # fmt: skip
-# A long weekend, a bank holiday: "over the bank holiday", "the August long weekend", "the
-# late May bank holiday", "last long weekend" — the latest one begun (of that month, or that
-# kind), from the Saturday (Good Friday) to the Monday; the country of the user's zone has
-# them (Britain, Ireland, Canada, the United States), another has none this knows of.
-_LONG_WEEKEND = re.compile(
-    rf"\b(?:(since)\s+)?(?:(this|last|past|previous)\s+|the\s+)?"
-    rf"(?:(early|late)\s+)?(?:(spring|summer|easter|{_MONTHS}|may)\s+)?"
-    rf"(long\s+weekend|bank\s+holiday(?:\s+(?:weekend|monday))?)\b",
-    re.I,
-)
 _THIRDS = {"early": 0, "start": 0, "beginning": 0, "mid": 1, "middle": 1, "late": 2, "end": 2}
 _WEEKDAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
 # "this Friday": the one just gone in a question about the past ("what did I do this Friday?",
@@ -248,7 +205,8 @@ _ANY_DOING = _STOP | frozenset(
         "talk talked talking mention mentioned write wrote written note noted journal journaled log "
         "logged remember recall think thought feel felt feeling anything something everything stuff "
         "all about so far whole can could would will you please remind show list again oh hey hi "
-        "ok okay so just also then last past previous next night morning afternoon evening",
+        "ok okay so just also then last past previous next night morning afternoon evening over during "
+        "around through throughout",
     )
 )
 
@@ -422,7 +380,8 @@ def window_of(text: str, now: datetime, zone: tzinfo = UTC) -> Window | None:
             day = today + timedelta(days=(weekday - today.weekday()) % 7)
         return Window(day, day + timedelta(days=1), m.group(0))
     about_past = bool(_ASKS_ABOUT_PAST.search(text) or _HAVE_DONE.search(text))
-    holiday, long = _HOLIDAY.search(text), _LONG_WEEKEND.search(text)
+    holiday = next(named_days.as_time(text), None)
+    long = named_days.LONG_WEEKEND.search(text)
     of_day = _holiday(holiday, now, zone, about_past=about_past) if holiday else None
     weekend = _long_weekend(long, now, zone, about_past=about_past) if long else None
     # The month of "the Fourth of July", "the August long weekend", "the late May bank holiday"
@@ -502,227 +461,84 @@ def _season(m: re.Match[str], now: datetime, zone: tzinfo, *, about_past: bool) 
 def _holiday(
     m: re.Match[str], now: datetime, zone: tzinfo, *, about_past: bool, year: int | None = None
 ) -> Window | None:
-    """The named day a `_HOLIDAY` match names, as asked at `now` in `zone` (whose country
-    decides the days that differ): the latest one begun, "last" the one before it when it is
-    under way, "this" the coming one in a plan, a year's, or "since" it until now. None in a
-    plan or a habit that names no which ("what are we doing for Christmas?"), and for a day
-    the country has no one date for. `year`: that year's (a year the question names apart)."""
-    since, which, name, said_year, span = m.groups()
-    which = (which or "").lower()
+    """The named day a `named_days.HOLIDAY` match names, as asked at `now` in `zone` (whose
+    country decides the days that differ): `named_days.pick`'s, a year's, or "since" it (its
+    main day, the latest gone) until now. None in a plan or a habit that names no which ("what
+    are we doing for Christmas?"), and for a day the country has no one date for. `year`: that
+    year's (a year the question names apart)."""
+    since, which, name, said_year, before_last, span = m.groups()
+    which = " ".join((which or "").lower().split())
     year = int(said_year) if said_year else year
-    if not (since or which or year or about_past):
+    if not (since or which or year or before_last or about_past):
         return None
-    key = str(getattr(zone, "key", ""))
-
-    def days(y: int) -> tuple[date, date] | None:
-        return _holiday_days(name, (span or "").lower(), y, key)
-
+    where = named_days.country(str(getattr(zone, "key", "")))
+    seen = named_days.occurrences(name, span or "", where, year or now.year)
+    today = now.date()
     if year:
-        got = days(year)
+        got = next((d for d in seen if d[2].year == year), None)
+    elif since:
+        got = next((d for d in seen if d[2] < today), None)
     else:
-        begun = [d for y in (now.year + 1, now.year, now.year - 1, now.year - 2) if (d := days(y))]
-        today = now.date()
-        latest = next((d for d in begun if d[0] <= today), None)
-        got = latest
-        if latest and which in ("last", "past", "previous") and latest[1] >= today:
-            got = next((d for d in begun if d[1] < latest[0]), None)  # under way: the one before
-        elif latest and which == "this" and latest[1] < today and not about_past:
-            got = next((d for d in reversed(begun) if d[0] > today), None)  # over, in a plan: the coming one
+        got = named_days.pick(seen, today, which, about_past=about_past, before_last=bool(before_last))
     if got is None:
         return None
-    start = now.replace(year=got[0].year, month=got[0].month, day=got[0].day, hour=0, minute=0, second=0,
-                        microsecond=0)  # fmt: skip
-    end = start + timedelta(days=(got[1] - got[0]).days + 1)
     if since:
-        return Window(start, now, m.group(0), named=True)
-    return Window(start, end, m.group(0), named=True)
+        return Window(_midnight(now, got[2]), now, m.group(0), named=True)
+    return Window(_midnight(now, got[0]), _midnight(now, got[1]) + timedelta(days=1), m.group(0), named=True)
 
 
 def _holiday_anchor(anchor: Anchor, now: datetime, zone: tzinfo) -> datetime | None:
-    """The day of a named day an anchor counts from ("two days before Christmas"), else None."""
+    """The day a named day an anchor counts from fell on ("two days before Christmas": the
+    latest Christmas whose counted days have begun by `now`), else None."""
     m = _named_day(anchor.event)
-    if m is None or m.group(5):  # "the Christmas break" is no one day to count from
+    if m is None or m.group(6):  # "the Christmas break" is no one day to count from
         return None
-    w = _holiday(m, now, zone, about_past=True)
-    if w is None:
-        return None
-    main = _holiday_days(m.group(3), "day", w.start.year, str(getattr(zone, "key", "")))
-    if main is None:
-        return None
-    return w.start.replace(year=main[0].year, month=main[0].month, day=main[0].day)
+    now = now.astimezone(zone)
+    which, said_year = " ".join((m.group(2) or "").lower().split()), m.group(4)
+    where = named_days.country(str(getattr(zone, "key", "")))
+    seen = named_days.occurrences(m.group(3), "", where, int(said_year) if said_year else now.year)
+    today = now.date()
+    if said_year:
+        got = next((d for d in seen if d[2].year == int(said_year)), None)
+    elif which or m.group(5):
+        got = named_days.pick(seen, today, which, about_past=True, before_last=bool(m.group(5)))
+    else:
+        got = next((d for d in seen if d[2] + timedelta(days=anchor.first) <= today), None)
+    return _midnight(now, got[2]) if got else None
+
+
+def _named_day(event: str) -> re.Match[str] | None:
+    """`event` as a named day ("Christmas", "last Easter"), else None."""
+    return named_days.HOLIDAY.fullmatch(re.sub(r"^(?:the|my|our)\s+", "", event.strip(), flags=re.I))
 
 
 def _long_weekend(m: re.Match[str], now: datetime, zone: tzinfo, *, about_past: bool) -> Window | None:
-    """The long weekend a `_LONG_WEEKEND` match names, as `_holiday` reads which one."""
+    """The long weekend a `named_days.LONG_WEEKEND` match names, of the user's country, chosen as
+    a named day is ("the May bank holiday": the first of May's, Britain's early one)."""
     since, which = (m.group(1) or "").lower(), (m.group(2) or "").lower()
     kind = {w.lower() for w in m.group(3, 4) if w}
     if not (since or which or about_past):
         return None  # "what are we doing for the long weekend?": a plan
-    key = str(getattr(zone, "key", ""))
+    where = named_days.country(str(getattr(zone, "key", "")))
+    seen: list[tuple[date, date, date]] = []
+    for year in range(now.year + 1, now.year - 3, -1):
+        fits = [(a, b, b) for a, b, words in named_days.long_weekends(year, where) if kind <= words]
+        seen += fits[:1] if kind else fits[::-1]
     today = now.date()
-    wanted = []
-    for y in (now.year - 2, now.year - 1, now.year, now.year + 1):
-        of_year = [span for span in _long_weekends(y, key) if kind <= span[2]]
-        # "the May bank holiday": the first of those the words fit (Britain's early one).
-        wanted += of_year[:1] if kind else of_year
-    begun = sorted((x for x in wanted if x[0] <= today), key=lambda x: x[0])
-    if not begun:
-        return None
-    got = begun[-1]
-    if which in ("last", "past", "previous") and got[1] >= today and len(begun) > 1:
-        got = begun[-2]  # under way: the one before
-    elif which == "this" and got[1] < today and not about_past:
-        coming = sorted((x for x in wanted if x[0] > today), key=lambda x: x[0])
-        got = coming[0] if coming else got
-    start = now.replace(year=got[0].year, month=got[0].month, day=got[0].day, hour=0, minute=0, second=0,
-                        microsecond=0)  # fmt: skip
     if since:
-        return Window(start, now, m.group(0))
-    return Window(start, start + timedelta(days=(got[1] - got[0]).days + 1), m.group(0))
-
-
-def _long_weekends(year: int, zone_key: str) -> list[tuple[date, date, set[str]]]:
-    """A country's long weekends of `year`, each (first day, last day, the words that name it:
-    its month, "early" / "late" / "spring" / "summer" / "easter"); none for another country."""
-    easter = _easter(year)
-    names = _MONTHS.replace("april", "april|may").split("|")  # not strftime: a locale's names
-    out = [(easter - timedelta(days=2), easter + timedelta(days=1), {"easter", names[easter.month - 1]})]
-
-    def monday(month: int, n: int, *words: str) -> None:
-        day = _nth_weekday(year, month, 0, n)
-        out.append((day - timedelta(days=2), day, {names[month - 1], *words}))
-
-    if zone_key.startswith(_IRELAND):
-        for month, n in ((2, 1), (5, 1), (6, 1), (8, 1), (10, -1)):
-            monday(month, n, *(["summer"] if month == 8 else []))
-    elif zone_key.startswith(_BRITAIN):
-        monday(5, 1, "early")
-        monday(5, -1, "late", "spring")
-        monday(8, -1, "summer")
-    elif zone_key.startswith(_CANADA):
-        monday(2, 3)  # Family Day, in most provinces
-        victoria = _nth_weekday(year, 5, 0, -1, before=25)
-        out.append((victoria - timedelta(days=2), victoria, {"may"}))  # Victoria Day
-        monday(8, 1, "summer")  # the civic holiday
-        monday(9, 1)
-        monday(10, 2)
-    elif zone_key.startswith(_STATES):
-        monday(1, 3)
-        monday(2, 3)
-        monday(5, -1)
-        monday(9, 1)
-        thanksgiving = _nth_weekday(year, 11, 3, 4)
-        out.append((thanksgiving, thanksgiving + timedelta(days=3), {"november"}))
+        got = next((d for d in seen if d[2] < today), None)
     else:
-        return []
-    return sorted(out, key=lambda x: x[0])
-
-
-def _named_day(event: str) -> re.Match[str] | None:
-    """`event` as a named day ("Christmas", "the Easter weekend"), else None."""
-    return _HOLIDAY.fullmatch(re.sub(r"^(?:the|my|our)\s+", "", event.strip(), flags=re.I))
-
-
-def _holiday_days(name: str, span: str, year: int, zone_key: str) -> tuple[date, date] | None:
-    """The first and last day of `name` (a `_HOLIDAY` name) in `year`, for a user in
-    `zone_key`'s country; `span` "day" is its one main day, "weekend" / "break" its long weekend
-    or holidays, else the days the name is said of ("Christmas": Christmas Eve to Boxing Day,
-    "Easter": Good Friday to Easter Monday, a Monday's: its long weekend)."""
-    n = " ".join(re.sub(r"['’.]", "", name.lower()).replace("saint ", "st ").split())
-    n = re.sub(r"s day$", "s", n) if n.startswith(("valentines", "st patricks")) else n
-    canada, britain = zone_key.startswith(_CANADA), zone_key.startswith(_BRITAIN)
-    oceania = zone_key.startswith(_OCEANIA)
-    easter = _easter(year)
-    fixed = {
-        "new years eve": (12, 31), "new years day": (1, 1), "christmas eve": (12, 24),
-        "christmas day": (12, 25), "boxing day": (12, 26), "valentines": (2, 14),
-        "st patricks": (3, 17), "halloween": (10, 31), "canada day": (7, 1),
-        "independence day": (7, 4), "fourth of july": (7, 4), "4th of july": (7, 4),
-        "bonfire night": (11, 5), "guy fawkes": (11, 5), "guy fawkes night": (11, 5),
-        "remembrance day": (11, 11), "veterans day": (11, 11), "anzac day": (4, 25),
-        "australia day": (1, 26), "waitangi day": (2, 6), "bastille day": (7, 14),
-        "juneteenth": (6, 19), "burns night": (1, 25),
-    }  # fmt: skip
-    thanksgiving_us = _nth_weekday(year, 11, 3, 4)
-    if n in fixed:
-        main = first = last = date(year, *fixed[n])
-    elif n in ("christmas", "xmas"):
-        main, first, last = date(year, 12, 25), date(year, 12, 24), date(year, 12, 26)
-    elif n == "new years":
-        main, first, last = date(year, 1, 1), date(year - 1, 12, 31), date(year, 1, 1)
-    elif n == "easter":
-        main, first, last = easter, easter - timedelta(days=2), easter + timedelta(days=1)
-    elif n in _FROM_EASTER:
-        main = first = last = easter + timedelta(days=_FROM_EASTER[n])
-    elif n == "mothers day":
-        main = first = last = easter - timedelta(days=21) if britain else _nth_weekday(year, 5, 6, 2)
-    elif n == "fathers day":
-        main = first = last = _nth_weekday(year, 9, 6, 1) if oceania else _nth_weekday(year, 6, 6, 3)
-    elif n in ("thanksgiving", "thanksgiving day"):
-        main = first = last = _nth_weekday(year, 10, 0, 2) if canada else thanksgiving_us
-        if canada and n == "thanksgiving":
-            first = main - timedelta(days=2)  # the weekend its dinner is eaten in
-    elif n == "black friday":
-        main = first = last = thanksgiving_us + timedelta(days=1)
-    elif n == "memorial day":
-        main = first = last = _nth_weekday(year, 5, 0, -1)
-    elif n in ("labour day", "labor day"):
-        if zone_key.startswith("Australia/"):
-            return None  # a different day in each state
-        main = first = last = _nth_weekday(year, 10, 0, 4) if oceania else _nth_weekday(year, 9, 0, 1)
-    elif n == "victoria day":
-        main = first = last = _nth_weekday(year, 5, 0, -1, before=25)
-    else:
+        got = named_days.pick(seen, today, which, about_past=about_past)
+    if got is None:
         return None
-    if span == "day":
-        return main, main
-    if "weekend" in span or "bank" in span:
-        weekday = main.weekday()
-        if n == "easter":
-            return first, last
-        if weekday == 0:  # a Monday: Saturday to it
-            return main - timedelta(days=2), main
-        if weekday in (3, 4):  # a Thursday or a Friday: it to Sunday
-            return main, main + timedelta(days=6 - weekday)
-        if weekday >= 5:
-            return main - timedelta(days=weekday - 5), main + timedelta(days=6 - weekday)
-        return main, main
-    if span:  # a break, the holidays: Christmas to the new year, Easter's fortnight
-        if n in ("christmas", "xmas", "christmas day"):
-            return date(year, 12, 24), date(year + 1, 1, 1)
-        if n == "easter":
-            return easter - timedelta(days=9), easter + timedelta(days=8)
-    return first, last
+    if since:
+        return Window(_midnight(now, got[0]), now, m.group(0))
+    return Window(_midnight(now, got[0]), _midnight(now, got[1]) + timedelta(days=1), m.group(0))
 
 
-_FROM_EASTER = {"easter sunday": 0, "easter monday": 1, "good friday": -2, "mothering sunday": -21,
-                "shrove tuesday": -47, "pancake day": -47, "mardi gras": -47}  # fmt: skip
-
-
-def _easter(year: int) -> date:
-    """Western Easter Sunday (the anonymous Gregorian computus)."""
-    a, b, c = year % 19, year // 100, year % 100
-    d, e = divmod(b, 4)
-    g = (8 * b + 13) // 25
-    h = (19 * a + b - d - g + 15) % 30
-    i, k = divmod(c, 4)
-    l = (32 + 2 * e + 2 * i - h - k) % 7  # noqa: E741 (the algorithm's name)
-    m = (a + 11 * h + 22 * l) // 451
-    month, day = divmod(h + l - 7 * m + 114, 31)
-    return date(year, month, day + 1)
-
-
-def _nth_weekday(year: int, month: int, weekday: int, n: int, *, before: int | None = None) -> date:
-    """The n-th `weekday` (Monday 0) of a month, n = -1 the last; with `before`, the last one
-    before that day of the month (Victoria Day: the Monday before May 25)."""
-    if before is not None:
-        day = date(year, month, before - 1)
-        return day - timedelta(days=(day.weekday() - weekday) % 7)
-    if n > 0:
-        first = date(year, month, 1)
-        return first + timedelta(days=(weekday - first.weekday()) % 7 + 7 * (n - 1))
-    last = (date(year, month, 28) + timedelta(days=4)).replace(day=1) - timedelta(days=1)
-    return last - timedelta(days=(last.weekday() - weekday) % 7)
+def _midnight(now: datetime, day: date) -> datetime:
+    """The start of `day` in `now`'s zone."""
+    return datetime(day.year, day.month, day.day, tzinfo=now.tzinfo)
 
 
 def _part_of(day: datetime, first: int, last: int, phrase: str) -> Window:
@@ -799,8 +615,12 @@ def cues_of(text: str) -> list[str]:
     # The question itself: "I remember you said X before Y. Can you remind me …?" names no two things.
     sentences = _SENTENCE_END.split(text.strip())
     text = next((x for x in reversed(sentences) if x.endswith("?")), sentences[-1])
-    # "the week before last", "the day before yesterday" name a time, not two events.
+    # "the week before last", "the day before yesterday", "since Christmas", "the Christmas before
+    # last" name a time, not two events ("before Christmas" names one: "did I quit before or
+    # after Christmas?").
     text = _BEFORE_LAST.sub("then", _DAY_BEFORE_YESTERDAY.sub("then", text))
+    for day in reversed([d for d in named_days.as_time(text) if d.group(1) or d.group(5)]):
+        text = text[: day.start()] + "then" + text[day.end() :]
     quoted = [q.strip() for q in _QUOTED.findall(text)]
     if len(quoted) >= 2:
         return quoted
@@ -862,8 +682,7 @@ def _without_time(piece: str) -> str:
         _WEEKEND,
         _CALENDAR,
         _SEASON_NAMED,
-        _HOLIDAY,
-        _LONG_WEEKEND,
+        named_days.LONG_WEEKEND,
     ):
         piece = phrase.sub(" ", piece)
     return piece

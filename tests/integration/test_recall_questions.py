@@ -104,7 +104,12 @@ MONDAY = _at("2026-03-09")
         ("What did I do on the Fourth of July?", "2025-07-04", "2025-07-05"),  # not all July
         ("What did I cook for Christmas 2024?", "2024-12-24", "2024-12-27"),
         ("What did I do on Christmas Day last year?", "2025-12-25", "2025-12-26"),
-        ("What have I cooked since Christmas?", "2025-12-24", "2026-03-09"),
+        ("What have I cooked since Christmas?", "2025-12-25", "2026-03-09"),  # from its day
+        ("What have I read since New Year?", "2026-01-01", "2026-03-09"),
+        ("Who hosted this past Thanksgiving?", "2025-11-27", "2025-11-28"),
+        ("Where were we the Christmas before last?", "2024-12-24", "2024-12-27"),
+        ("What did I do over Xmas Eve?", "2025-12-24", "2025-12-25"),
+        ("What did we do over the Thanksgiving break?", "2025-11-27", "2025-12-01"),
         ("What did I do over the Christmas holidays?", "2025-12-24", "2026-01-02"),
         ("What did we have for Thanksgiving dinner?", "2025-11-27", "2025-11-28"),
         ("What did I do on the 23rd of December, before Christmas?", "2025-12-23", "2025-12-24"),
@@ -137,6 +142,14 @@ def test_no_time_phrase_no_window_and_no_dateparser():
         "Who painted the Easter eggs?",
         "Who is my valentine?",
         "What should I get mum for Mother's Day?",  # a plan: what was said before it
+        # A named day as a point of reference, a title, a purpose (said weeks before it).
+        "Did I quit smoking before or after Christmas?",
+        "What did I say about Easter?",
+        "Between Christmas and New Year's, what did I do?",
+        "Did I watch Independence Day?",
+        "Who sang Last Christmas?",
+        "Did I book the flights for Christmas?",
+        "What did I buy for Mother's Day?",
         "What is my plan for Friday?",
         "What did I do on the last night of the Rome trip?",
         "Did I mention what I do at the weekend?",
@@ -239,6 +252,67 @@ def test_a_long_weekend_is_the_countrys_latest(zone, question, start, end):
 def test_a_long_weekend_to_come_or_unknown_is_no_window():
     assert window_of("What are we doing for the long weekend?", SEPTEMBER, ZoneInfo("Europe/London")) is None
     assert window_of("What did we do over the bank holiday?", SEPTEMBER) is None, "UTC: no country"
+
+
+def test_a_named_day_as_a_point_of_reference_keeps_its_cue():
+    assert cues_of("Did I quit smoking before or after Christmas?") == ["I quit smoking", "Christmas"]
+    assert read_question("What did we do over Easter?", MONDAY).only_time, "'over' asks for no thing"
+
+
+@pytest.mark.parametrize(
+    ("now", "question", "start", "end"),
+    [
+        # "since" and a count go from a day gone: asked on Christmas Eve, last year's.
+        ("2025-12-24T12:00", "What have I eaten since Christmas?", "2024-12-25", "2025-12-24"),
+        ("2025-12-24T12:00", "What did I do the day after Christmas?", "2024-12-26", "2024-12-27"),
+        ("2025-12-24T12:00", "What did I do two days before Christmas?", "2025-12-23", "2025-12-24"),
+        ("2026-03-09T12:00", "What did I do a week after New Year's?", "2026-01-05", "2026-01-12"),
+        ("2026-03-09T12:00", "What did I do the day before New Year's?", "2025-12-31", "2026-01-01"),
+    ],
+)
+def test_a_time_counted_from_a_named_day_is_from_one_gone(now, question, start, end):
+    asked = read_question(question, datetime.fromisoformat(now).replace(tzinfo=UTC))
+    assert asked.window is not None and asked.anchor is None
+    assert (f"{asked.window.start:%Y-%m-%d}", f"{asked.window.end:%Y-%m-%d}") == (start, end)
+
+
+def test_a_time_counted_from_a_named_day_is_in_the_users_days():
+    # A recall's `now` is UTC; west of it, the day before Christmas is still Dec 23 there.
+    asked = read_question(
+        "What did I do two days before Christmas?", _at("2026-03-09T02:00"), ZoneInfo("America/New_York")
+    )
+    assert asked.window is not None
+    assert f"{asked.window.start:%Y-%m-%d %H:%M}" == "2025-12-23 00:00"
+    assert asked.window.start.utcoffset() == ZoneInfo("America/New_York").utcoffset(asked.window.start)
+
+
+@pytest.mark.parametrize(
+    ("zone", "question", "day"),
+    [
+        ("Europe/Berlin", "What did I do on Labour Day?", "2025-05-01"),
+        ("Europe/London", "What did I do on Labour Day?", "2025-05-05"),  # the May Day holiday
+        ("America/Chicago", "What did I do on Labor Day?", "2025-09-01"),
+    ],
+)
+def test_labour_day_is_the_countrys(zone, question, day):
+    window = window_of(question, MONDAY, ZoneInfo(zone))
+    assert window is not None and f"{window.start:%Y-%m-%d}" == day
+
+
+def test_independence_day_is_the_united_states_only_where_it_is_theirs():
+    assert window_of("What did I do on Independence Day?", MONDAY, ZoneInfo("Asia/Kolkata")) is None
+    assert window_of("What did I do on Independence Day?", MONDAY) is not None  # UTC: the default
+
+
+def test_a_named_day_far_from_now_does_not_fail():
+    for year in (2, 9998, 9999):
+        window_of("What did I do on Christmas?", datetime(year, 6, 1, tzinfo=UTC))
+        window_of(
+            "What did we do over the bank holiday?",
+            datetime(year, 6, 1, tzinfo=UTC),
+            ZoneInfo("Europe/London"),
+        )
+        read_question("What did I do two days before New Year's?", datetime(year, 6, 1, tzinfo=UTC))
 
 
 def test_a_named_day_a_country_has_no_one_date_for_is_no_window():

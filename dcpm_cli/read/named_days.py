@@ -1,0 +1,291 @@
+"""Named days and long weekends: which days "Christmas", "last Thanksgiving" or "the August
+long weekend" mean to a user in a country. Plain calendar arithmetic, no table to download: the
+Gregorian computus for Easter, the n-th weekday of a month for the rest. The country is read from
+the user's `timezone` (America/Toronto is Canada); an unknown one (UTC, the default) reads the
+days the United States and most English-speaking countries share.
+
+Days a lunar calendar sets (Eid, Diwali, Hanukkah, the Lunar New Year) are no arithmetic here:
+a question naming them is searched as words.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from datetime import MAXYEAR, MINYEAR, date, timedelta
+
+# A named day: "on Christmas Eve", "over Easter", "last Thanksgiving", "Christmas 2024", "the
+# Christmas before last", "the Labour Day weekend". Like a season's, a name that is a word of a
+# thing ("the Christmas tree", "Easter eggs", "the Halloween costume") is not a time: after it
+# come only the end, "'s", a meal or part of a day, or a word that is no noun.
+HOLIDAY = re.compile(
+    r"\b(?:(since)\s+)?(?:(this\s+past|this|last|past|previous)\s+)?(?:the\s+)?"
+    r"(new\s+year['’]?s\s+eve|new\s+year['’]?s(?:\s+day)?|(?-i:New\s+Year)(?!['’]?s)"
+    r"|(?:christmas|x-?mas)\s+eve|christmas\s+day|christmas\s*time|christmas|x-?mas"
+    r"|boxing\s+day|valentine['’]?s(?:\s+day)?|st\.?\s+patrick['’]?s(?:\s+day)?|saint\s+patrick['’]?s(?:\s+day)?"
+    r"|halloween|hallowe['’]en|good\s+friday|easter\s+sunday|easter\s+monday|easter"
+    r"|shrove\s+tuesday|pancake\s+day|mardi\s+gras|mother['’]?s['’]?\s+day|mothering\s+sunday"
+    r"|father['’]?s['’]?\s+day|thanksgiving(?:\s+day)?|black\s+friday|memorial\s+day|labou?r\s+day"
+    r"|canada\s+day|victoria\s+day|independence\s+day|fourth\s+of\s+july|4th\s+of\s+july"
+    r"|bonfire\s+night|guy\s+fawkes(?:\s+night)?|remembrance\s+day|veterans['’]?\s+day|anzac\s+day"
+    r"|australia\s+day|waitangi\s+day|bastille\s+day|juneteenth|burns\s+night)"
+    r"(?:\s+(?:of\s+|in\s+)?((?:19|20)\d{2}))?"
+    r"(\s+before\s+last)?"
+    r"(?:\s+(long\s+weekend|weekend|bank\s+holiday(?:\s+weekend)?|break|holidays?|vacation|period))?\b"
+    r"(?=['’]s\b|\s*[,.;:?!)—…-]|\s*$|\s+(?:dinner|lunch|breakfast|brunch|morning|afternoon|evening|"
+    r"night|and|or|but|so|when|while|before|after|with|for|at|in|on|to|of|i|we|my|our|did|was|were|"
+    r"had|have|has|is|then|last|this|that|together|alone|again|itself|at\s+all)\b)",
+    re.I,
+)
+# A long weekend, a bank holiday: "over the bank holiday", "the August long weekend", "the
+# late May bank holiday", "last long weekend".
+LONG_WEEKEND = re.compile(
+    r"\b(?:(since)\s+)?(?:(this|last|past|previous)\s+|the\s+)?"
+    r"(?:(early|late)\s+)?(?:(spring|summer|easter|january|february|march|april|may|june|july|"
+    r"august|september|october|november|december)\s+)?"
+    r"(long\s+weekend|bank\s+holiday(?:\s+(?:weekend|monday))?)\b",
+    re.I,
+)
+# A named day said as a point of reference, not as the time asked about: "did I quit before or
+# after Christmas?", "what did I say about Easter?", "between Christmas and New Year's"; a title
+# ("did I watch Independence Day?", "who sang Last Christmas?").
+_REFERENCE = re.compile(
+    r"\b(?:before|after|until|till|til|by|between|and|about|regarding|re|of|watch|watched|watching|"
+    r"see|saw|seen|read|sing|sang|sung|hear|heard|movie|film|song|album|show|episode|book|called|"
+    r"titled|named)\s+$",
+    re.I,
+)
+# "For Christmas" with a verb of what is done beforehand is a purpose ("did I book the flights
+# for Christmas?", "what did I buy for Mother's Day?"), said weeks before the day.
+_FOR = re.compile(r"\bfor\s+$", re.I)
+_AHEAD = re.compile(
+    r"\b(?:buy|bought|buying|order|ordered|ordering|book|booked|booking|plan|planned|planning|make|"
+    r"made|making|prepare|prepared|save|saved|saving|wrap|wrapped|send|sent|pack|packed|knit|knitted|"
+    r"decorate|decorated|shop|shopped|shopping|haircut|ready|reserve|reserved|arrange|arranged)\b",
+    re.I,
+)
+
+# A country, read from an IANA zone's name.
+_ZONES = {
+    "CA": ("America/Toronto", "America/Vancouver", "America/Montreal", "America/Edmonton",
+           "America/Winnipeg", "America/Halifax", "America/St_Johns", "America/Regina",
+           "America/Moncton", "America/Whitehorse", "America/Yellowknife", "America/Iqaluit",
+           "America/Glace_Bay", "America/Goose_Bay", "America/Swift_Current", "Canada/"),
+    "US": ("America/New_York", "America/Chicago", "America/Denver", "America/Los_Angeles",
+           "America/Phoenix", "America/Anchorage", "America/Detroit", "America/Boise",
+           "America/Indiana/", "America/Kentucky/", "America/North_Dakota/", "America/Juneau",
+           "America/Sitka", "America/Nome", "America/Menominee", "Pacific/Honolulu", "US/"),
+    "IE": ("Europe/Dublin", "Eire"),
+    "GB": ("Europe/London", "Europe/Belfast", "Europe/Guernsey", "Europe/Jersey", "Europe/Isle_of_Man",
+           "GB"),
+    "AU": ("Australia/",),
+    "NZ": ("Pacific/Auckland", "Pacific/Chatham", "NZ"),
+}  # fmt: skip
+_UNKNOWN = ("", "UTC", "GMT", "Universal", "Zulu", "UCT", "Greenwich")
+_MONTH_NAMES = ("january", "february", "march", "april", "may", "june", "july", "august", "september",
+                "october", "november", "december")  # fmt: skip
+_FIXED = {
+    "new years eve": (12, 31), "new years day": (1, 1), "christmas eve": (12, 24),
+    "christmas day": (12, 25), "boxing day": (12, 26), "valentines": (2, 14),
+    "st patricks": (3, 17), "halloween": (10, 31), "canada day": (7, 1),
+    "fourth of july": (7, 4), "4th of july": (7, 4), "bonfire night": (11, 5),
+    "guy fawkes": (11, 5), "guy fawkes night": (11, 5), "remembrance day": (11, 11),
+    "veterans day": (11, 11), "anzac day": (4, 25), "australia day": (1, 26),
+    "waitangi day": (2, 6), "bastille day": (7, 14), "juneteenth": (6, 19), "burns night": (1, 25),
+}  # fmt: skip
+_FROM_EASTER = {"easter sunday": 0, "easter monday": 1, "good friday": -2, "mothering sunday": -21,
+                "shrove tuesday": -47, "pancake day": -47, "mardi gras": -47}  # fmt: skip
+
+Days = tuple[date, date, date]  # the first, the last and the main one (the day counted from)
+
+
+def country(zone_key: str) -> str:
+    """ "CA", "US", "GB", "IE", "AU", "NZ" for a zone of theirs, "" for UTC and the like (the days
+    most English-speaking countries share), "other" for any other country's."""
+    if zone_key in _UNKNOWN or zone_key.startswith("Etc/"):
+        return ""
+    return next((c for c, zones in _ZONES.items() if zone_key.startswith(zones)), "other")
+
+
+def as_time(text: str) -> Iterator[re.Match[str]]:
+    """The named days `text` says as a time: not a point of reference, a title or a purpose."""
+    for m in HOLIDAY.finditer(text):
+        before = text[: m.start()]
+        if m.group(1) is None and _REFERENCE.search(before):
+            continue
+        if _FOR.search(before) and _AHEAD.search(text):
+            continue
+        yield m
+
+
+def normal(name: str) -> str:
+    """A `HOLIDAY` name as one key: "St. Patrick's Day" → "st patricks", "X-mas" → "christmas"."""
+    n = " ".join(re.sub(r"['’.]", "", name.lower()).replace("saint ", "st ").split())
+    n = re.sub(r"^x-?mas", "christmas", n)
+    n = {"christmastime": "christmas", "christmas time": "christmas", "new year": "new years"}.get(n, n)
+    return re.sub(r"s day$", "s", n) if n.startswith(("valentines", "st patricks")) else n
+
+
+def occurrences(name: str, span: str, where: str, around: int) -> list[Days]:
+    """The days of `name` in the years around `around`, newest first (none that `where`, a
+    `country`, has no one date for)."""
+    out = []
+    for year in range(around + 1, around - 4, -1):
+        if MINYEAR < year < MAXYEAR and (days := _days(normal(name), span.lower(), year, where)):
+            out.append(days)
+    return out
+
+
+def pick(
+    seen: list[Days], today: date, which: str, *, about_past: bool, before_last: bool = False
+) -> Days | None:
+    """Which of `seen` (newest first) a question means: the latest one begun; "last" the one
+    before it when it is under way; "this" the coming one in a plan once it is over; "before
+    last" the one before the latest over."""
+    begun = [d for d in seen if d[0] <= today]
+    if not begun:
+        return None
+    if before_last:
+        over = [d for d in begun if d[1] < today]
+        return over[1] if len(over) > 1 else None
+    if which in ("last", "past", "previous", "this past") and begun[0][1] >= today:
+        return begun[1] if len(begun) > 1 else None
+    if which == "this" and begun[0][1] < today and not about_past:
+        coming = [d for d in seen if d[0] > today]
+        return coming[-1] if coming else begun[0]
+    return begun[0]
+
+
+def long_weekends(year: int, where: str) -> list[tuple[date, date, set[str]]]:
+    """A country's long weekends of `year`, in order, each (first day, last day, the words that
+    name it: its month, "early" / "late" / "spring" / "summer" / "easter"); none for a country
+    this knows none of."""
+    if not MINYEAR < year < MAXYEAR or where not in ("GB", "IE", "CA", "US"):
+        return []
+    easter = _easter(year)
+    out = [
+        (easter - timedelta(days=2), easter + timedelta(days=1), {"easter", _MONTH_NAMES[easter.month - 1]})
+    ]
+
+    def monday(month: int, n: int, *words: str) -> None:
+        day = nth_weekday(year, month, 0, n)
+        out.append((day - timedelta(days=2), day, {_MONTH_NAMES[month - 1], *words}))
+
+    if where == "IE":
+        for month, n in ((2, 1), (5, 1), (6, 1), (8, 1), (10, -1)):
+            monday(month, n, *(["summer"] if month == 8 else []))
+    elif where == "GB":
+        monday(5, 1, "early")
+        monday(5, -1, "late", "spring")
+        monday(8, -1, "summer")
+    elif where == "CA":
+        monday(2, 3)  # Family Day, in most provinces
+        victoria = nth_weekday(year, 5, 0, -1, before=25)
+        out.append((victoria - timedelta(days=2), victoria, {"may"}))  # Victoria Day
+        monday(8, 1, "summer")  # the civic holiday
+        monday(9, 1)
+        monday(10, 2)
+    else:
+        monday(1, 3)
+        monday(2, 3)
+        monday(5, -1)
+        monday(9, 1)
+        thanksgiving = nth_weekday(year, 11, 3, 4)
+        out.append((thanksgiving, thanksgiving + timedelta(days=3), {"november", "thanksgiving"}))
+    return sorted(out, key=lambda x: x[0])
+
+
+def _days(n: str, span: str, year: int, where: str) -> Days | None:
+    """The days of the named day `n` (a `normal` name) in `year` for a user in `where`; `span`
+    "weekend" / "bank holiday" its long weekend, "break" / "holidays" its holidays, else the days
+    the name is said of ("Christmas": Christmas Eve to Boxing Day, "Easter": Good Friday to
+    Easter Monday, "New Year's": its Eve and Day)."""
+    easter = _easter(year)
+    thanksgiving_us = nth_weekday(year, 11, 3, 4)
+    if n in _FIXED:
+        main = first = last = date(year, *_FIXED[n])
+    elif n == "christmas":
+        main, first, last = date(year, 12, 25), date(year, 12, 24), date(year, 12, 26)
+    elif n == "new years":
+        main, first, last = date(year, 1, 1), date(year - 1, 12, 31), date(year, 1, 1)
+    elif n == "easter":
+        main, first, last = easter, easter - timedelta(days=2), easter + timedelta(days=1)
+    elif n in _FROM_EASTER:
+        if n == "mardi gras" and where == "AU":
+            return None  # Sydney's is a parade in February or March
+        main = first = last = easter + timedelta(days=_FROM_EASTER[n])
+    elif n == "independence day":
+        if where not in ("US", ""):
+            return None  # every country has its own
+        main = first = last = date(year, 7, 4)
+    elif n == "mothers day":
+        main = first = last = (
+            easter - timedelta(days=21) if where in ("GB", "IE") else nth_weekday(year, 5, 6, 2)
+        )
+    elif n == "fathers day":
+        main = first = last = (
+            nth_weekday(year, 9, 6, 1) if where in ("AU", "NZ") else nth_weekday(year, 6, 6, 3)
+        )
+    elif n in ("thanksgiving", "thanksgiving day"):
+        main = first = last = nth_weekday(year, 10, 0, 2) if where == "CA" else thanksgiving_us
+        if where == "CA" and n == "thanksgiving":
+            first = main - timedelta(days=2)  # the weekend its dinner is eaten in
+    elif n == "black friday":
+        main = first = last = thanksgiving_us + timedelta(days=1)
+    elif n == "memorial day":
+        main = first = last = nth_weekday(year, 5, 0, -1)
+    elif n in ("labour day", "labor day"):
+        if where == "AU":
+            return None  # a different day in each state
+        main = first = last = {
+            "US": nth_weekday(year, 9, 0, 1), "CA": nth_weekday(year, 9, 0, 1),
+            "": nth_weekday(year, 9, 0, 1), "NZ": nth_weekday(year, 10, 0, 4),
+            "GB": nth_weekday(year, 5, 0, 1), "IE": nth_weekday(year, 5, 0, 1),
+        }.get(where, date(year, 5, 1))  # fmt: skip
+    elif n == "victoria day":
+        main = first = last = nth_weekday(year, 5, 0, -1, before=25)
+    else:
+        return None
+    if n in ("christmas", "christmas day") and span and "weekend" not in span and "bank" not in span:
+        if year + 1 >= MAXYEAR:
+            return None
+        return date(year, 12, 24), date(year + 1, 1, 1), main  # the Christmas holidays, to New Year's Day
+    if n == "easter" and span and "weekend" not in span and "bank" not in span:
+        return easter - timedelta(days=9), easter + timedelta(days=8), main  # Easter's fortnight
+    if span:  # its long weekend: Saturday to a Monday, a Thursday or Friday to Sunday
+        if n == "easter":
+            return first, last, main
+        weekday = main.weekday()
+        if weekday == 0:
+            return main - timedelta(days=2), main, main
+        if weekday in (3, 4):
+            return main, main + timedelta(days=6 - weekday), main
+        if weekday >= 5:
+            return main - timedelta(days=weekday - 5), main + timedelta(days=6 - weekday), main
+    return first, last, main
+
+
+def _easter(year: int) -> date:
+    """Western Easter Sunday (the anonymous Gregorian computus)."""
+    a, b, c = year % 19, year // 100, year % 100
+    d, e = divmod(b, 4)
+    g = (8 * b + 13) // 25
+    h = (19 * a + b - d - g + 15) % 30
+    i, k = divmod(c, 4)
+    l = (32 + 2 * e + 2 * i - h - k) % 7  # noqa: E741 (the algorithm's name)
+    m = (a + 11 * h + 22 * l) // 451
+    month, day = divmod(h + l - 7 * m + 114, 31)
+    return date(year, month, day + 1)
+
+
+def nth_weekday(year: int, month: int, weekday: int, n: int, *, before: int | None = None) -> date:
+    """The n-th `weekday` (Monday 0) of a month, n = -1 the last; with `before`, the last one
+    before that day of the month (Victoria Day: the Monday before May 25)."""
+    if before is not None:
+        day = date(year, month, before - 1)
+        return day - timedelta(days=(day.weekday() - weekday) % 7)
+    if n > 0:
+        first = date(year, month, 1)
+        return first + timedelta(days=(weekday - first.weekday()) % 7 + 7 * (n - 1))
+    last = (date(year, month, 28) + timedelta(days=4)).replace(day=1) - timedelta(days=1)
+    return last - timedelta(days=(last.weekday() - weekday) % 7)
