@@ -153,8 +153,11 @@ _TO_ASSISTANT = re.compile(
     r"come up with|offer|describe|propose|make|call|name)\b"
     r"|\bour\s+(?:previous|last|earlier|past)\s+(?:conversations?|chats?|discussions?)\b"
     r"|\bremind\s+me\b"
-    # an agent asking on the user's behalf: "what did the assistant recommend…?"
-    r"|\bthe\s+assistant(?:'s\b|\s+(?:said|told|mentioned|recommended|suggested|gave|provided|listed|"
+    # an agent asking on the user's behalf: "what did the assistant recommend…?"; a person
+    # naming the other side as people do: "what did the AI tell me…?", "what did ChatGPT say…?"
+    # (not "Claude" or "Gemini": a friend's name, a sign).
+    r"|(?:\bthe\s+(?:assistant|ai|a\.i\.|chat\s?bot|bot)|\bchat\s?gpt)"
+    r"(?:['’]s\b|\s+(?:said|told|mentioned|recommended|suggested|gave|provided|listed|"
     r"shared|explained|wrote|offered|described|proposed|made|say|tell|mention|recommend|suggest|give|"
     r"provide|list|share|explain|write|offer|describe|propose|make)\b)",
     re.I,

@@ -751,6 +751,11 @@ def test_a_count_over_several_conversations_is_found_through_its_first_answers(s
         ("I'm going back to our previous conversation about knots. Which one was for climbing?", True),
         ("Can you remind me what you said about the Library of Babel?", True),
         ("Which stretches did the assistant suggest for my knee?", True),  # an agent asking
+        ("What did the AI tell me to use for blackflies?", True),  # the other side as people name it
+        ("What did ChatGPT recommend for my back?", True),
+        ("What did the chatbot say the water temperature is?", True),
+        ("What did Claude say about the wedding?", False),  # a friend, as likely as a model
+        ("Which bot did I use for the Discord server?", False),
         ("Which restaurant did I go to for our anniversary?", False),
         ("What did my assistant schedule for Monday?", False),  # a person's assistant
         ("What did the user tell the assistant about their allergies?", False),  # the user's words
