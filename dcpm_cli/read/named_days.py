@@ -39,29 +39,47 @@ HOLIDAY = re.compile(
 )
 # A long weekend, a bank holiday: "over the bank holiday", "the August long weekend", "the
 # late May bank holiday", "last long weekend".
+# "A long weekend", "any bank holiday" name none in particular: no window.
 LONG_WEEKEND = re.compile(
-    r"\b(?:(since)\s+)?(?:(this|last|past|previous)\s+|the\s+)?"
-    r"(?:(early|late)\s+)?(?:(spring|summer|easter|january|february|march|april|may|june|july|"
-    r"august|september|october|november|december)\s+)?"
-    r"(long\s+weekend|bank\s+holiday(?:\s+(?:weekend|monday))?)\b",
+    r"\b(?:(since)\s+)?(?:(this|last|past|previous)\s+|the\s+)"
+    r"(?:(early|late)\s+)?(?:(spring|summer|easter|christmas|january|february|march|april|may|june|"
+    r"july|august|september|october|november|december)\s+)?"
+    r"(long\s+weekend|bank\s+holiday(?:\s+(?:weekend|monday))?)(\s+before\s+last)?\b",
     re.I,
 )
 # A named day said as a point of reference, not as the time asked about: "did I quit before or
-# after Christmas?", "what did I say about Easter?", "between Christmas and New Year's"; a title
-# ("did I watch Independence Day?", "who sang Last Christmas?").
+# after Christmas?", "what did I say about Easter?", "between Christmas and New Year's",
+# "Christmas compared to Easter"; a title ("did I watch Independence Day?", "who sang Last
+# Christmas?"); one in particular that is not the latest ("the last Christmas we spent with
+# grandma", "our first Easter in Sydney", "that Christmas", "every Christmas").
 _REFERENCE = re.compile(
-    r"\b(?:before|after|until|till|til|by|between|and|about|regarding|re|of|watch|watched|watching|"
-    r"see|saw|seen|read|sing|sang|sung|hear|heard|movie|film|song|album|show|episode|book|called|"
-    r"titled|named)\s+$",
+    r"\b(?:before|after|until|till|til|by|between|and|about|regarding|re|of|compared\s+(?:to|with)|"
+    r"versus|vs\.?|watch|watched|watching|see|saw|seen|read|sing|sang|sung|hear|heard|mention|"
+    r"mentioned|add|added|recommend|recommended|play|played|movie|film|song|album|show|episode|book|"
+    r"called|titled|named|first|that|which|every|each|any|a|an|one|the|my|our|his|her|their|"
+    r"chinese|lunar|jewish|hebrew|persian|iranian|vietnamese|korean|tamil|sikh|hindu|islamic|hijri|"
+    r"thai|bengali|orthodox|greek|coptic|ukrainian|russian|serbian|ethiopian|julian|armenian)\s+$",
     re.I,
 )
-# "For Christmas" with a verb of what is done beforehand is a purpose ("did I book the flights
-# for Christmas?", "what did I buy for Mother's Day?"), said weeks before the day.
+# A question about a day in general or long ago, not the latest one: "did we ever spend
+# Christmas in Spain?", "at Christmas when I was little".
+_GENERAL = re.compile(r"\b(?:ever|when\s+(?:I|we)\s+was|when\s+(?:I|we)\s+were|as\s+a\s+(?:kid|child)|"
+                      r"growing\s+up|childhood|used\s+to|usually|always|never)\b", re.I)  # fmt: skip
+# A plan, said before the day, and a purpose ("for Christmas" with what is done beforehand:
+# "did I book the flights for Christmas?", "what did I buy for Mother's Day?"): what answers
+# was said weeks before the day, not on it.
+_PLAN = re.compile(
+    r"\b(?:plans?|planned|planning|decide|decided|deciding|agree|agreed|intend|intended|hosting|"
+    r"day\s+off|time\s+off|(?:I|we)['’]m|(?:I|we)\s+am|(?:I|we)\s+are|(?:I|we)['’]re|(?:I|we)['’]ll|"
+    r"(?:I|we)['’]d|(?:I|we)\s+(?:was|were)\s+(?:doing|going|planning|hosting|having|spending)|will|would|"
+    r"going\s+to|gonna)\b",
+    re.I,
+)
 _FOR = re.compile(r"\bfor\s+$", re.I)
 _AHEAD = re.compile(
-    r"\b(?:buy|bought|buying|order|ordered|ordering|book|booked|booking|plan|planned|planning|make|"
-    r"made|making|prepare|prepared|save|saved|saving|wrap|wrapped|send|sent|pack|packed|knit|knitted|"
-    r"decorate|decorated|shop|shopped|shopping|haircut|ready|reserve|reserved|arrange|arranged)\b",
+    r"\b(?:buy|bought|buying|order|ordered|ordering|book|booked|booking|make|made|making|prepare|"
+    r"prepared|save|saved|saving|wrap|wrapped|send|sent|pack|packed|knit|knitted|decorate|decorated|"
+    r"shop|shopped|shopping|haircut|ready|reserve|reserved|arrange|arranged)\b",
     re.I,
 )
 
@@ -107,14 +125,19 @@ def country(zone_key: str) -> str:
     return next((c for c, zones in _ZONES.items() if zone_key.startswith(zones)), "other")
 
 
-def as_time(text: str) -> Iterator[re.Match[str]]:
-    """The named days `text` says as a time: not a point of reference, a title or a purpose."""
-    for m in HOLIDAY.finditer(text):
+def as_time(text: str, pattern: re.Pattern[str] = HOLIDAY) -> Iterator[re.Match[str]]:
+    """The named days (or, with `LONG_WEEKEND`, long weekends) `text` says as a time: not a
+    point of reference, a title, one in particular, a plan or a purpose."""
+    if _GENERAL.search(text) or _PLAN.search(text):
+        return
+    for m in pattern.finditer(text):
         before = text[: m.start()]
         if m.group(1) is None and _REFERENCE.search(before):
             continue
         if _FOR.search(before) and _AHEAD.search(text):
             continue
+        if m.group(2) == "Last" and before.strip() and not before.rstrip().endswith((".", "!", "?")):
+            continue  # "Did I add Last Christmas to my playlist?": a title
         yield m
 
 
@@ -157,22 +180,34 @@ def pick(
 
 
 def long_weekends(year: int, where: str) -> list[tuple[date, date, set[str]]]:
-    """A country's long weekends of `year`, in order, each (first day, last day, the words that
-    name it: its month, "early" / "late" / "spring" / "summer" / "easter"); none for a country
-    this knows none of."""
-    if not MINYEAR < year < MAXYEAR or where not in ("GB", "IE", "CA", "US"):
+    """A country's long weekends and bank holidays of `year`, in order, each (first day, last
+    day, the words that name it: its month, "early" / "late" / "spring" / "summer" / "easter" /
+    "christmas"); none for a country this knows none of. A holiday on a weekend moves to the
+    next weekday; one next to a weekend takes it in."""
+    if not MINYEAR < year < MAXYEAR - 1 or where not in ("GB", "IE", "CA", "US"):
         return []
+    out = [_off(date(year, 1, 1), date(year, 1, 1), {"january", "new"})]
+    boxing = date(year, 12, 26) if where != "US" else date(year, 12, 25)
+    out.append(_off(date(year, 12, 25), boxing, {"december", "christmas"}))
     easter = _easter(year)
-    out = [
-        (easter - timedelta(days=2), easter + timedelta(days=1), {"easter", _MONTH_NAMES[easter.month - 1]})
-    ]
+    if where != "US":
+        out.append(
+            (
+                easter - timedelta(days=2),
+                easter + timedelta(days=1),
+                {"easter", _MONTH_NAMES[easter.month - 1]},
+            )
+        )
 
     def monday(month: int, n: int, *words: str) -> None:
         day = nth_weekday(year, month, 0, n)
         out.append((day - timedelta(days=2), day, {_MONTH_NAMES[month - 1], *words}))
 
     if where == "IE":
-        for month, n in ((2, 1), (5, 1), (6, 1), (8, 1), (10, -1)):
+        brigid = date(year, 2, 1) if date(year, 2, 1).weekday() == 4 else nth_weekday(year, 2, 0, 1)
+        out.append(_off(brigid, brigid, {"february"}))
+        out.append(_off(date(year, 3, 17), date(year, 3, 17), {"march", "patrick"}))
+        for month, n in ((5, 1), (6, 1), (8, 1), (10, -1)):
             monday(month, n, *(["summer"] if month == 8 else []))
     elif where == "GB":
         monday(5, 1, "early")
@@ -182,6 +217,7 @@ def long_weekends(year: int, where: str) -> list[tuple[date, date, set[str]]]:
         monday(2, 3)  # Family Day, in most provinces
         victoria = nth_weekday(year, 5, 0, -1, before=25)
         out.append((victoria - timedelta(days=2), victoria, {"may"}))  # Victoria Day
+        out.append(_off(date(year, 7, 1), date(year, 7, 1), {"july"}))
         monday(8, 1, "summer")  # the civic holiday
         monday(9, 1)
         monday(10, 2)
@@ -189,10 +225,24 @@ def long_weekends(year: int, where: str) -> list[tuple[date, date, set[str]]]:
         monday(1, 3)
         monday(2, 3)
         monday(5, -1)
+        out.append(_off(date(year, 7, 4), date(year, 7, 4), {"july"}))
         monday(9, 1)
         thanksgiving = nth_weekday(year, 11, 3, 4)
         out.append((thanksgiving, thanksgiving + timedelta(days=3), {"november", "thanksgiving"}))
     return sorted(out, key=lambda x: x[0])
+
+
+def _off(first: date, last: date, words: set[str]) -> tuple[date, date, set[str]]:
+    """The days off that holidays `first` to `last` give: a day on a weekend moves to the next
+    weekday (Britain's substitute days), and a weekend next to them is part of them."""
+    owed = sum((first + timedelta(days=n)).weekday() >= 5 for n in range((last - first).days + 1))
+    end = last
+    while owed:
+        end += timedelta(days=1)
+        owed -= end.weekday() < 5
+    start = first - timedelta(days={0: 2, 6: 1}.get(first.weekday(), 0))  # from the Saturday before
+    end += timedelta(days={4: 2, 5: 1}.get(end.weekday(), 0))  # to the Sunday after
+    return start, end, words
 
 
 def _days(n: str, span: str, year: int, where: str) -> Days | None:

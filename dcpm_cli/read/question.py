@@ -153,13 +153,16 @@ _TO_ASSISTANT = re.compile(
     r"come up with|offer|describe|propose|make|call|name)\b"
     r"|\bour\s+(?:previous|last|earlier|past)\s+(?:conversations?|chats?|discussions?)\b"
     r"|\bremind\s+me\b"
-    # an agent asking on the user's behalf: "what did the assistant recommend…?"; a person
-    # naming the other side as people do: "what did the AI tell me…?", "what did ChatGPT say…?"
-    # (not "Claude" or "Gemini": a friend's name, a sign).
-    r"|(?:\bthe\s+(?:assistant|ai|a\.i\.|chat\s?bot|bot)|\bchat\s?gpt)"
-    r"(?:['’]s\b|\s+(?:said|told|mentioned|recommended|suggested|gave|provided|listed|"
+    # an agent asking on the user's behalf: "what did the assistant recommend…?"
+    r"|\bthe\s+assistant(?:'s\b|\s+(?:said|told|mentioned|recommended|suggested|gave|provided|listed|"
     r"shared|explained|wrote|offered|described|proposed|made|say|tell|mention|recommend|suggest|give|"
-    r"provide|list|share|explain|write|offer|describe|propose|make)\b)",
+    r"provide|list|share|explain|write|offer|describe|propose|make)\b)"
+    # a person naming the other side as people do: "what did the AI tell me…?", "what did
+    # ChatGPT recommend…?" (not "the bot made", "the AI's accuracy", "the AI told my son"; nor
+    # "Claude" or "Gemini": a friend's name, a sign)
+    r"|(?:\bthe\s+(?:ai|a\.i\.|chat\s?bot)|\bchat\s?gpt)\s+(?:said|say|mentioned|mention|recommended|"
+    r"recommend|suggested|suggest|listed|explained|explain|offered|described|describe|proposed|"
+    r"(?:told|tell)\s+(?:me|us))\b",
     re.I,
 )
 
@@ -384,7 +387,7 @@ def window_of(text: str, now: datetime, zone: tzinfo = UTC) -> Window | None:
         return Window(day, day + timedelta(days=1), m.group(0))
     about_past = bool(_ASKS_ABOUT_PAST.search(text) or _HAVE_DONE.search(text))
     holiday = next(named_days.as_time(text), None)
-    long = named_days.LONG_WEEKEND.search(text)
+    long = next(named_days.as_time(text, named_days.LONG_WEEKEND), None)
     of_day = _holiday(holiday, now, zone, about_past=about_past) if holiday else None
     weekend = _long_weekend(long, now, zone, about_past=about_past) if long else None
     # The month of "the Fourth of July", "the August long weekend", "the late May bank holiday"
@@ -407,6 +410,8 @@ def window_of(text: str, now: datetime, zone: tzinfo = UTC) -> Window | None:
         if holiday is None or w is None or w.end - w.start < timedelta(days=365):
             return w
         if of_year := _holiday(holiday, now, zone, about_past=True, year=w.start.year):
+            if about_past and of_year.start > now:
+                return None  # "what did I do at Christmas this year?" in March: none yet
             return dataclasses.replace(of_year, phrase=f"{of_year.phrase} {w.phrase}")
         return w
     if of_day or weekend:
@@ -518,9 +523,9 @@ def _named_day(event: str) -> re.Match[str] | None:
 def _long_weekend(m: re.Match[str], now: datetime, zone: tzinfo, *, about_past: bool) -> Window | None:
     """The long weekend a `named_days.LONG_WEEKEND` match names, of the user's country, chosen as
     a named day is ("the May bank holiday": the first of May's, Britain's early one)."""
-    since, which = (m.group(1) or "").lower(), (m.group(2) or "").lower()
+    since, which, before_last = (m.group(1) or "").lower(), (m.group(2) or "").lower(), bool(m.group(6))
     kind = {w.lower() for w in m.group(3, 4) if w}
-    if not (since or which or about_past):
+    if not (since or which or before_last or about_past):
         return None  # "what are we doing for the long weekend?": a plan
     where = named_days.country(str(getattr(zone, "key", "")))
     seen: list[tuple[date, date, date]] = []
@@ -531,7 +536,7 @@ def _long_weekend(m: re.Match[str], now: datetime, zone: tzinfo, *, about_past: 
     if since:
         got = next((d for d in seen if d[2] < today), None)
     else:
-        got = named_days.pick(seen, today, which, about_past=about_past)
+        got = named_days.pick(seen, today, which, about_past=about_past, before_last=before_last)
     if got is None:
         return None
     if since:
@@ -622,8 +627,12 @@ def cues_of(text: str) -> list[str]:
     # last" name a time, not two events ("before Christmas" names one: "did I quit before or
     # after Christmas?").
     text = _BEFORE_LAST.sub("then", _DAY_BEFORE_YESTERDAY.sub("then", text))
-    for day in reversed([d for d in named_days.as_time(text) if d.group(1) or d.group(5)]):
-        text = text[: day.start()] + "then" + text[day.end() :]
+    named = [d for d in named_days.as_time(text) if d.group(1) or d.group(5)]
+    named += [d for d in named_days.as_time(text, named_days.LONG_WEEKEND) if d.group(1) or d.group(6)]
+    end = len(text)
+    for day in sorted(named, key=lambda d: d.start(), reverse=True):
+        if day.end() <= end:  # not one inside another ("the Easter bank holiday")
+            text, end = text[: day.start()] + "then" + text[day.end() :], day.start()
     quoted = [q.strip() for q in _QUOTED.findall(text)]
     if len(quoted) >= 2:
         return quoted
@@ -685,7 +694,6 @@ def _without_time(piece: str) -> str:
         _WEEKEND,
         _CALENDAR,
         _SEASON_NAMED,
-        named_days.LONG_WEEKEND,
     ):
         piece = phrase.sub(" ", piece)
     return piece

@@ -150,6 +150,13 @@ def test_no_time_phrase_no_window_and_no_dateparser():
         "Who sang Last Christmas?",
         "Did I book the flights for Christmas?",
         "What did I buy for Mother's Day?",
+        "Did I tell you what we're doing for Christmas?",  # a plan, said before the day
+        "What were my plans for Christmas?",
+        "Did we ever spend Christmas in Spain?",  # none in particular
+        "Where did we have our first Christmas together?",
+        "What did we do for Chinese New Year?",  # another calendar's
+        "When was Orthodox Easter?",
+        "Did I add Last Christmas to my playlist?",  # a title
         "What is my plan for Friday?",
         "What did I do on the last night of the Rome trip?",
         "Did I mention what I do at the weekend?",
@@ -247,6 +254,50 @@ def test_a_long_weekend_is_the_countrys_latest(zone, question, start, end):
     window = window_of(question, SEPTEMBER, ZoneInfo(zone))
     assert window is not None
     assert (f"{window.start:%Y-%m-%d}", f"{window.end:%Y-%m-%d}") == (start, end)
+
+
+@pytest.mark.parametrize(
+    ("now", "zone", "question", "start", "end"),
+    [
+        # Christmas and New Year's are bank holidays too, moved off a weekend.
+        (
+            "2025-12-29T12",
+            "Europe/London",
+            "What did we do over the bank holiday?",
+            "2025-12-25",
+            "2025-12-29",
+        ),
+        (
+            "2026-01-03T12",
+            "Europe/London",
+            "What did we do over the bank holiday?",
+            "2026-01-01",
+            "2026-01-02",
+        ),
+        (
+            "2025-12-29T12",
+            "Europe/London",
+            "What did we do the bank holiday before last?",
+            "2025-08-23",
+            "2025-08-26",
+        ),
+        ("2026-04-10T12", "America/New_York", "What did I do last long weekend?", "2026-02-14", "2026-02-17"),
+    ],
+)
+def test_a_bank_holiday_is_the_countrys_latest_at_any_time_of_year(now, zone, question, start, end):
+    window = window_of(question, datetime.fromisoformat(now).replace(tzinfo=UTC), ZoneInfo(zone))
+    assert window is not None
+    assert (f"{window.start:%Y-%m-%d}", f"{window.end:%Y-%m-%d}") == (start, end)
+
+
+def test_a_long_weekend_as_a_point_of_reference_is_an_event():
+    london = ZoneInfo("Europe/London")
+    asked = read_question("What did I do the day after the bank holiday?", SEPTEMBER, london)
+    assert asked.anchor is not None and asked.anchor.event == "the bank holiday"
+    asked = read_question("Did I finish the report before the bank holiday?", SEPTEMBER, london)
+    assert asked.window is None and asked.cues == ["I finish the report", "the bank holiday"]
+    for general in ("Did I work on a bank holiday?", "Did I ever take a long weekend away?"):
+        assert window_of(general, SEPTEMBER, london) is None, general
 
 
 def test_a_long_weekend_to_come_or_unknown_is_no_window():
@@ -756,6 +807,9 @@ def test_a_count_over_several_conversations_is_found_through_its_first_answers(s
         ("What did the chatbot say the water temperature is?", True),
         ("What did Claude say about the wedding?", False),  # a friend, as likely as a model
         ("Which bot did I use for the Discord server?", False),
+        ("How much did the bot make last month?", False),
+        ("What was the AI's accuracy in my thesis experiment?", False),
+        ("What did the AI tell my son?", False),
         ("Which restaurant did I go to for our anniversary?", False),
         ("What did my assistant schedule for Monday?", False),  # a person's assistant
         ("What did the user tell the assistant about their allergies?", False),  # the user's words
