@@ -18,6 +18,11 @@ from datetime import MAXYEAR, MINYEAR, date, timedelta
 # Christmas before last", "the Labour Day weekend". Like a season's, a name that is a word of a
 # thing ("the Christmas tree", "Easter eggs", "the Halloween costume") is not a time: after it
 # come only the end, "'s", a meal or part of a day, or a word that is no noun.
+_NO_NOUN = (
+    r"(?=['’]s\b|\s*[,.;:?!)—…-]|\s*$|\s+(?:dinner|lunch|breakfast|brunch|morning|afternoon|evening|"
+    r"night|and|or|but|so|when|while|before|after|with|for|at|in|on|to|of|i|we|my|our|did|was|were|"
+    r"had|have|has|is|then|last|this|that|together|alone|again|itself|at\s+all)\b)"
+)
 HOLIDAY = re.compile(
     r"\b(?:(since)\s+)?(?:(this\s+past|this|last|past|previous)\s+)?(?:the\s+)?"
     r"(new\s+year['’]?s\s+eve|new\s+year['’]?s(?:\s+day)?|(?-i:New\s+Year)(?!['’]?s)"
@@ -32,49 +37,57 @@ HOLIDAY = re.compile(
     r"(?:\s+(?:of\s+|in\s+)?((?:19|20)\d{2}))?"
     r"(\s+before\s+last)?"
     r"(?:\s+(long\s+weekend|weekend|bank\s+holiday(?:\s+weekend)?|break|holidays?|vacation|period))?\b"
-    r"(?=['’]s\b|\s*[,.;:?!)—…-]|\s*$|\s+(?:dinner|lunch|breakfast|brunch|morning|afternoon|evening|"
-    r"night|and|or|but|so|when|while|before|after|with|for|at|in|on|to|of|i|we|my|our|did|was|were|"
-    r"had|have|has|is|then|last|this|that|together|alone|again|itself|at\s+all)\b)",
+    + _NO_NOUN,
     re.I,
 )
 # A long weekend, a bank holiday: "over the bank holiday", "the August long weekend", "the
-# late May bank holiday", "last long weekend".
-# "A long weekend", "any bank holiday" name none in particular: no window.
+# late May bank holiday", "over bank holiday weekend", "last long weekend".
 LONG_WEEKEND = re.compile(
-    r"\b(?:(since)\s+)?(?:(this|last|past|previous)\s+|the\s+)"
+    r"\b(?:(since)\s+)?(?:(this|last|past|previous|most\s+recent)\s+|the\s+)?"
     r"(?:(early|late)\s+)?(?:(spring|summer|easter|christmas|january|february|march|april|may|june|"
     r"july|august|september|october|november|december)\s+)?"
-    r"(long\s+weekend|bank\s+holiday(?:\s+(?:weekend|monday))?)(\s+before\s+last)?\b",
+    r"(long\s+weekend|bank\s+holiday(?:\s+(?:weekend|monday))?)(\s+before\s+last)?\b" + _NO_NOUN,
     re.I,
 )
 # A named day said as a point of reference, not as the time asked about: "did I quit before or
 # after Christmas?", "what did I say about Easter?", "between Christmas and New Year's",
 # "Christmas compared to Easter"; a title ("did I watch Independence Day?", "who sang Last
-# Christmas?"); one in particular that is not the latest ("the last Christmas we spent with
-# grandma", "our first Easter in Sydney", "that Christmas", "every Christmas").
+# Christmas?"); none in particular ("a long weekend", "our first Easter in Sydney", "that
+# Christmas", "every Christmas"); another calendar's ("Chinese New Year", "Orthodox Easter").
 _REFERENCE = re.compile(
     r"\b(?:before|after|until|till|til|by|between|and|about|regarding|re|of|compared\s+(?:to|with)|"
     r"versus|vs\.?|watch|watched|watching|see|saw|seen|read|sing|sang|sung|hear|heard|mention|"
     r"mentioned|add|added|recommend|recommended|play|played|movie|film|song|album|show|episode|book|"
-    r"called|titled|named|first|that|which|every|each|any|a|an|one|the|my|our|his|her|their|"
+    r"called|titled|named|first|that|which|every|each|any|a|an|one|"
     r"chinese|lunar|jewish|hebrew|persian|iranian|vietnamese|korean|tamil|sikh|hindu|islamic|hijri|"
     r"thai|bengali|orthodox|greek|coptic|ukrainian|russian|serbian|ethiopian|julian|armenian)\s+$",
     re.I,
 )
+# "The last Christmas we spent with grandma": the last of a kind, not the latest.
+_LAST_OF = re.compile(r"\b(?:the|my|our)\s+$", re.I)
+_CLAUSE = re.compile(r"^\s+(?:we|I|that|which|when|before|with|she|he|they|mum|mom|dad)\b", re.I)
 # A question about a day in general or long ago, not the latest one: "did we ever spend
-# Christmas in Spain?", "at Christmas when I was little".
-_GENERAL = re.compile(r"\b(?:ever|when\s+(?:I|we)\s+was|when\s+(?:I|we)\s+were|as\s+a\s+(?:kid|child)|"
-                      r"growing\s+up|childhood|used\s+to|usually|always|never)\b", re.I)  # fmt: skip
-# A plan, said before the day, and a purpose ("for Christmas" with what is done beforehand:
-# "did I book the flights for Christmas?", "what did I buy for Mother's Day?"): what answers
-# was said weeks before the day, not on it.
-_PLAN = re.compile(
-    r"\b(?:plans?|planned|planning|decide|decided|deciding|agree|agreed|intend|intended|hosting|"
-    r"day\s+off|time\s+off|(?:I|we)['’]m|(?:I|we)\s+am|(?:I|we)\s+are|(?:I|we)['’]re|(?:I|we)['’]ll|"
-    r"(?:I|we)['’]d|(?:I|we)\s+(?:was|were)\s+(?:doing|going|planning|hosting|having|spending)|will|would|"
-    r"going\s+to|gonna)\b",
+# Christmas in Spain?", "what do we always do at Christmas?", "at Christmas when I was little".
+_GENERAL = re.compile(
+    r"\b(?:ever|always|usually|never|used\s+to|growing\s+up|childhood|as\s+a\s+(?:kid|child)|"
+    r"when\s+\w+(?:\s+\w+)?\s+(?:was|were)\s+(?:little|young|younger|small|kids?|children|"
+    r"a\s+(?:kid|child|baby|teenager|student))|when\s+(?:I|we)\s+lived)\b",
     re.I,
 )
+# A plan, said before the day: "what were my plans for Christmas?", "did I tell you what we're
+# doing…", "what did we decide to do…", "is mum coming at Easter?".
+_PLAN = re.compile(
+    r"\b(?:plans?|planned|planning|(?:decide|decided|agree|agreed|want|wanted|hope|hoped|hoping|intend|"
+    r"intended)\s+to|(?:am|is|are|['’]m|['’]s|['’]re)\s+(?:going|doing|coming|hosting|having|spending|"
+    r"visiting|flying|driving)|going\s+to|gonna|(?-i:will)|(?:I|we)['’]ll|(?:I|we)\s+(?:would|will)|"
+    r"won['’]t"
+    # said beforehand: "what did I say I was doing for Easter?" (not "what was I doing")
+    r"|(?:say|said|tell|told|mention|mentioned)\b[^.?!]{0,30}\b(?:I|we)\s+(?:was|were)\s+(?:going|doing|"
+    r"coming|hosting|having|spending|visiting))\b",
+    re.I,
+)
+# "For Christmas" with what is done beforehand: a purpose ("did I book the flights for
+# Christmas?", "what did I buy for Mother's Day?"), said weeks before the day.
 _FOR = re.compile(r"\bfor\s+$", re.I)
 _AHEAD = re.compile(
     r"\b(?:buy|bought|buying|order|ordered|ordering|book|booked|booking|make|made|making|prepare|"
@@ -82,6 +95,8 @@ _AHEAD = re.compile(
     r"shop|shopped|shopping|haircut|ready|reserve|reserved|arrange|arranged)\b",
     re.I,
 )
+_SENTENCE = re.compile(r"[^.!?:;]*(?:[.!?:;]+|$)")  # "I always forget: what did we do at Easter?"
+
 
 # A country, read from an IANA zone's name.
 _ZONES = {
@@ -127,17 +142,31 @@ def country(zone_key: str) -> str:
 
 def as_time(text: str, pattern: re.Pattern[str] = HOLIDAY) -> Iterator[re.Match[str]]:
     """The named days (or, with `LONG_WEEKEND`, long weekends) `text` says as a time: not a
-    point of reference, a title, one in particular, a plan or a purpose."""
-    if _GENERAL.search(text) or _PLAN.search(text):
-        return
+    point of reference, a title, none in particular, a plan or a purpose. A year, "since",
+    "last" or "before last" names one whatever the sentence around it says."""
     for m in pattern.finditer(text):
-        before = text[: m.start()]
+        before = text[max(0, m.start() - 60) : m.start()]
+        which = " ".join((m.group(2) or "").lower().split())
+        year_or_before_last = m.group(4) or m.group(5) if pattern is HOLIDAY else m.group(6)
+        named = m.group(1) or which in ("last", "this past", "previous") or year_or_before_last
         if m.group(1) is None and _REFERENCE.search(before):
-            continue
-        if _FOR.search(before) and _AHEAD.search(text):
             continue
         if m.group(2) == "Last" and before.strip() and not before.rstrip().endswith((".", "!", "?")):
             continue  # "Did I add Last Christmas to my playlist?": a title
+        if (
+            (m.group(2) or "").lower() == "last"
+            and _LAST_OF.search(before)
+            and _CLAUSE.match(text[m.end() :])
+        ):
+            continue  # "the last Christmas we spent with grandma"
+        if named:
+            yield m
+            continue
+        sentence = next(x.group(0) for x in _SENTENCE.finditer(text) if x.end() >= m.end())
+        if _GENERAL.search(sentence) or _PLAN.search(sentence):
+            continue
+        if _FOR.search(before) and _AHEAD.search(sentence):
+            continue
         yield m
 
 
@@ -186,18 +215,13 @@ def long_weekends(year: int, where: str) -> list[tuple[date, date, set[str]]]:
     next weekday; one next to a weekend takes it in."""
     if not MINYEAR < year < MAXYEAR - 1 or where not in ("GB", "IE", "CA", "US"):
         return []
-    out = [_off(date(year, 1, 1), date(year, 1, 1), {"january", "new"})]
+    out = [_off(date(year, 1, 1), date(year, 1, 1), {"january", "new"}, where)]
     boxing = date(year, 12, 26) if where != "US" else date(year, 12, 25)
-    out.append(_off(date(year, 12, 25), boxing, {"december", "christmas"}))
+    out.append(_off(date(year, 12, 25), boxing, {"december", "christmas"}, where))
     easter = _easter(year)
-    if where != "US":
-        out.append(
-            (
-                easter - timedelta(days=2),
-                easter + timedelta(days=1),
-                {"easter", _MONTH_NAMES[easter.month - 1]},
-            )
-        )
+    if where != "US":  # Ireland's Good Friday is no public holiday
+        good_friday = easter - timedelta(days=1 if where == "IE" else 2)
+        out.append((good_friday, easter + timedelta(days=1), {"easter", _MONTH_NAMES[easter.month - 1]}))
 
     def monday(month: int, n: int, *words: str) -> None:
         day = nth_weekday(year, month, 0, n)
@@ -205,8 +229,8 @@ def long_weekends(year: int, where: str) -> list[tuple[date, date, set[str]]]:
 
     if where == "IE":
         brigid = date(year, 2, 1) if date(year, 2, 1).weekday() == 4 else nth_weekday(year, 2, 0, 1)
-        out.append(_off(brigid, brigid, {"february"}))
-        out.append(_off(date(year, 3, 17), date(year, 3, 17), {"march", "patrick"}))
+        out.append(_off(brigid, brigid, {"february"}, where))
+        out.append(_off(date(year, 3, 17), date(year, 3, 17), {"march", "patrick"}, where))
         for month, n in ((5, 1), (6, 1), (8, 1), (10, -1)):
             monday(month, n, *(["summer"] if month == 8 else []))
     elif where == "GB":
@@ -217,7 +241,7 @@ def long_weekends(year: int, where: str) -> list[tuple[date, date, set[str]]]:
         monday(2, 3)  # Family Day, in most provinces
         victoria = nth_weekday(year, 5, 0, -1, before=25)
         out.append((victoria - timedelta(days=2), victoria, {"may"}))  # Victoria Day
-        out.append(_off(date(year, 7, 1), date(year, 7, 1), {"july"}))
+        out.append(_off(date(year, 7, 1), date(year, 7, 1), {"july"}, where))
         monday(8, 1, "summer")  # the civic holiday
         monday(9, 1)
         monday(10, 2)
@@ -225,24 +249,36 @@ def long_weekends(year: int, where: str) -> list[tuple[date, date, set[str]]]:
         monday(1, 3)
         monday(2, 3)
         monday(5, -1)
-        out.append(_off(date(year, 7, 4), date(year, 7, 4), {"july"}))
+        out.append(_off(date(year, 6, 19), date(year, 6, 19), {"june"}, where))  # Juneteenth
+        out.append(_off(date(year, 7, 4), date(year, 7, 4), {"july"}, where))
         monday(9, 1)
         thanksgiving = nth_weekday(year, 11, 3, 4)
         out.append((thanksgiving, thanksgiving + timedelta(days=3), {"november", "thanksgiving"}))
     return sorted(out, key=lambda x: x[0])
 
 
-def _off(first: date, last: date, words: set[str]) -> tuple[date, date, set[str]]:
-    """The days off that holidays `first` to `last` give: a day on a weekend moves to the next
-    weekday (Britain's substitute days), and a weekend next to them is part of them."""
-    owed = sum((first + timedelta(days=n)).weekday() >= 5 for n in range((last - first).days + 1))
-    end = last
-    while owed:
-        end += timedelta(days=1)
-        owed -= end.weekday() < 5
-    start = first - timedelta(days={0: 2, 6: 1}.get(first.weekday(), 0))  # from the Saturday before
+def _off(first: date, last: date, words: set[str], where: str) -> tuple[date, date, set[str]]:
+    """The days off that holidays `first` to `last` give: one on a weekend is observed on the
+    next weekday (the United States: a Saturday's on the Friday before), and a weekend next to
+    them is part of them."""
+    days = [first + timedelta(days=n) for n in range((last - first).days + 1)]
+    if where == "US":
+        shift = {5: -1, 6: 1}  # Saturday's on the Friday, Sunday's on the Monday
+        days = [d + timedelta(days=shift.get(d.weekday(), 0)) for d in days]
+        start, end = min(days), max(days)
+    else:
+        start, end = first, last
+        owed = sum(d.weekday() >= 5 for d in days)
+        while owed:
+            end += timedelta(days=1)
+            owed -= end.weekday() < 5
+    start -= timedelta(days={0: 2, 6: 1}.get(start.weekday(), 0))  # from the Saturday before
     end += timedelta(days={4: 2, 5: 1}.get(end.weekday(), 0))  # to the Sunday after
     return start, end, words
+
+
+def touches_weekend(first: date, last: date) -> bool:
+    return any((first + timedelta(days=n)).weekday() >= 5 for n in range((last - first).days + 1))
 
 
 def _days(n: str, span: str, year: int, where: str) -> Days | None:
@@ -302,7 +338,11 @@ def _days(n: str, span: str, year: int, where: str) -> Days | None:
         return date(year, 12, 24), date(year + 1, 1, 1), main  # the Christmas holidays, to New Year's Day
     if n == "easter" and span and "weekend" not in span and "bank" not in span:
         return easter - timedelta(days=9), easter + timedelta(days=8), main  # Easter's fortnight
-    if span:  # its long weekend: Saturday to a Monday, a Thursday or Friday to Sunday
+    if span:  # its long weekend: the country's days off that hold it, else Saturday to a Monday,
+        # a Thursday or Friday to Sunday
+        for start, end, _ in long_weekends(year, where):
+            if start <= main <= end:
+                return start, end, main
         if n == "easter":
             return first, last, main
         weekday = main.weekday()

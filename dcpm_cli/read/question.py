@@ -390,9 +390,17 @@ def window_of(text: str, now: datetime, zone: tzinfo = UTC) -> Window | None:
     long = next(named_days.as_time(text, named_days.LONG_WEEKEND), None)
     of_day = _holiday(holiday, now, zone, about_past=about_past) if holiday else None
     weekend = _long_weekend(long, now, zone, about_past=about_past) if long else None
-    # The month of "the Fourth of July", "the August long weekend", "the late May bank holiday"
-    # is the named day's.
-    spans = [m.span() for m, w in ((holiday, of_day), (long, weekend)) if m and w]
+    # The month of "the Fourth of July", "the late May bank holiday" is the named day's, taken as
+    # a time or not ("what were our plans for the Fourth of July?" is not all July); but where
+    # the days are unknown (the August long weekend of a country this has no calendar of), the
+    # month is what is known.
+    unknown = {m.span() for m, w in ((holiday, of_day), (long, weekend)) if m and w is None}
+    spans = [
+        m.span()
+        for p in (named_days.HOLIDAY, named_days.LONG_WEEKEND)
+        for m in p.finditer(text)
+        if m.span() not in unknown
+    ]
 
     def apart(m: re.Match[str]) -> bool:
         return not any(a <= m.start() < b for a, b in spans)
@@ -410,7 +418,7 @@ def window_of(text: str, now: datetime, zone: tzinfo = UTC) -> Window | None:
         if holiday is None or w is None or w.end - w.start < timedelta(days=365):
             return w
         if of_year := _holiday(holiday, now, zone, about_past=True, year=w.start.year):
-            if about_past and of_year.start > now:
+            if of_year.start > now:
                 return None  # "what did I do at Christmas this year?" in March: none yet
             return dataclasses.replace(of_year, phrase=f"{of_year.phrase} {w.phrase}")
         return w
@@ -523,14 +531,22 @@ def _named_day(event: str) -> re.Match[str] | None:
 def _long_weekend(m: re.Match[str], now: datetime, zone: tzinfo, *, about_past: bool) -> Window | None:
     """The long weekend a `named_days.LONG_WEEKEND` match names, of the user's country, chosen as
     a named day is ("the May bank holiday": the first of May's, Britain's early one)."""
-    since, which, before_last = (m.group(1) or "").lower(), (m.group(2) or "").lower(), bool(m.group(6))
+    since, before_last = (m.group(1) or "").lower(), bool(m.group(6))
+    which = {"most recent": "", "previous": "last"}.get(
+        (m.group(2) or "").lower(), (m.group(2) or "").lower()
+    )
     kind = {w.lower() for w in m.group(3, 4) if w}
     if not (since or which or before_last or about_past):
         return None  # "what are we doing for the long weekend?": a plan
     where = named_days.country(str(getattr(zone, "key", "")))
     seen: list[tuple[date, date, date]] = []
+    weekend = "weekend" in m.group(5).lower()  # a Wednesday's bank holiday is no long weekend
     for year in range(now.year + 1, now.year - 3, -1):
-        fits = [(a, b, b) for a, b, words in named_days.long_weekends(year, where) if kind <= words]
+        fits = [
+            (a, b, b)
+            for a, b, words in named_days.long_weekends(year, where)
+            if kind <= words and (not weekend or named_days.touches_weekend(a, b))
+        ]
         seen += fits[:1] if kind else fits[::-1]
     today = now.date()
     if since:

@@ -290,6 +290,35 @@ def test_a_bank_holiday_is_the_countrys_latest_at_any_time_of_year(now, zone, qu
     assert (f"{window.start:%Y-%m-%d}", f"{window.end:%Y-%m-%d}") == (start, end)
 
 
+@pytest.mark.parametrize(
+    ("question", "day"),
+    [
+        # A plan word, "ever" or a possessive elsewhere does not undo a named day asked about.
+        ("How was my Christmas?", "2025-12-24"),
+        ("What did we eat for our Thanksgiving dinner?", "2025-11-27"),
+        ("What did Will give me at Christmas?", "2025-12-24"),  # a name, not "will"
+        ("Remind me what I was doing on Boxing Day.", "2025-12-26"),
+        ("I always forget: what did we do at Thanksgiving?", "2025-11-27"),
+        ("Did I ever tell you what happened last Christmas?", "2025-12-24"),  # "last" names one
+        ("What did I do over the last bank holiday?", "2026-09-05"),  # US: Labor Day's
+    ],
+)
+def test_a_named_day_asked_about_keeps_its_window(question, day):
+    window = window_of(question, SEPTEMBER, ZoneInfo("America/New_York"))
+    assert window is not None and f"{window.start:%Y-%m-%d}" == day
+
+
+def test_a_named_day_not_taken_as_a_time_leaves_no_month_behind():
+    # Not all July: the month is the named day's, and the named day is a plan here.
+    assert window_of("What were our plans for the Fourth of July?", SEPTEMBER) is None
+    # A long weekend touches a weekend: the US Thursday Christmas is none; Saturday's is Friday's.
+    new_york = ZoneInfo("America/New_York")
+    window = window_of("What did I do over the long weekend?", _at("2025-12-29"), new_york)
+    assert window is not None and f"{window.start:%Y-%m-%d}" == "2025-11-27"  # Thanksgiving's
+    window = window_of("What did we do over the long weekend?", _at("2026-07-07"), new_york)
+    assert window is not None and f"{window.start:%Y-%m-%d}" == "2026-07-03"  # July 4th, a Saturday
+
+
 def test_a_long_weekend_as_a_point_of_reference_is_an_event():
     london = ZoneInfo("Europe/London")
     asked = read_question("What did I do the day after the bank holiday?", SEPTEMBER, london)
