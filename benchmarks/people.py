@@ -8,7 +8,8 @@ read the read path's code. A question names its answers as short verbatim substr
 entry or turn that answers it; for a change of mind (`kind` "change") the current state is
 named first. A set's `timezone` is the person's, as they would set it (their days and
 hemisphere). Folders named `dev_*` are tuned on; `heldout_*` are kept unread and run at the end
-of a change (the rule that a result must hold on data nobody tuned on).
+of a change (the rule that a result must hold on data nobody tuned on); `unseen_*` are written
+ahead for the next round and left out of `heldout` and `all` (name them to run them).
 
 Everything is stored raw (`--no-extract`: no LLM, the state of a store between `dcpm add` and
 extraction, and of every store whose user never runs one), through the parsers `dcpm add` runs,
@@ -65,7 +66,7 @@ def sets(names: list[str]) -> list[Path]:
     if names in (["dev"], ["heldout"]):
         return sorted(p for p in HERE.glob(f"{names[0]}_*") if p.is_dir())
     if names == ["all"]:
-        return sorted(p for p in HERE.iterdir() if p.is_dir())
+        return sorted(p for p in HERE.iterdir() if p.is_dir() and not p.name.startswith("unseen_"))
     return [Path(n) if os.sep in n else HERE / n for n in names]
 
 
