@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from datetime import MAXYEAR, MINYEAR, date, timedelta
+from datetime import MAXYEAR, MINYEAR, date, timedelta, tzinfo
 
 
 class _Lazy:
@@ -175,9 +175,10 @@ _FROM_EASTER = {"easter sunday": 0, "easter monday": 1, "good friday": -2, "moth
 Days = tuple[date, date, date]  # the first, the last and the main one (the day counted from)
 
 
-def country(zone_key: str) -> str:
+def country(zone: tzinfo) -> str:
     """ "CA", "US", "GB", "IE", "AU", "NZ" for a zone of theirs, "" for UTC and the like (the days
     most English-speaking countries share), "other" for any other country's."""
+    zone_key = str(getattr(zone, "key", ""))
     if zone_key in _UNKNOWN or zone_key.startswith("Etc/"):
         return ""
     return next((c for c, zones in _ZONES.items() if zone_key.startswith(zones)), "other")
@@ -191,7 +192,7 @@ def as_time(text: str, pattern: _Lazy = HOLIDAY) -> Iterator[re.Match[str]]:
         return
     for m in pattern.finditer(text):
         before = text[max(0, m.start() - 60) : m.start()]
-        which = " ".join((m.group(2) or "").lower().split())
+        which = which_of(m)
         year_or_before_last = m.group(4) or m.group(5) if pattern is HOLIDAY else m.group(6)
         named = m.group(1) or which in ("last", "this past", "previous") or year_or_before_last
         if m.group(1) is None and _REFERENCE.search(before):
@@ -215,6 +216,13 @@ def as_time(text: str, pattern: _Lazy = HOLIDAY) -> Iterator[re.Match[str]]:
         yield m
 
 
+def which_of(m: re.Match[str]) -> str:
+    """The word of a `HOLIDAY` or `LONG_WEEKEND` match that says which one ("last", "this past",
+    "previous"), lowercase and single-spaced; "" for none ("most recent" is the latest, as none)."""
+    which = " ".join((m.group(2) or "").lower().split())
+    return "" if which == "most recent" else which
+
+
 def normal(name: str) -> str:
     """A `HOLIDAY` name as one key: "St. Patrick's Day" → "st patricks", "X-mas" → "christmas"."""
     n = " ".join(re.sub(r"['’.]", "", name.lower()).replace("saint ", "st ").split())
@@ -234,11 +242,23 @@ def occurrences(name: str, span: str, where: str, around: int) -> list[Days]:
 
 
 def pick(
-    seen: list[Days], today: date, which: str, *, about_past: bool, before_last: bool = False
+    seen: list[Days],
+    today: date,
+    which: str,
+    *,
+    about_past: bool,
+    before_last: bool = False,
+    since: bool = False,
+    year: int | None = None,
 ) -> Days | None:
-    """Which of `seen` (newest first) a question means: the latest one begun; "last" the one
-    before it when it is under way; "this" the coming one in a plan once it is over; "before
-    last" the one before the latest over."""
+    """Which of `seen` (newest first) a question means: `year`'s; with `since`, the latest whose
+    main day is gone; else the latest one begun, "last" the one before it when it is under way,
+    "this" the coming one in a plan once it is over, "before last" the one before the latest
+    over."""
+    if year:
+        return next((d for d in seen if d[2].year == year), None)
+    if since:
+        return next((d for d in seen if d[2] < today), None)
     begun = [d for d in seen if d[0] <= today]
     if not begun:
         return None
@@ -323,6 +343,7 @@ def _off(first: date, last: date, words: set[str], where: str) -> tuple[date, da
 
 
 def touches_weekend(first: date, last: date) -> bool:
+    """Whether a Saturday or a Sunday is among the days `first` to `last`."""
     return any((first + timedelta(days=n)).weekday() >= 5 for n in range((last - first).days + 1))
 
 

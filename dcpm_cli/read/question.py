@@ -482,20 +482,21 @@ def _holiday(
     main day, the latest gone) until now. None in a plan or a habit that names no which ("what
     are we doing for Christmas?"), and for a day the country has no one date for. `year`: that
     year's (a year the question names apart)."""
-    since, which, name, said_year, before_last, span = m.groups()
-    which = " ".join((which or "").lower().split())
+    since, _, name, said_year, before_last, span = m.groups()
+    which = named_days.which_of(m)
     year = int(said_year) if said_year else year
     if not (since or which or year or before_last or about_past):
         return None
-    where = named_days.country(str(getattr(zone, "key", "")))
-    seen = named_days.occurrences(name, span or "", where, year or now.year)
-    today = now.date()
-    if year:
-        got = next((d for d in seen if d[2].year == year), None)
-    elif since:
-        got = next((d for d in seen if d[2] < today), None)
-    else:
-        got = named_days.pick(seen, today, which, about_past=about_past, before_last=bool(before_last))
+    seen = named_days.occurrences(name, span or "", named_days.country(zone), year or now.year)
+    got = named_days.pick(
+        seen,
+        now.date(),
+        which,
+        about_past=about_past,
+        before_last=bool(before_last),
+        since=bool(since),
+        year=year,
+    )
     if got is None:
         return None
     if since:
@@ -510,14 +511,11 @@ def _holiday_anchor(anchor: Anchor, now: datetime, zone: tzinfo) -> datetime | N
     if m is None or m.group(6):  # "the Christmas break" is no one day to count from
         return None
     now = now.astimezone(zone)
-    which, said_year = " ".join((m.group(2) or "").lower().split()), m.group(4)
-    where = named_days.country(str(getattr(zone, "key", "")))
-    seen = named_days.occurrences(m.group(3), "", where, int(said_year) if said_year else now.year)
+    which, year = named_days.which_of(m), int(m.group(4)) if m.group(4) else None
+    seen = named_days.occurrences(m.group(3), "", named_days.country(zone), year or now.year)
     today = now.date()
-    if said_year:
-        got = next((d for d in seen if d[2].year == int(said_year)), None)
-    elif which or m.group(5):
-        got = named_days.pick(seen, today, which, about_past=True, before_last=bool(m.group(5)))
+    if year or which or m.group(5):
+        got = named_days.pick(seen, today, which, about_past=True, before_last=bool(m.group(5)), year=year)
     else:
         got = next((d for d in seen if d[2] + timedelta(days=anchor.first) <= today), None)
     return _midnight(now, got[2]) if got else None
@@ -533,14 +531,11 @@ def _named_day(event: str) -> re.Match[str] | None:
 def _long_weekend(m: re.Match[str], now: datetime, zone: tzinfo, *, about_past: bool) -> Window | None:
     """The long weekend a `named_days.LONG_WEEKEND` match names, of the user's country, chosen as
     a named day is ("the May bank holiday": the first of May's, Britain's early one)."""
-    since, before_last = (m.group(1) or "").lower(), bool(m.group(6))
-    which = {"most recent": "", "previous": "last"}.get(
-        (m.group(2) or "").lower(), (m.group(2) or "").lower()
-    )
+    since, which, before_last = bool(m.group(1)), named_days.which_of(m), bool(m.group(6))
     kind = {w.lower() for w in m.group(3, 4) if w}
     if not (since or which or before_last or about_past):
         return None  # "what are we doing for the long weekend?": a plan
-    where = named_days.country(str(getattr(zone, "key", "")))
+    where = named_days.country(zone)
     seen: list[tuple[date, date, date]] = []
     weekend = "weekend" in m.group(5).lower()  # a Wednesday's bank holiday is no long weekend
     for year in range(now.year + 1, now.year - 3, -1):
@@ -550,11 +545,9 @@ def _long_weekend(m: re.Match[str], now: datetime, zone: tzinfo, *, about_past: 
             if kind <= words and (not weekend or named_days.touches_weekend(a, b))
         ]
         seen += fits[:1] if kind else fits[::-1]
-    today = now.date()
-    if since:
-        got = next((d for d in seen if d[2] < today), None)
-    else:
-        got = named_days.pick(seen, today, which, about_past=about_past, before_last=before_last)
+    got = named_days.pick(
+        seen, now.date(), which, about_past=about_past, before_last=before_last, since=since
+    )
     if got is None:
         return None
     if since:
