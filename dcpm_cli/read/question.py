@@ -298,6 +298,27 @@ def read_question(text: str, now: datetime, zone: tzinfo = UTC) -> Question:
     return Question(text, window_of(text, now, zone), order_of(text), cues_of(text), to_assistant)
 
 
+# A turn that asks the other side something: a question, or a request ("can you…", "give me…",
+# "any tips…"). What it asks is answered by the reply after it, not by the asking.
+_ASKING = re.compile(
+    # (not "did", "was", "will", "when": "Did 20 lengths today.", "Will do.", "When I got home…")
+    r"\W*(?:what|whats|how|where|which|who|whose|why|is|are|can|could|should|shall|do|does|would|"
+    r"any|anything|please|give\s+me|tell\s+me|suggest|recommend|help\s+me|explain)\b",
+    re.I,
+)
+
+
+def asks(text: str) -> bool:
+    """Whether a turn asks something: it holds a question mark ("What should I buy? Trying to
+    keep it under $100."), or its last sentence opens as a question or a request does ("how
+    soon can they use it after", "give me a simple recipe"). A turn that only tells ("I finally
+    paid off my line of credit.") does not."""
+    if "?" in text:
+        return True
+    sentences = [s for s in re.split(r"(?<=[.!])\s+|\n+", text.strip()) if s.strip()]
+    return bool(sentences) and bool(_ASKING.match(sentences[-1]))
+
+
 def content_words(text: str) -> set[str]:
     """The words of `text` that are not function words, question words or times."""
     return {w for w in _words(_without_time(text)) if w not in _STOP}

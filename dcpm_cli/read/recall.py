@@ -76,7 +76,7 @@ from dcpm_cli.models import (
     speaker_of,
     utcnow,
 )
-from dcpm_cli.read.question import EARLIEST, Question, content_words, read_question
+from dcpm_cli.read.question import EARLIEST, Question, asks, content_words, read_question
 
 if TYPE_CHECKING:
     import numpy as np
@@ -127,6 +127,9 @@ CUE_DEPTH = 1
 # Two hits this similar, said by the same speaker, say nearly the same thing (a change of mind
 # stored twice, an update never chained): shown newest first, each with when it was said.
 NEAR_DUPLICATE = 0.8
+# A question asked in a chat and the reply it got, both among this many best hits (the reply
+# matched the question recalled in its own right), the question above: the reply takes its place.
+ANSWERED_DEPTH = 10
 # Pseudo-relevance feedback (Rocchio, on dense vectors as in Li et al., "Pseudo Relevance
 # Feedback with Deep Language Models and Dense Retrievers", TOIS 2023): the question's vector
 # moves towards the mean of its FEEDBACK_DEPTH best-scored candidates by FEEDBACK_WEIGHT, and is
@@ -214,6 +217,8 @@ def _recall(
     warnings: list[str] = []
     while True:
         got = _candidates(store, vectors, asked, k, depth, item_kinds, raw, as_of, min_similarity, warnings)
+        if not asked.only_time:
+            _answers_first(store, got)
         if anchor is not None:
             _beside_its_window(got, asked, *anchor)
         out = _ranked(store, got, asked, k, as_of, chains)
@@ -476,6 +481,32 @@ def _candidates(
     for key in exact:
         scores[key] = top + (1 - SEMANTIC_WEIGHT) + scores.get(key, 0.0)
     return _Candidates(scores, rows, found, said, exact)
+
+
+def _answers_first(store: Store, got: _Candidates) -> None:
+    """A question the user asked in a chat and the reply it got, both among the ANSWERED_DEPTH
+    best hits, the question above: they trade places. The asking is like the question recalled
+    ("what do I need for blackflies?" against "what did it tell me to use for blackflies?"),
+    the reply holds the answer, and nothing ranked between them moves. A turn that only tells
+    ("I paid off my line of credit") keeps its place above the reply to it ("Congrats!…"); a
+    question about a time alone ("what did I do last weekend?") is not asked of this. The
+    ranking shown changes, not the first search's: feedback still moves towards the user's
+    best words. (A floor on the reply's cosine to the question, to keep a reply about
+    something else below, cost more answers than it kept out: the people sets' answers in
+    replies lie at 0.20–0.60.)"""
+    scores, rows = got.scores, got.rows
+    ranked = [x for x in sorted(scores, key=lambda x: (-scores[x], x))[:ANSWERED_DEPTH] if x not in got.exact]
+    place = {key: n for n, key in enumerate(ranked)}
+    turns = {key: row for key in ranked if isinstance(row := rows.get(key), RawInput) and row.session}
+    asking = {key for key, row in turns.items() if row.role == "user" and asks(row.text)}
+    sessions = {turns[key].session for key in asking}
+    for key, reply in turns.items():
+        if reply.role == "user" or reply.session not in sessions:
+            continue
+        before = store.recent_raw(reply.session, reply.said_at, 1)  # the turn it answered
+        asked = ("raw", before[0].id) if before else None
+        if asked in asking and place[asked] < place[key]:
+            scores[asked], scores[key] = scores[key], scores[asked]
 
 
 def _scored(

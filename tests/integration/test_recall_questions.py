@@ -14,7 +14,7 @@ from support.paths import README, TEST_DATA
 
 from dcpm_cli import views
 from dcpm_cli.models import MemoryItem, RawInput
-from dcpm_cli.read.question import EARLIEST, NEWEST, cues_of, order_of, read_question, window_of
+from dcpm_cli.read.question import EARLIEST, NEWEST, asks, cues_of, order_of, read_question, window_of
 from dcpm_cli.read.recall import MIN_SIMILARITY, recall
 
 
@@ -29,6 +29,12 @@ def _said(writer, *inputs: tuple[str, str, str]) -> dict[str, str]:
     raws = [RawInput(text=text, session=session, said_at=_at(day)) for day, session, text in inputs]
     writer.add(raws, extract=False)
     return {r.text: r.id for r in raws}
+
+
+def _chatted(cli, chat: list[tuple[str, str, str, str]]) -> None:
+    """(month-day time, session, role, text) turns piped to `dcpm add --no-extract -` as JSON lines."""
+    lines = [{"timestamp": f"2026-{t}:00Z", "session": s, "role": r, "content": c} for t, s, r, c in chat]
+    assert cli("add", "--no-extract", "-", input="".join(json.dumps(x) + "\n" for x in lines)).exit_code == 0
 
 
 # -- reading the question (no store) -------------------------------------------------------
@@ -904,8 +910,7 @@ def test_what_the_assistant_told_is_found_without_asking_for_it(store, embedder,
         ("11-01T20:03", "mtl", "assistant", "Great, the train is the way to go: book a seat in business."),
         ("10-12T09:00", "run", "user", "Ran the waterfront trail in the rain, new 10k best."),
     ]  # fmt: skip
-    lines = [{"timestamp": f"2026-{t}:00Z", "session": s, "role": r, "content": c} for t, s, r, c in chat]
-    assert cli("add", "--no-extract", "-", input="".join(json.dumps(x) + "\n" for x in lines)).exit_code == 0
+    _chatted(cli, chat)
     walkway = recall(store, embedder, "what's that underground walkway system in Montreal called?", k=3)
     # The user's words in that conversation share "Montreal" and come first; the answer, only
     # the assistant's, is found with them (and the run, which shares nothing, is not).
@@ -915,7 +920,61 @@ def test_what_the_assistant_told_is_found_without_asking_for_it(store, embedder,
     assert not any("waterfront" in h.text for h in walkway.hits)
     train = recall(store, embedder, "how much was the train to Montreal?", k=4)
     said = next(n for n, h in enumerate(train.hits) if "$214" in h.text)
-    assert all(h.role == "user" for h in train.hits[: said + 1]), "the user's own answer before any reply"
+    echo = next(n for n, h in enumerate(train.hits) if h.text.startswith("Great, the train"))
+    assert said < echo, "the user's own answer before the reply that says it back"
+    # (The reply about the underground city may stand where the asking it answered stood:
+    # "What should we do?" — neither answers the fare.)
+    assert said <= 1
+
+
+@pytest.mark.parametrize(
+    ("turn", "asking"),
+    [
+        ("What do I need for blackflies?", True),
+        ("I just retired and want to try watercolour. What should I buy? Keeping it under $100.", True),
+        ("how soon can they use it after", True),  # no question mark, as people type
+        ("give me a really simple loaf recipe", True),  # a request
+        ("Thanks. Any tips for the drive", True),
+        ("I finally paid off my line of credit.", False),  # it tells
+        ("Did 20 lengths at the pool today.", False),  # a subject left out, not a question
+        ("When I got home the cat had been sick.", False),
+        ("Will do, thanks.", False),
+    ],
+)
+def test_a_turn_that_asks_is_told_from_one_that_tells(turn, asking):
+    assert asks(turn) is asking
+
+
+def test_the_reply_takes_the_place_of_the_question_it_answered(store, embedder, cli):
+    """A question asked in a chat is like the question recalled, so it ranked above the reply
+    that holds the answer (the people sets' "what did it tell me" questions: the answer first
+    for 0.39 of them by MRR). The two trade places, and nothing else moves; a turn that only
+    tells keeps its place above the reply to it."""
+    chat = [
+        ("07-08T21:14", "cottage", "user", "Heading to a cottage on Lake of Bays this weekend. What do I "
+         "need for blackflies?"),
+        ("07-08T21:15", "cottage", "assistant", "Blackflies peak at dawn and dusk. Bring a repellent with "
+         "20% icaridin and a mesh bug jacket; a Thermacell does little against them."),
+        ("07-08T21:16", "cottage", "user", "Anything worth a day trip from there?"),
+        ("07-08T21:17", "cottage", "assistant", "Algonquin Park's Highway 60 corridor is an hour away."),
+        ("07-12T20:00", "journal", "user", "Back from the cottage. The blackflies were brutal at dusk."),
+        ("11-03T08:00", "money", "user", "I finally paid off my line of credit."),
+        ("11-03T08:01", "money", "assistant", "Congratulations on paying off your line of credit!"),
+    ]  # fmt: skip
+    _chatted(cli, chat)
+    # Not a question about the assistant: the asking came first, the journal second, the reply
+    # third. The reply and the asking trade places; the journal stays where it was.
+    got = recall(store, embedder, "what should I bring for blackflies?", k=3)
+    assert [h.text[:22] for h in got.hits] == [
+        "Blackflies peak at daw",
+        "Back from the cottage.",
+        "Heading to a cottage o",
+    ]
+    assert got.hits[0].role == "assistant"
+    # Whatever k is asked: they traded places among the candidates, not among the k shown.
+    assert recall(store, embedder, "what should I bring for blackflies?", k=1).hits[0].role == "assistant"
+    paid = recall(store, embedder, "when did I pay off my line of credit?", k=3)
+    assert paid.hits[0].text == "I finally paid off my line of credit."
 
 
 def test_a_reply_holding_a_word_the_user_never_said_is_found_first(store, embedder, cli):
@@ -927,6 +986,7 @@ def test_a_reply_holding_a_word_the_user_never_said_is_found_first(store, embedd
         assert cli("add", "--no-extract", "--file", str(TEST_DATA / "person" / name)).exit_code == 0
     got = recall(store, embedder, "What did you say about Sintra?", k=3, now=_at("2026-12-01"))
     assert got.hits[0].role == "assistant" and got.hits[0].text.startswith("Sintra is the classic day trip")
-    # The user's own words still come first when they answer as well as a reply.
+    # The user's own words that answer are found beside the replies: the entry naming the
+    # sister, below the gift question (which matches "my sister" as well) and the reply to it.
     sister = recall(store, embedder, "remind me what my sister's name is", k=3, now=_at("2026-12-01"))
-    assert sister.hits[0].role == "user"
+    assert any(h.role == "user" and "my sister Dagny" in h.text for h in sister.hits)
