@@ -213,6 +213,10 @@ def _recall(
             store, vectors, asked, FEEDBACK_DEPTH, FEEDBACK_SEARCH, item_kinds, raw, as_of,
             min_similarity, [],
         )  # fmt: skip
+        # Towards what answered, not what asked: an asking turn whose reply is found is a
+        # question like this one, and gives its place to the reply (left out of the feedback
+        # unless the question is about the assistant, when the next best input takes it).
+        _answers_first(store, first)
         vectors = _with_feedback(store, vectors, first, as_of, replies=asked.to_assistant)
     warnings: list[str] = []
     while True:
