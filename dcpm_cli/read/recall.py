@@ -216,13 +216,12 @@ def _recall(
         # Towards what answered, not what asked: an asking turn whose reply is found is a
         # question like this one, and gives its place to the reply (left out of the feedback
         # unless the question is about the assistant, when the next best input takes it).
-        _answers_first(store, first)
+        _answers_first(store, first, asked)
         vectors = _with_feedback(store, vectors, first, as_of, replies=asked.to_assistant)
     warnings: list[str] = []
     while True:
         got = _candidates(store, vectors, asked, k, depth, item_kinds, raw, as_of, min_similarity, warnings)
-        if not asked.only_time:
-            _answers_first(store, got)
+        _answers_first(store, got, asked)
         if anchor is not None:
             _beside_its_window(got, asked, *anchor)
         out = _ranked(store, got, asked, k, as_of, chains)
@@ -487,17 +486,20 @@ def _candidates(
     return _Candidates(scores, rows, found, said, exact)
 
 
-def _answers_first(store: Store, got: _Candidates) -> None:
+def _answers_first(store: Store, got: _Candidates, asked: Question) -> None:
     """A question the user asked in a chat and the reply it got, both among the ANSWERED_DEPTH
     best hits, the question above: they trade places. The asking is like the question recalled
     ("what do I need for blackflies?" against "what did it tell me to use for blackflies?"),
     the reply holds the answer, and nothing ranked between them moves. A turn that only tells
-    ("I paid off my line of credit") keeps its place above the reply to it ("Congrats!…"); a
-    question about a time alone ("what did I do last weekend?") is not asked of this. The
-    ranking shown changes, not the first search's: feedback still moves towards the user's
-    best words. (A floor on the reply's cosine to the question, to keep a reply about
-    something else below, cost more answers than it kept out: the people sets' answers in
-    replies lie at 0.20–0.60.)"""
+    ("I paid off my line of credit") keeps its place above the reply to it ("Congrats!…").
+    Not for a question about a time alone ("what did I do last weekend?") or one end of a
+    history ("am I still vegetarian?", "when did I first…"): those ask about the user's own
+    life, which an asking turn may tell ("I've gone vegetarian this year. Am I going to starve
+    up there?") and the advice after it does not. (A floor on the reply's cosine to the
+    question, to keep a reply about something else below, cost more answers than it kept out:
+    the people sets' answers in replies lie at 0.20–0.60.)"""
+    if asked.only_time or asked.order is not None:
+        return
     scores, rows = got.scores, got.rows
     ranked = [x for x in sorted(scores, key=lambda x: (-scores[x], x))[:ANSWERED_DEPTH] if x not in got.exact]
     place = {key: n for n, key in enumerate(ranked)}
@@ -508,9 +510,9 @@ def _answers_first(store: Store, got: _Candidates) -> None:
         if reply.role == "user" or reply.session not in sessions:
             continue
         before = store.recent_raw(reply.session, reply.said_at, 1)  # the turn it answered
-        asked = ("raw", before[0].id) if before else None
-        if asked in asking and place[asked] < place[key]:
-            scores[asked], scores[key] = scores[key], scores[asked]
+        answered = ("raw", before[0].id) if before else None
+        if answered in asking and place[answered] < place[key]:
+            scores[answered], scores[key] = scores[key], scores[answered]
 
 
 def _scored(

@@ -975,6 +975,12 @@ def test_the_reply_takes_the_place_of_the_question_it_answered(store, embedder, 
     assert recall(store, embedder, "what should I bring for blackflies?", k=1).hits[0].role == "assistant"
     paid = recall(store, embedder, "when did I pay off my line of credit?", k=3)
     assert paid.hits[0].text == "I finally paid off my line of credit."
+    # A question for one end of a history asks about the user's life, which the asking tells
+    # ("Heading to a cottage…") and the advice does not: no trade.
+    still = [
+        h.text[:22] for h in recall(store, embedder, "do I still go to the cottage these days?", k=7).hits
+    ]
+    assert still.index("Heading to a cottage o") < still.index("Blackflies peak at daw")
 
 
 def test_a_reply_holding_a_word_the_user_never_said_is_found_first(store, embedder, cli):
