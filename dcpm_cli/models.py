@@ -314,6 +314,7 @@ class Hit:
     nodes: list[Node] = field(default_factory=list)  # schemas/intentions with evidence here
     same_as: list[str] = field(default_factory=list)  # other hits saying nearly the same thing
     role: str = ""  # a raw input's speaker: user, or assistant (a reply); "" for a belief
+    reply_to: RawInput | None = None  # a reply's: the user's turn it answered, just before it
 
     @property
     def superseded(self) -> bool:

@@ -131,6 +131,8 @@ def recall_table(result: Any, *, arc: bool) -> None:
                 else "newest of these"
             )
             out.print(Text(f"      (nearly the same also said {days}; {newer})", style="dim"))
+        if hit.reply_to is not None:
+            out.print(Text(f"      (answering {views.asked_of(hit)})", style="dim"))
         history = [c for c in hit.chain if c.id != hit.id]
         if history and not arc:
             out.print(Text(f"      ({len(hit.chain)} states; --arc shows how it changed)", style="dim"))

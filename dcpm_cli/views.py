@@ -110,6 +110,9 @@ def hit_dict(
         "same_as": [{"id": i, "when": when_of[i].isoformat()} for i in hit.same_as if i in when_of],
         "then": then or None,
         "role": hit.role or None,
+        "reply_to": {"id": r.id, "text": r.text, "said_at": r.said_at.isoformat()}
+        if (r := hit.reply_to) is not None
+        else None,
     }
     if of > 1:
         d["excerpt"] = {"piece": piece, "of": of, "chars": len(hit.text)}
@@ -203,11 +206,18 @@ def recall_prompt_text(result: Any) -> str:
         alike = _alike(hit, when_of, zone)
         then = f", {mark}" if (mark := then_mark(result, hit)) else ""
         before = f" [earlier: {arc}]" if arc else ""
-        lines.append(f"- ({label}, {day(hit.when, zone)}{then}{alike}) {text}{before}")
+        answering = f", answering: {asked_of(hit)}" if hit.reply_to is not None else ""
+        lines.append(f"- ({label}, {day(hit.when, zone)}{then}{alike}{answering}) {text}{before}")
     for node in result.nodes:
         stale = ", stale: its evidence has since changed" if node.id in result.stale_nodes else ""
         lines.append(f"- ({node.kind.replace('_', ' ')}{stale}) {node.text}")
     return "\n".join(lines) + "\n"
+
+
+def asked_of(hit: Any, width: int = 160) -> str:
+    """The user's turn a reply answered, quoted on one line and cut to `width` characters."""
+    said = " ".join(hit.reply_to.text.split())
+    return json.dumps(said if len(said) <= width else said[: width - 1].rstrip() + "…", ensure_ascii=False)
 
 
 def _alike(hit: Any, when_of: dict[str, Any], zone: str) -> str:

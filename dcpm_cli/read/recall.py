@@ -76,7 +76,7 @@ from dcpm_cli.models import (
     speaker_of,
     utcnow,
 )
-from dcpm_cli.read.question import EARLIEST, Question, asks, content_words, read_question
+from dcpm_cli.read.question import EARLIEST, Question, asks, content_words, read_question, tells
 
 if TYPE_CHECKING:
     import numpy as np
@@ -216,12 +216,12 @@ def _recall(
         # Towards what answered, not what asked: an asking turn whose reply is found is a
         # question like this one, and gives its place to the reply (left out of the feedback
         # unless the question is about the assistant, when the next best input takes it).
-        _answers_first(store, first, asked)
+        _answers_first(store, first, asked, as_of)
         vectors = _with_feedback(store, vectors, first, as_of, replies=asked.to_assistant)
     warnings: list[str] = []
     while True:
         got = _candidates(store, vectors, asked, k, depth, item_kinds, raw, as_of, min_similarity, warnings)
-        _answers_first(store, got, asked)
+        _answers_first(store, got, asked, as_of)
         if anchor is not None:
             _beside_its_window(got, asked, *anchor)
         out = _ranked(store, got, asked, k, as_of, chains)
@@ -232,6 +232,7 @@ def _recall(
             break
         depth *= 4
         warnings.clear()
+    _with_what_they_answered(store, out, got.found)
     stale = _attach_nodes(store, out, chains=chains, as_of=as_of)
     nodes = {n.id: n for h in out for n in h.nodes}
     period = None
@@ -486,33 +487,80 @@ def _candidates(
     return _Candidates(scores, rows, found, said, exact)
 
 
-def _answers_first(store: Store, got: _Candidates, asked: Question) -> None:
+def _answers_first(store: Store, got: _Candidates, asked: Question, as_of: datetime | None) -> None:
     """A question the user asked in a chat and the reply it got, both among the ANSWERED_DEPTH
-    best hits, the question above: they trade places. The asking is like the question recalled
-    ("what do I need for blackflies?" against "what did it tell me to use for blackflies?"),
-    the reply holds the answer, and nothing ranked between them moves. A turn that only tells
-    ("I paid off my line of credit") keeps its place above the reply to it ("Congrats!…").
-    Not for a question about a time alone ("what did I do last weekend?") or one end of a
-    history ("am I still vegetarian?", "when did I first…"): those ask about the user's own
-    life, which an asking turn may tell ("I've gone vegetarian this year. Am I going to starve
-    up there?") and the advice after it does not. (A floor on the reply's cosine to the
-    question, to keep a reply about something else below, cost more answers than it kept out:
-    the people sets' answers in replies lie at 0.20–0.60.)"""
+    best hits, the question above: the reply goes to the question's place. The asking is like
+    the question recalled ("what do I need for blackflies?" against "what did it tell me to use
+    for blackflies?"), the reply holds the answer. They trade places, so nothing ranked between
+    them moves; but an asking that also tells something the question names ("I'm flying to
+    Denver on March 3. What should I pack?" for "when is my flight to Denver?") may be the
+    answer itself: a reply naming something the question names too ("Denver in early March…")
+    goes just above it, so it and what was between them drop one place, no more; a reply naming
+    none of it ("use the RÉSO, the underground city" for "how much was the train to Montreal?",
+    after "We're going to Montreal. What should we do?") moves nothing. A turn that only tells
+    ("I paid off my line of credit") keeps its place above the reply to it ("Congrats!…"). Not
+    for a question about a time alone ("what did I do last weekend?") or one end of a history
+    ("am I still vegetarian?", "when did I first…"): those ask about the user's own life, which
+    the asking may tell and the advice does not. A reply or asking said after `as_of` is not a
+    hit then, and moves nothing."""
     if asked.only_time or asked.order is not None:
         return
     scores, rows = got.scores, got.rows
     ranked = [x for x in sorted(scores, key=lambda x: (-scores[x], x))[:ANSWERED_DEPTH] if x not in got.exact]
     place = {key: n for n, key in enumerate(ranked)}
-    turns = {key: row for key in ranked if isinstance(row := rows.get(key), RawInput) and row.session}
+    turns = {
+        key: row
+        for key in ranked
+        if isinstance(row := rows.get(key), RawInput)
+        and row.session
+        and (as_of is None or row.said_at <= as_of)
+    }
     asking = {key for key, row in turns.items() if row.role == "user" and asks(row.text)}
     sessions = {turns[key].session for key in asking}
+    named = content_words(asked.text)
     for key, reply in turns.items():
         if reply.role == "user" or reply.session not in sessions:
             continue
-        before = store.recent_raw(reply.session, reply.said_at, 1)  # the turn it answered
-        answered = ("raw", before[0].id) if before else None
-        if answered in asking and place[answered] < place[key]:
+        before = _turn_before(store, reply)  # the turn it answered
+        answered = ("raw", before.id) if before else None
+        if answered not in asking or place[answered] > place[key]:
+            continue
+        assert before is not None
+        if named & content_words(tells(before.text)):
+            if not named & content_words(reply.text):
+                continue  # the asking may answer, and the reply is about something else
+            # Just above the asking: it, and all down to the reply's place, move down one.
+            moved = [key, *ranked[place[answered] : place[key]]]
+            for x, value in zip(moved, sorted((scores[x] for x in moved), reverse=True), strict=True):
+                scores[x] = value
+        else:
             scores[answered], scores[key] = scores[key], scores[answered]
+        ranked.sort(key=lambda x: (-scores[x], x))
+        place = {x: n for n, x in enumerate(ranked)}
+
+
+def _turn_before(store: Store, reply: RawInput) -> RawInput | None:
+    """The input said just before `reply` in its conversation (read once per recall)."""
+    kept = _LEXICAL.get()
+    if kept is not None and reply.id in kept.before:
+        return kept.before[reply.id]
+    turn = store.turn_before(reply)
+    if kept is not None:
+        kept.before[reply.id] = turn
+    return turn
+
+
+def _with_what_they_answered(store: Store, hits: list[Hit], found: dict[Key, MemoryItem | RawInput]) -> None:
+    """Each reply among the hits with the user's turn it answered (the input said just before
+    it in its conversation, when that is the user's): "Yes, you can drive round to the East
+    Cliff…" means little to a reader without "Can I get up to the abbey without the steps?"."""
+    for hit in hits:
+        reply = found.get(("raw", hit.id))
+        if hit.role != "assistant" or not isinstance(reply, RawInput) or not reply.session:
+            continue
+        before = _turn_before(store, reply)
+        if before is not None and before.role == "user":
+            hit.reply_to = before
 
 
 def _scored(
@@ -750,10 +798,12 @@ def _without_passage(store: Store, rows: dict[Key, Candidate], sources_of: dict[
 @dataclass
 class _Lexical:
     """The BM25 searches of one `recall()`, kept: the feedback search asks the same words again
-    (only the vector moves). Each runs at `depth` at least, so a shallower ask is the head of it."""
+    (only the vector moves). Each runs at `depth` at least, so a shallower ask is the head of it.
+    And the turn before each reply met: read for the ranking and again for the hit."""
 
     depth: int
     done: dict[tuple[Any, ...], tuple[int, list[tuple[Found, float]]]]  # search → (its depth, hits)
+    before: dict[str, RawInput | None] = dataclasses.field(default_factory=dict)  # reply → its turn
 
 
 _LEXICAL: ContextVar[_Lexical | None] = ContextVar("dcpm_recall_bm25", default=None)

@@ -579,6 +579,34 @@ class Store(GraphVerbs, JournalVerbs, EraseVerbs, StagingVerbs):
         rows.sort(key=lambda r: (r["said_at"], r["created_at"]))
         return [self._from_row(RawInput, r) for r in rows[-n:]]
 
+    def turn_before(self, raw: RawInput) -> RawInput | None:
+        """The input said just before `raw` in its session, or None: by when each was said, then
+        when stored, so turns given one time (minute-precision adds, an export's messages with
+        no time of their own) keep the order they were added in."""
+        if not raw.session:
+            return None
+        said, made = _micros_of(raw.said_at), _micros_of(raw.created_at)
+        copy = self._vectors.copy(S.RAW, self.table(S.RAW))  # a lookup: never buys the copy
+        if copy is not None:
+            import numpy as np
+
+            at = copy.positions("session", [raw.session])
+            when, stored = _micros(copy.values(at, "said_at")), _micros(copy.values(at, "created_at"))
+            earlier = (when < said) | ((when == said) & (stored < made))
+            if not earlier.any():
+                return None
+            at, when, stored = at[earlier], when[earlier], stored[earlier]
+            last = np.lexsort((stored, when))[-1:]
+            return self._from_row(RawInput, copy.rows(at[last], _RAW_COLUMNS)[0])
+        base = f"session = {_q(raw.session)} AND said_at <= {timestamp(raw.said_at)} AND id != {_q(raw.id)}"
+        for days in (1, 30, None):  # most turns are minutes apart (as in `recent_raw`)
+            since = "" if days is None else _since(raw.said_at, days)
+            turns = [self._from_row(RawInput, r) for r in self._rows(S.RAW, base + since, _RAW_COLUMNS)]
+            turns = [t for t in turns if (_micros_of(t.said_at), _micros_of(t.created_at)) < (said, made)]
+            if turns:
+                return max(turns, key=lambda t: (t.said_at, t.created_at))
+        return None
+
     def set_raw_status(
         self,
         raw_id: str,

@@ -881,7 +881,10 @@ def test_a_question_about_what_the_assistant_said_finds_its_reply(store, embedde
     replies = [h for h in result.hits if h.role == "assistant"]
     assert [h.text[:43] for h in replies] == ["For an anniversary in Lisbon, book Belcanto"]
     prompt = views.recall_prompt_text(result)
-    assert "(assistant said, 2026-02-01) For an anniversary in Lisbon" in prompt
+    assert (
+        '(assistant said, 2026-02-01, answering: "Can you suggest a place for our anniversary dinner in '
+        'Lisbon?") For an anniversary in Lisbon'
+    ) in prompt
     assert "an 'assistant said' line is the assistant's reply in a conversation, not the user's" in prompt
     data = json.loads(cli("recall", asked, "--json").stdout)
     jsonschema.validate(data, json.loads(README.read_text().split("```json\n", 1)[1].split("\n```", 1)[0]))
@@ -922,8 +925,7 @@ def test_what_the_assistant_told_is_found_without_asking_for_it(store, embedder,
     said = next(n for n, h in enumerate(train.hits) if "$214" in h.text)
     echo = next(n for n, h in enumerate(train.hits) if h.text.startswith("Great, the train"))
     assert said < echo, "the user's own answer before the reply that says it back"
-    # (The reply about the underground city may stand where the asking it answered stood:
-    # "What should we do?" — neither answers the fare.)
+    # The asking above it tells of Montreal, and the reply to it names nothing asked: no move.
     assert said <= 1
 
 
@@ -939,6 +941,23 @@ def test_what_the_assistant_told_is_found_without_asking_for_it(store, embedder,
         ("Did 20 lengths at the pool today.", False),  # a subject left out, not a question
         ("When I got home the cat had been sick.", False),
         ("Will do, thanks.", False),
+        ("ok great. can you give me a really simple loaf recipe to try once it's going?", True),
+        ("Can you help me plan a trip to Lisbon\nThanks!", True),  # any sentence, not the last
+        ("Need ideas for a 40th birthday gift", True),
+        ("how many hours a week should i study then", True),
+        ("what temp do I cook the pork belly at", True),
+        ("東京で何を食べればいい？", True),  # a full-width question mark
+        ("Can't believe the vet charged $480 for Milo's dental cleaning.", False),
+        ("How I miss her.", False),
+        ("Is what it is.", False),
+        ("Could be worse.", False),
+        ("Would have been mom's 70th today.", False),
+        ("Please remember my wifi password is hunter2.", False),
+        ("What I ended up buying was the Sony.", False),
+        ("Where we stayed last year was great.", False),
+        ("Booked our hotel, confirmation at https://hotels.example/book?id=88123", False),  # a URL's ?
+        ('She asked me "are you coming?" and I said no.', False),  # someone else's question
+        ("We ended up going with the Hilux, thanks", False),
     ],
 )
 def test_a_turn_that_asks_is_told_from_one_that_tells(turn, asking):
@@ -973,6 +992,14 @@ def test_the_reply_takes_the_place_of_the_question_it_answered(store, embedder, 
     assert got.hits[0].role == "assistant"
     # Whatever k is asked: they traded places among the candidates, not among the k shown.
     assert recall(store, embedder, "what should I bring for blackflies?", k=1).hits[0].role == "assistant"
+    # The reply is shown with the turn it answered: in the table, the prompt and the JSON.
+    asked = "what should I bring for blackflies?"
+    assert '(answering "Heading to a cottage on Lake of Bays' in cli("recall", asked, "-k", "3").stdout
+    assert 'answering: "Heading to a cottage' in views.recall_prompt_text(got)
+    data = json.loads(cli("recall", asked, "-k", "3", "--json").stdout)
+    jsonschema.validate(data, json.loads(README.read_text().split("```json\n", 1)[1].split("\n```", 1)[0]))
+    assert data["hits"][0]["reply_to"]["text"].startswith("Heading to a cottage")
+    assert [h["reply_to"] for h in data["hits"][1:]] == [None, None]  # the user's words answer nothing
     paid = recall(store, embedder, "when did I pay off my line of credit?", k=3)
     assert paid.hits[0].text == "I finally paid off my line of credit."
     # A question for one end of a history asks about the user's life, which the asking tells
@@ -981,6 +1008,43 @@ def test_the_reply_takes_the_place_of_the_question_it_answered(store, embedder, 
         h.text[:22] for h in recall(store, embedder, "do I still go to the cottage these days?", k=7).hits
     ]
     assert still.index("Heading to a cottage o") < still.index("Blackflies peak at daw")
+
+
+def test_an_asking_that_tells_what_is_asked_drops_one_place_at_most(store, embedder, cli):
+    """ "I'm flying to Denver on March 3…. What should I pack?" answers "when is my flight to
+    Denver?" itself: the reply about packing goes just above it (shown with it), not into its
+    place, so it is never sent down to where the reply stood. Turns given one time keep the
+    order they were added in."""
+    _chatted(cli, [
+        ("02-10T20:00", "trip", "user", "I'm flying to Denver on March 3 for my sister Ana's wedding. What "
+         "should I pack?"),
+        ("02-10T20:01", "trip", "assistant", "Denver in early March can swing from sunny 15°C to snow, so "
+         "pack layers, a warm coat and comfortable shoes for the reception."),
+    ])  # fmt: skip
+    for day, text in [
+        ("2026-01-20", "Flew to Chicago for the conference, the flight was delayed two hours."),
+        ("2026-01-25", "Booked the airport parking for the Denver trip, $12 a day."),
+        ("2026-02-01", "Went dress shopping with Ana for the wedding."),
+        ("2026-02-03", "Flight prices to Colorado are silly this spring."),
+    ]:
+        assert cli("add", "--no-extract", "--at", day, text).exit_code == 0
+    asked = "when is my flight to Denver?"
+    flight = [h.text[:20] for h in recall(store, embedder, asked, k=8).hits]
+    asking = flight.index("I'm flying to Denver")
+    assert flight[asking - 1].startswith("Denver in early Marc"), "the reply just above the asking"
+    assert asking <= 2
+
+    # Two turns with one time, added one after the other: the reply answers the later one.
+    for role, text in [
+        ("user", "Also what about a tent for two?"),
+        ("assistant", "For the Rockies, the MSR Hubba Hubba NX 2 stands up to wind."),
+    ]:
+        turn = {"timestamp": "2026-03-01T20:00:00Z", "session": "gear", "role": role, "content": text}
+        line = json.dumps(turn)
+        assert cli("add", "--no-extract", "-", input=line + "\n").exit_code == 0
+    tent = json.loads(cli("recall", "which tent for two?", "--json").stdout)
+    reply = next(h for h in tent["hits"] if h["role"] == "assistant")
+    assert reply["reply_to"]["text"] == "Also what about a tent for two?"
 
 
 def test_a_reply_holding_a_word_the_user_never_said_is_found_first(store, embedder, cli):
