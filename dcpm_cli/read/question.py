@@ -298,54 +298,6 @@ def read_question(text: str, now: datetime, zone: tzinfo = UTC) -> Question:
     return Question(text, window_of(text, now, zone), order_of(text), cues_of(text), to_assistant)
 
 
-# A turn that asks the other side something: a question, or a request. What it asks is
-# answered by the reply after it, not by the asking.
-_QUESTION_MARK = re.compile(r"[?？؟](?=[\s\"'”’)\]]|$)")  # ending a sentence, not inside a URL's query
-_URL = re.compile(r"\bhttps?://\S+|\bwww\.\S+", re.I)
-_QUOTE = re.compile(r"[\"“][^\"“”]*[\"”]")  # said by someone else: "she asked me "are you coming?""
-_SENTENCE = re.compile(r"(?<=[.!?？؟])\s+|\n+")
-_SUBJECT = (
-    r"(?:i|you|we|they|it|he|she|there|this|that|these|those|my|your|our|his|her|their|the|a|an|any|"
-    r"anyone|someone)"
-)
-_AUX = r"(?:is|are|was|were|am|do|does|did|can|could|should|shall|would|will|may|might|have|has)"
-_ASKING = re.compile(
-    # a question typed without its mark: a question word, then the verb before its subject
-    # ("how soon can they use it after", "what temp should I…", "where is the…"; not "What I
-    # ended up buying was…", "How I miss her", "Where we stayed…")
-    rf"\W*(?:(?:what|whats|how|where|which|who|whose|why|when)(?!\s+(?:i|you|we|they|he|she)\b)"
-    rf"(?:\s+[\w'-]+){{0,4}}?"
-    rf"\s+{_AUX}(?!n['’]t)\s+{_SUBJECT}\b"
-    # or a verb before its subject ("can you…", "is it normal…"; not "Can't believe…", "Could
-    # be worse", "Is what it is")
-    rf"|{_AUX}(?!n['’]t)\s+{_SUBJECT}\b"
-    # or a request ("give me…", "any tips…", "need ideas…"; not "Please remember my password…")
-    r"|(?:please\s+)?(?:give|tell|show|help)\s+(?:me|us)\b|(?:please\s+)?(?:suggest|recommend|explain|"
-    r"compare|advise)\b|any\s+(?:good\s+)?(?:tips|ideas|suggestions|recommendations|advice|thoughts)\b"
-    r"|(?:i\s+)?need\s+(?:some\s+)?(?:ideas|help|advice|tips|suggestions|recommendations)\b)",
-    re.I,
-)
-
-
-def asks(text: str) -> bool:
-    """Whether a turn asks something: a sentence of it ends with a question mark ("What should
-    I buy? Trying to keep it under $100."), or opens as a question or a request does without one
-    ("how soon can they use it after", "give me a simple recipe", "Can you help me plan a trip
-    to Lisbon\nThanks!"). A turn that only tells does not ("I finally paid off my line of
-    credit.", "Can't believe the vet charged $480.", "Booked it: https://…/book?id=88")."""
-    own = _QUOTE.sub(" ", _URL.sub(" ", text))
-    if _QUESTION_MARK.search(own):
-        return True
-    return any(_ASKING.match(sentence) for sentence in _SENTENCE.split(own.strip()) if sentence.strip())
-
-
-def tells(text: str) -> str:
-    """The sentences of a turn that ask nothing: "I'm flying to Denver on March 3 for Ana's
-    wedding." of "I'm flying to Denver on March 3 for Ana's wedding. What should I pack?"."""
-    sentences = [x for x in _SENTENCE.split(text.strip()) if x.strip()]
-    return " ".join(x for x in sentences if not asks(x))
-
-
 def content_words(text: str) -> set[str]:
     """The words of `text` that are not function words, question words or times."""
     return {w for w in _words(_without_time(text)) if w not in _STOP}

@@ -44,7 +44,10 @@ a reply is in no passage (those are the user's words), so its context is its con
 passage: the user's words it answered. Any other question searches them too, a little below the
 user's own words (at REPLY_WEIGHT of their score, searched apart so that they neither take the
 user's words' places among the candidates nor rescale their scores): what the assistant told
-the user is found when nothing the user said answers as well."""
+the user is found when nothing the user said answers as well. Asked what the assistant said, a
+reply ranked below the user's turn it answered trades places with it (`_answers_first`): the
+user's turn is worded like the question, the reply holds what is asked for. Each reply hit names
+the turn it answered."""
 
 from __future__ import annotations
 
@@ -76,7 +79,7 @@ from dcpm_cli.models import (
     speaker_of,
     utcnow,
 )
-from dcpm_cli.read.question import EARLIEST, Question, asks, content_words, read_question, tells
+from dcpm_cli.read.question import EARLIEST, Question, content_words, read_question
 
 if TYPE_CHECKING:
     import numpy as np
@@ -127,8 +130,8 @@ CUE_DEPTH = 1
 # Two hits this similar, said by the same speaker, say nearly the same thing (a change of mind
 # stored twice, an update never chained): shown newest first, each with when it was said.
 NEAR_DUPLICATE = 0.8
-# A question asked in a chat and the reply it got, both among this many best hits (the reply
-# matched the question recalled in its own right), the question above: the reply takes its place.
+# A question about what the assistant said: a reply among this many best hits (it matched in
+# its own right) takes the place of the user's turn it answered, when that ranks above it.
 ANSWERED_DEPTH = 10
 # Pseudo-relevance feedback (Rocchio, on dense vectors as in Li et al., "Pseudo Relevance
 # Feedback with Deep Language Models and Dense Retrievers", TOIS 2023): the question's vector
@@ -213,9 +216,7 @@ def _recall(
             store, vectors, asked, FEEDBACK_DEPTH, FEEDBACK_SEARCH, item_kinds, raw, as_of,
             min_similarity, [],
         )  # fmt: skip
-        # Towards what answered, not what asked: an asking turn whose reply is found is a
-        # question like this one, and gives its place to the reply (left out of the feedback
-        # unless the question is about the assistant, when the next best input takes it).
+        # Towards what answered, not what asked (`_answers_first`).
         _answers_first(store, first, asked, as_of)
         vectors = _with_feedback(store, vectors, first, as_of, replies=asked.to_assistant)
     warnings: list[str] = []
@@ -488,22 +489,16 @@ def _candidates(
 
 
 def _answers_first(store: Store, got: _Candidates, asked: Question, as_of: datetime | None) -> None:
-    """A question the user asked in a chat and the reply it got, both among the ANSWERED_DEPTH
-    best hits, the question above: the reply goes to the question's place. The asking is like
-    the question recalled ("what do I need for blackflies?" against "what did it tell me to use
-    for blackflies?"), the reply holds the answer. They trade places, so nothing ranked between
-    them moves; but an asking that also tells something the question names ("I'm flying to
-    Denver on March 3. What should I pack?" for "when is my flight to Denver?") may be the
-    answer itself: a reply naming something the question names too ("Denver in early March…")
-    goes just above it, so it and what was between them drop one place, no more; a reply naming
-    none of it ("use the RÉSO, the underground city" for "how much was the train to Montreal?",
-    after "We're going to Montreal. What should we do?") moves nothing. A turn that only tells
-    ("I paid off my line of credit") keeps its place above the reply to it ("Congrats!…"). Not
-    for a question about a time alone ("what did I do last weekend?") or one end of a history
-    ("am I still vegetarian?", "when did I first…"): those ask about the user's own life, which
-    the asking may tell and the advice does not. A reply or asking said after `as_of` is not a
-    hit then, and moves nothing."""
-    if asked.only_time or asked.order is not None:
+    """A question about what the assistant said ("what spray did the AI recommend for the
+    blackfly?") ranks each reply among the ANSWERED_DEPTH best hits above the user's turn it
+    answered: the two trade places, so nothing ranked between them moves. The user's turn is
+    worded like the question ("What can I use on the blackfly on my beans?"), the reply holds
+    what is asked for. Any other question leaves them as they are: a turn that asks may tell
+    the answer itself ("Rudy quoted me $860 for the alternator. Is that fair?" answers "what
+    did the mechanic quote me?"), and no rule tried here told the two apart without sending
+    such answers down (docs/benchmarks.md). A turn said after `as_of` is not a hit then, and
+    moves nothing."""
+    if not asked.to_assistant:
         return
     scores, rows = got.scores, got.rows
     ranked = [x for x in sorted(scores, key=lambda x: (-scores[x], x))[:ANSWERED_DEPTH] if x not in got.exact]
@@ -513,30 +508,16 @@ def _answers_first(store: Store, got: _Candidates, asked: Question, as_of: datet
         for key in ranked
         if isinstance(row := rows.get(key), RawInput)
         and row.session
-        and (as_of is None or row.said_at <= as_of)
+        and (as_of is None or row.said_at <= as_of)  # not a hit then
     }
-    asking = {key for key, row in turns.items() if row.role == "user" and asks(row.text)}
-    sessions = {turns[key].session for key in asking}
-    named = content_words(asked.text)
     for key, reply in turns.items():
-        if reply.role == "user" or reply.session not in sessions:
+        if reply.role == "user":
             continue
         before = _turn_before(store, reply)  # the turn it answered
-        answered = ("raw", before.id) if before else None
-        if answered not in asking or place[answered] > place[key]:
-            continue
-        assert before is not None
-        if named & content_words(tells(before.text)):
-            if not named & content_words(reply.text):
-                continue  # the asking may answer, and the reply is about something else
-            # Just above the asking: it, and all down to the reply's place, move down one.
-            moved = [key, *ranked[place[answered] : place[key]]]
-            for x, value in zip(moved, sorted((scores[x] for x in moved), reverse=True), strict=True):
-                scores[x] = value
-        else:
+        answered = ("raw", before.id) if before is not None and before.role == "user" else None
+        if answered in turns and place[answered] < place[key]:
             scores[answered], scores[key] = scores[key], scores[answered]
-        ranked.sort(key=lambda x: (-scores[x], x))
-        place = {x: n for n, x in enumerate(ranked)}
+            place[answered], place[key] = place[key], place[answered]
 
 
 def _turn_before(store: Store, reply: RawInput) -> RawInput | None:

@@ -14,7 +14,7 @@ from support.paths import README, TEST_DATA
 
 from dcpm_cli import views
 from dcpm_cli.models import MemoryItem, RawInput
-from dcpm_cli.read.question import EARLIEST, NEWEST, asks, cues_of, order_of, read_question, window_of
+from dcpm_cli.read.question import EARLIEST, NEWEST, cues_of, order_of, read_question, window_of
 from dcpm_cli.read.recall import MIN_SIMILARITY, recall
 
 
@@ -929,110 +929,50 @@ def test_what_the_assistant_told_is_found_without_asking_for_it(store, embedder,
     assert said <= 1
 
 
-@pytest.mark.parametrize(
-    ("turn", "asking"),
-    [
-        ("What do I need for blackflies?", True),
-        ("I just retired and want to try watercolour. What should I buy? Keeping it under $100.", True),
-        ("how soon can they use it after", True),  # no question mark, as people type
-        ("give me a really simple loaf recipe", True),  # a request
-        ("Thanks. Any tips for the drive", True),
-        ("I finally paid off my line of credit.", False),  # it tells
-        ("Did 20 lengths at the pool today.", False),  # a subject left out, not a question
-        ("When I got home the cat had been sick.", False),
-        ("Will do, thanks.", False),
-        ("ok great. can you give me a really simple loaf recipe to try once it's going?", True),
-        ("Can you help me plan a trip to Lisbon\nThanks!", True),  # any sentence, not the last
-        ("Need ideas for a 40th birthday gift", True),
-        ("how many hours a week should i study then", True),
-        ("what temp do I cook the pork belly at", True),
-        ("東京で何を食べればいい？", True),  # a full-width question mark
-        ("Can't believe the vet charged $480 for Milo's dental cleaning.", False),
-        ("How I miss her.", False),
-        ("Is what it is.", False),
-        ("Could be worse.", False),
-        ("Would have been mom's 70th today.", False),
-        ("Please remember my wifi password is hunter2.", False),
-        ("What I ended up buying was the Sony.", False),
-        ("Where we stayed last year was great.", False),
-        ("Booked our hotel, confirmation at https://hotels.example/book?id=88123", False),  # a URL's ?
-        ('She asked me "are you coming?" and I said no.', False),  # someone else's question
-        ("We ended up going with the Hilux, thanks", False),
-    ],
-)
-def test_a_turn_that_asks_is_told_from_one_that_tells(turn, asking):
-    assert asks(turn) is asking
-
-
-def test_the_reply_takes_the_place_of_the_question_it_answered(store, embedder, cli):
-    """A question asked in a chat is like the question recalled, so it ranked above the reply
-    that holds the answer (the people sets' "what did it tell me" questions: the answer first
-    for 0.39 of them by MRR). The two trade places, and nothing else moves; a turn that only
-    tells keeps its place above the reply to it."""
-    chat = [
-        ("07-08T21:14", "cottage", "user", "Heading to a cottage on Lake of Bays this weekend. What do I "
-         "need for blackflies?"),
-        ("07-08T21:15", "cottage", "assistant", "Blackflies peak at dawn and dusk. Bring a repellent with "
-         "20% icaridin and a mesh bug jacket; a Thermacell does little against them."),
-        ("07-08T21:16", "cottage", "user", "Anything worth a day trip from there?"),
-        ("07-08T21:17", "cottage", "assistant", "Algonquin Park's Highway 60 corridor is an hour away."),
-        ("07-12T20:00", "journal", "user", "Back from the cottage. The blackflies were brutal at dusk."),
+def test_asked_what_the_assistant_said_the_reply_takes_its_questions_place(store, embedder, cli):
+    """The user's turn is worded like the question recalled ("What spray should I use on the
+    blackfly…?" against "what spray did the AI recommend for blackfly…"), so it ranked above
+    the reply that holds the answer (the people sets' assistant questions: MRR 0.39). Asked what
+    the assistant said, the two trade places and nothing else moves; any other question leaves
+    them: a turn that asks may tell the answer itself."""
+    _chatted(cli, [
+        ("06-14T18:00", "beans", "user", "What spray should I use on the blackfly on my broad beans?"),
+        ("06-14T18:01", "beans", "assistant", "Pinch out the tips first, since the aphids cluster on the "
+         "soft growth. For the rest, a soft soap product such as SB Plant Invigorator works without harming "
+         "ladybirds; apply it in the evening, when the bees have gone, and repeat after a week."),
+        ("08-03T09:00", "car", "user", "Rudy at the garage quoted me $860 for an alternator and a belt. Is "
+         "that fair?"),
+        ("08-03T09:01", "car", "assistant", "That's within the normal range for that job."),
         ("11-03T08:00", "money", "user", "I finally paid off my line of credit."),
         ("11-03T08:01", "money", "assistant", "Congratulations on paying off your line of credit!"),
-    ]  # fmt: skip
-    _chatted(cli, chat)
-    # Not a question about the assistant: the asking came first, the journal second, the reply
-    # third. The reply and the asking trade places; the journal stays where it was.
-    got = recall(store, embedder, "what should I bring for blackflies?", k=3)
-    assert [h.text[:22] for h in got.hits] == [
-        "Blackflies peak at daw",
-        "Back from the cottage.",
-        "Heading to a cottage o",
-    ]
-    assert got.hits[0].role == "assistant"
-    # Whatever k is asked: they traded places among the candidates, not among the k shown.
-    assert recall(store, embedder, "what should I bring for blackflies?", k=1).hits[0].role == "assistant"
-    # The reply is shown with the turn it answered: in the table, the prompt and the JSON.
-    asked = "what should I bring for blackflies?"
-    assert '(answering "Heading to a cottage on Lake of Bays' in cli("recall", asked, "-k", "3").stdout
-    assert 'answering: "Heading to a cottage' in views.recall_prompt_text(got)
-    data = json.loads(cli("recall", asked, "-k", "3", "--json").stdout)
-    jsonschema.validate(data, json.loads(README.read_text().split("```json\n", 1)[1].split("\n```", 1)[0]))
-    assert data["hits"][0]["reply_to"]["text"].startswith("Heading to a cottage")
-    assert [h["reply_to"] for h in data["hits"][1:]] == [None, None]  # the user's words answer nothing
-    paid = recall(store, embedder, "when did I pay off my line of credit?", k=3)
-    assert paid.hits[0].text == "I finally paid off my line of credit."
-    # A question for one end of a history asks about the user's life, which the asking tells
-    # ("Heading to a cottage…") and the advice does not: no trade.
-    still = [
-        h.text[:22] for h in recall(store, embedder, "do I still go to the cottage these days?", k=7).hits
-    ]
-    assert still.index("Heading to a cottage o") < still.index("Blackflies peak at daw")
-
-
-def test_an_asking_that_tells_what_is_asked_drops_one_place_at_most(store, embedder, cli):
-    """ "I'm flying to Denver on March 3…. What should I pack?" answers "when is my flight to
-    Denver?" itself: the reply about packing goes just above it (shown with it), not into its
-    place, so it is never sent down to where the reply stood. Turns given one time keep the
-    order they were added in."""
-    _chatted(cli, [
-        ("02-10T20:00", "trip", "user", "I'm flying to Denver on March 3 for my sister Ana's wedding. What "
-         "should I pack?"),
-        ("02-10T20:01", "trip", "assistant", "Denver in early March can swing from sunny 15°C to snow, so "
-         "pack layers, a warm coat and comfortable shoes for the reception."),
     ])  # fmt: skip
     for day, text in [
-        ("2026-01-20", "Flew to Chicago for the conference, the flight was delayed two hours."),
-        ("2026-01-25", "Booked the airport parking for the Denver trip, $12 a day."),
-        ("2026-02-01", "Went dress shopping with Ana for the wedding."),
-        ("2026-02-03", "Flight prices to Colorado are silly this spring."),
+        ("2026-06-20", "Blackfly back on the beans after the rain. Allotment looks sorry for itself."),
+        ("2026-06-28", "Picked the first beans. The blackfly is finally gone."),
     ]:
         assert cli("add", "--no-extract", "--at", day, text).exit_code == 0
-    asked = "when is my flight to Denver?"
-    flight = [h.text[:20] for h in recall(store, embedder, asked, k=8).hits]
-    asking = flight.index("I'm flying to Denver")
-    assert flight[asking - 1].startswith("Denver in early Marc"), "the reply just above the asking"
-    assert asking <= 2
+
+    asked = "what spray did the AI recommend for blackfly on the beans"
+    got = [h.text[:20] for h in recall(store, embedder, asked, k=5).hits]
+    assert got[:2] == ["Pinch out the tips f", "What spray should I "]  # the asking was first
+    # Whatever k is asked: they traded places among the candidates, not among the k shown.
+    assert recall(store, embedder, asked, k=1).hits[0].text.startswith("Pinch out the tips")
+    # The reply is shown with the turn it answered: in the table, the prompt and the JSON.
+    assert '(answering "What spray should I use on the blackfly' in cli("recall", asked, "-k", "3").stdout
+    assert 'answering: "What spray should I use on the blackfly' in views.recall_prompt_text(
+        recall(store, embedder, asked, k=3)
+    )
+    data = json.loads(cli("recall", asked, "-k", "5", "--json").stdout)
+    jsonschema.validate(data, json.loads(README.read_text().split("```json\n", 1)[1].split("\n```", 1)[0]))
+    replies = [h for h in data["hits"] if h["role"] == "assistant"]
+    assert replies[0]["reply_to"]["text"] == "What spray should I use on the blackfly on my broad beans?"
+    assert all(h["reply_to"] is None for h in data["hits"] if h["role"] == "user")
+
+    # Not asked about the assistant: the turn that tells the quote keeps its place.
+    quote = [h.text[:20] for h in recall(store, embedder, "what did the mechanic quote me", k=5).hits]
+    assert quote[0] == "Rudy at the garage q"
+    paid = recall(store, embedder, "when did I pay off my line of credit?", k=3)
+    assert paid.hits[0].text == "I finally paid off my line of credit."
 
     # Two turns with one time, added one after the other: the reply answers the later one.
     for role, text in [
@@ -1040,11 +980,10 @@ def test_an_asking_that_tells_what_is_asked_drops_one_place_at_most(store, embed
         ("assistant", "For the Rockies, the MSR Hubba Hubba NX 2 stands up to wind."),
     ]:
         turn = {"timestamp": "2026-03-01T20:00:00Z", "session": "gear", "role": role, "content": text}
-        line = json.dumps(turn)
-        assert cli("add", "--no-extract", "-", input=line + "\n").exit_code == 0
-    tent = json.loads(cli("recall", "which tent for two?", "--json").stdout)
-    reply = next(h for h in tent["hits"] if h["role"] == "assistant")
-    assert reply["reply_to"]["text"] == "Also what about a tent for two?"
+        assert cli("add", "--no-extract", "-", input=json.dumps(turn) + "\n").exit_code == 0
+    tent = json.loads(cli("recall", "which tent did you suggest for two?", "--json").stdout)
+    tent_reply = next(h for h in tent["hits"] if h["role"] == "assistant" and "Hubba" in h["text"])
+    assert tent_reply["reply_to"]["text"] == "Also what about a tent for two?"
 
 
 def test_a_reply_holding_a_word_the_user_never_said_is_found_first(store, embedder, cli):
