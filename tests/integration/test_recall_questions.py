@@ -947,6 +947,7 @@ def test_asked_what_the_assistant_said_the_reply_takes_its_questions_place(store
         ("11-03T08:01", "money", "assistant", "Congratulations on paying off your line of credit!"),
     ])  # fmt: skip
     for day, text in [
+        ("2026-06-10", "Spotted blackfly on the broad beans at the allotment, just a few."),
         ("2026-06-20", "Blackfly back on the beans after the rain. Allotment looks sorry for itself."),
         ("2026-06-28", "Picked the first beans. The blackfly is finally gone."),
     ]:
@@ -957,6 +958,9 @@ def test_asked_what_the_assistant_said_the_reply_takes_its_questions_place(store
     assert got[:2] == ["Pinch out the tips f", "What spray should I "]  # the asking was first
     # Whatever k is asked: they traded places among the candidates, not among the k shown.
     assert recall(store, embedder, asked, k=1).hits[0].text.startswith("Pinch out the tips")
+    # As of a time before the reply, the asking keeps its place: the reply was not there then.
+    then = recall(store, embedder, asked, k=2, as_of=datetime(2026, 6, 14, 18, 0, 30, tzinfo=UTC))
+    assert [h.text[:20] for h in then.hits] == ["What spray should I ", "Spotted blackfly on "]
     # The reply is shown with the turn it answered: in the table, the prompt and the JSON.
     assert '(answering "What spray should I use on the blackfly' in cli("recall", asked, "-k", "3").stdout
     assert 'answering: "What spray should I use on the blackfly' in views.recall_prompt_text(
