@@ -382,7 +382,8 @@ def build_server(memory: AgentMemory) -> Any:
         came from and its revision arc, plus schemas/intentions built from the facts. The
         assistant's replies in a stored conversation are searched too (role "assistant"): a
         little below the user's own words, or level with them when the question asks what the
-        assistant said ("what did you / the assistant / the AI recommend for…?"). Time words
+        assistant said ("what did you / the assistant / the AI recommend for…?"); each carries
+        the user's turn it answered (reply_to). Time words
         in the query ("last weekend", "over Christmas", "a week after the move") lift what was
         said then, in the user's timezone. A search, never an LLM call: fast. Same JSON as
         `dcpm recall --json`."""
