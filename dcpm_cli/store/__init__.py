@@ -562,22 +562,7 @@ class Store(GraphVerbs, JournalVerbs, EraseVerbs, StagingVerbs):
 
     def recent_raw(self, session: str, before: datetime, n: int) -> list[RawInput]:
         """The n inputs said just before `before` in the same session: extraction's context."""
-        if n <= 0:
-            return []
-        copy = self._vectors.copy(S.RAW, self.table(S.RAW), use=True)
-        if copy is not None:  # a warm writer: the session's rows are in memory
-            return [self._from_row(RawInput, r) for r in _last_before(copy, session, before, n)]
-
-        base = f"session = {_q(session)} AND said_at < {timestamp(before)}"
-        # Most context is minutes old: read a day back first, widen only when that is short
-        # (reading a 10k-turn session whole for six turns made `dcpm process` quadratic).
-        for days in (1, 30, None):
-            since = "" if days is None else _since(before, days)
-            rows = self._rows(S.RAW, base + since, _RAW_COLUMNS)
-            if len(rows) >= n:
-                break
-        rows.sort(key=lambda r: (r["said_at"], r["created_at"]))
-        return [self._from_row(RawInput, r) for r in rows[-n:]]
+        return self._said_before(session, before, None, n, buy=True)
 
     def turn_before(self, raw: RawInput) -> RawInput | None:
         """The input said just before `raw` in its session, or None: by when each was said, then
@@ -585,27 +570,33 @@ class Store(GraphVerbs, JournalVerbs, EraseVerbs, StagingVerbs):
         no time of their own) keep the order they were added in."""
         if not raw.session:
             return None
-        said, made = _micros_of(raw.said_at), _micros_of(raw.created_at)
-        copy = self._vectors.copy(S.RAW, self.table(S.RAW))  # a lookup: never buys the copy
-        if copy is not None:
-            import numpy as np
+        before = self._said_before(raw.session, raw.said_at, raw.created_at, 1, buy=False)
+        return before[-1] if before else None
 
-            at = copy.positions("session", [raw.session])
-            when, stored = _micros(copy.values(at, "said_at")), _micros(copy.values(at, "created_at"))
-            earlier = (when < said) | ((when == said) & (stored < made))
-            if not earlier.any():
-                return None
-            at, when, stored = at[earlier], when[earlier], stored[earlier]
-            last = np.lexsort((stored, when))[-1:]
-            return self._from_row(RawInput, copy.rows(at[last], _RAW_COLUMNS)[0])
-        base = f"session = {_q(raw.session)} AND said_at <= {timestamp(raw.said_at)} AND id != {_q(raw.id)}"
-        for days in (1, 30, None):  # most turns are minutes apart (as in `recent_raw`)
-            since = "" if days is None else _since(raw.said_at, days)
-            turns = [self._from_row(RawInput, r) for r in self._rows(S.RAW, base + since, _RAW_COLUMNS)]
-            turns = [t for t in turns if (_micros_of(t.said_at), _micros_of(t.created_at)) < (said, made)]
-            if turns:
-                return max(turns, key=lambda t: (t.said_at, t.created_at))
-        return None
+    def _said_before(
+        self, session: str, said: datetime, stored: datetime | None, n: int, *, buy: bool
+    ) -> list[RawInput]:
+        """The n inputs of `session` said last before `said` (with `stored`, said at `said` too
+        when stored before `stored`), oldest first. A `buy` may buy the table's in-memory copy
+        (a writer's many lookups); a lookup that does not (recall's) takes it only if it is there."""
+        if n <= 0:
+            return []
+        copy = self._vectors.copy(S.RAW, self.table(S.RAW), use=buy)
+        if copy is not None:  # a warm writer: the session's rows are in memory
+            return [self._from_row(RawInput, r) for r in _last_before(copy, session, said, n, stored)]
+
+        cut = (_micros_of(said), _micros_of(stored) if stored is not None else -1)
+        base = f"session = {_q(session)} AND said_at {'<' if stored is None else '<='} {timestamp(said)}"
+        # Most context is minutes old: read a day back first, widen only when that is short
+        # (reading a 10k-turn session whole for six turns made `dcpm process` quadratic).
+        for days in (1, 30, None):
+            since = "" if days is None else _since(said, days)
+            rows = self._rows(S.RAW, base + since, _RAW_COLUMNS)
+            rows = [r for r in rows if (_micros_of(r["said_at"]), _micros_of(r["created_at"])) < cut]
+            if len(rows) >= n:
+                break
+        rows.sort(key=lambda r: (r["said_at"], r["created_at"]))
+        return [self._from_row(RawInput, r) for r in rows[-n:]]
 
     def set_raw_status(
         self,
@@ -1108,14 +1099,20 @@ def _with_staged(
     return out
 
 
-def _last_before(copy: Any, session: str, before: datetime, n: int) -> list[dict[str, Any]]:
-    """The n rows of `session` said last before `before`, oldest first, from a table copy."""
+def _last_before(
+    copy: Any, session: str, before: datetime, n: int, stored: datetime | None = None
+) -> list[dict[str, Any]]:
+    """The n rows of `session` said last before `before` (with `stored`, said at `before` too
+    when stored before `stored`), oldest first, from a table copy."""
     import numpy as np
 
     at = copy.positions("session", [session])
-    said = _micros(copy.values(at, "said_at"))
-    at, said = at[said < _micros_of(before)], said[said < _micros_of(before)]
-    order = np.lexsort((_micros(copy.values(at, "created_at")), said))[-n:]
+    said, made = _micros(copy.values(at, "said_at")), _micros(copy.values(at, "created_at"))
+    earlier = said < _micros_of(before)
+    if stored is not None:
+        earlier |= (said == _micros_of(before)) & (made < _micros_of(stored))
+    at, said, made = at[earlier], said[earlier], made[earlier]
+    order = np.lexsort((made, said))[-n:]
     return copy.rows(at[order], _RAW_COLUMNS)
 
 
