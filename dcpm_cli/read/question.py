@@ -398,7 +398,7 @@ def window_of(text: str, now: datetime, zone: tzinfo = UTC) -> Window | None:
     spans = [
         m.span()
         for p in (named_days.HOLIDAY, named_days.LONG_WEEKEND)
-        for m in (p.finditer(text) if named_days.mentions(text) else ())
+        for m in p.finditer(text)
         if m.span() not in unknown
     ]
 
@@ -523,8 +523,6 @@ def _holiday_anchor(anchor: Anchor, now: datetime, zone: tzinfo) -> datetime | N
 
 def _named_day(event: str) -> re.Match[str] | None:
     """`event` as a named day ("Christmas", "last Easter"), else None."""
-    if not named_days.mentions(event):
-        return None
     return named_days.HOLIDAY.fullmatch(re.sub(r"^(?:the|my|our)\s+", "", event.strip(), flags=re.I))
 
 

@@ -35,9 +35,12 @@ def test_the_long_weekends_pass_the_word_test():
 
 
 def test_a_question_naming_no_day_compiles_nothing():
-    lazy = named_days._Lazy(r"x")
+    # Gated as HOLIDAY and LONG_WEEKEND are: the gate, not each caller, keeps them shut.
+    assert named_days.HOLIDAY.gate is named_days.LONG_WEEKEND.gate is named_days._MENTIONS
+    lazy = named_days._Lazy(r"x", gate=named_days._MENTIONS)
     assert not named_days.mentions("What did I eat with my sister last Tuesday?")
     assert list(named_days.as_time("What did I eat with my sister last Tuesday?", lazy)) == []
+    assert lazy.fullmatch("What did I eat with my sister last Tuesday?") is None
     assert lazy._compiled is None
 
 
