@@ -162,7 +162,18 @@ _TO_ASSISTANT = re.compile(
     # "Claude" or "Gemini": a friend's name, a sign)
     r"|(?:\bthe\s+(?:ai|a\.i\.|chat\s?bot)|\bchat\s?gpt)\s+(?:said|say|mentioned|mention|recommended|"
     r"recommend|suggested|suggest|listed|explained|explain|offered|described|describe|proposed|"
-    r"(?:told|tell)\s+(?:me|us))\b",
+    r"(?:told|tell)\s+(?:me|us))\b"
+    r"|\bdid\s+the\s+(?:ai|a\.i\.|chat\s?bot)\s+(?:give|list)\b"
+    # told, not telling: "where was I told to keep my emergency fund?", "which books got
+    # recommended to me?" (a doctor may have told them too: then no reply answered the asking,
+    # and the reply's weight alone changes)
+    r"|\b(?:was|were)\s+(?:I|we)\s+(?:told|advised)\b"
+    r"|\b(?:I|we)\s+(?:was|were|got)\s+(?:told|advised)\b"
+    r"|\b(?:got|was|were)\s+(?:recommended|suggested)\s+to\s+(?:me|us)\b"
+    # the other side as "it" or "chat": "where did it say to hire ski gear?", "what was that
+    # method it suggested?", "what rate did chat say…?"
+    r"|\bdid\s+(?:it|chat)\s+(?:say|tell|mention|recommend|suggest|give|list)\b"
+    r"|\bit\s+(?:said|mentioned|recommended|suggested|listed|(?:told|gave)\s+(?:me|us))\b",
     re.I,
 )
 

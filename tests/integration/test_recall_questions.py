@@ -840,6 +840,17 @@ def test_a_count_over_several_conversations_is_found_through_its_first_answers(s
         ("What did the AI tell me to use for blackflies?", True),  # the other side as people name it
         ("What did ChatGPT recommend for my back?", True),
         ("What did the chatbot say the water temperature is?", True),
+        ("Which exercises did the AI give me for the hip?", True),
+        ("Where was I told to keep my emergency fund?", True),  # told, by someone else
+        ("What was that gel I was told to use on my back?", True),
+        ("Which chess books got recommended to me?", True),
+        ("Where did it say to hire ski gear in Ohakune?", True),  # the other side as "it"
+        ("What was that teaching method it suggested?", True),
+        ("What interest rate did chat say a credit union would give me?", True),
+        ("What did I tell Dana about the knee?", False),  # the user telling
+        ("Was it raining when I got to Ohakune?", False),
+        ("Which stretches did I recommend to my sister?", False),
+        ("How much did it cost to fix the car?", False),
         ("What did Claude say about the wedding?", False),  # a friend, as likely as a model
         ("Which bot did I use for the Discord server?", False),
         ("How much did the bot make last month?", False),
