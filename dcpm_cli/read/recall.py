@@ -79,7 +79,7 @@ from dcpm_cli.models import (
     speaker_of,
     utcnow,
 )
-from dcpm_cli.read.question import EARLIEST, Question, content_words, read_question
+from dcpm_cli.read.question import EARLIEST, NEWEST, Question, content_words, read_question
 
 if TYPE_CHECKING:
     import numpy as np
@@ -130,6 +130,12 @@ CUE_DEPTH = 1
 # Two hits this similar, said by the same speaker, say nearly the same thing (a change of mind
 # stored twice, an update never chained): shown newest first, each with when it was said.
 NEAR_DUPLICATE = 0.8
+# A question asking how things are now ("am I still in the choir?") shows its SAME_THING_DEPTH
+# best newest first when they are about the same thing: this alike, as about 1 pair in 200 of
+# one person's inputs are (all-MiniLM-L6-v2; two entries telling one change of mind had a median
+# of 0.51 on the people sets, docs/benchmarks.md "Now, not then").
+SAME_THING = 0.6
+SAME_THING_DEPTH = 5
 # A question about what the assistant said: a reply among this many best hits (it matched in
 # its own right) takes the place of the user's turn it answered, when that ranks above it.
 ANSWERED_DEPTH = 10
@@ -397,9 +403,7 @@ def _ranked(
     """The k best hits among the candidates (`_candidates`), near-duplicates ordered."""
     hits = _best_hits(store, got.scores, got.rows, got.found, k, as_of, chains)
     pinned = {key[1] for key in got.exact}
-    return _near_duplicates_ordered(
-        store, hits, got.found, newest_first=asked.order != EARLIEST, pinned=pinned
-    )
+    return _near_duplicates_ordered(store, hits, got.found, order=asked.order, pinned=pinned)
 
 
 @dataclass
@@ -670,12 +674,16 @@ def _near_duplicates_ordered(
     hits: list[Hit],
     found: dict[Key, MemoryItem | RawInput],
     *,
-    newest_first: bool,
+    order: str | None,
     pinned: set[str],
 ) -> list[Hit]:
     """Hits that say nearly the same (cosine ≥ NEAR_DUPLICATE, same speaker) keep the places
     they won, filled newest first (oldest first when the question asks for the first time);
-    each names the others in `same_as`, so a reader sees that it changed and when. A `pinned`
+    each names the others in `same_as`, so a reader sees that it changed and when. A question
+    that asks how things are now (`order` NEWEST: "am I still…?", "…these days?") orders the
+    SAME_THING_DEPTH best the same way by a looser likeness, SAME_THING: about the same thing,
+    not saying the same ("Auditioned for Harbour Voices, the community choir…" and "Sent
+    Alistair an email saying I'm leaving Harbour Voices"), so they name no others. A `pinned`
     hit (an input holding a rare token of the question) neither moves nor is grouped."""
     if len(hits) < 2:
         return hits
@@ -690,38 +698,53 @@ def _near_duplicates_ordered(
     matrix = np.stack([vectors[hits[i].id] for i in present])
     matrix /= np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12)
     sims = matrix @ matrix.T
+    row = {hits[i].id: a for a, i in enumerate(present)}  # a hit's row in `sims`
+    speakers = [_speaker(hits[i], found) for i in present]
 
-    def speaker(h: Hit) -> str:
-        obj = found.get(("raw", h.id))
-        if isinstance(obj, RawInput):  # a named person, else the role
-            return speaker_of(obj.text) or obj.role
-        return "user"  # beliefs are the user's
+    def alike(ranked: list[Hit], threshold: float, depth: int) -> list[list[int]]:
+        """Places (among the first `depth` of `ranked`) of hits alike by `threshold` and said
+        by one speaker, linked in groups."""
+        places = [n for n, h in enumerate(ranked[:depth]) if h.id in row]
+        group = {n: n for n in places}  # union-find over places
 
-    group = list(range(len(hits)))  # union-find over hit positions
+        def root(n: int) -> int:
+            while group[n] != n:
+                group[n] = group[group[n]]
+                n = group[n]
+            return n
 
-    def root(i: int) -> int:
-        while group[i] != i:
-            group[i] = group[group[i]]
-            i = group[i]
-        return i
+        for x, m in enumerate(places):
+            a = row[ranked[m].id]
+            for n in places[x + 1 :]:
+                b = row[ranked[n].id]
+                if sims[a, b] >= threshold and speakers[a] == speakers[b]:
+                    group[root(n)] = root(m)
+        members: dict[int, list[int]] = {}
+        for n in places:
+            members.setdefault(root(n), []).append(n)
+        return [linked for linked in members.values() if len(linked) > 1]
 
-    for a, i in enumerate(present):
-        for b in range(a + 1, len(present)):
-            j = present[b]
-            if sims[a, b] >= NEAR_DUPLICATE and speaker(hits[i]) == speaker(hits[j]):
-                group[root(j)] = root(i)
-    members: dict[int, list[int]] = {}
-    for i in range(len(hits)):
-        members.setdefault(root(i), []).append(i)
     out = list(hits)
-    for places in members.values():
-        if len(places) < 2:
-            continue
-        alike = sorted((hits[i] for i in places), key=lambda h: h.when, reverse=newest_first)
-        for place, hit in zip(places, alike, strict=True):
+    for places in alike(hits, NEAR_DUPLICATE, len(hits)):
+        same = sorted((hits[i] for i in places), key=lambda h: h.when, reverse=order != EARLIEST)
+        for place, hit in zip(places, same, strict=True):
             hit.same_as = [hits[i].id for i in places if hits[i].id != hit.id]
             out[place] = hit
+    if order == NEWEST:
+        ranked = list(out)
+        for places in alike(ranked, SAME_THING, SAME_THING_DEPTH):
+            about = sorted((ranked[i] for i in places), key=lambda h: h.when, reverse=True)
+            for place, hit in zip(places, about, strict=True):
+                out[place] = hit
     return out
+
+
+def _speaker(hit: Hit, found: dict[Key, MemoryItem | RawInput]) -> str:
+    """Who said a hit: a named person, else the role; beliefs are the user's."""
+    obj = found.get(("raw", hit.id))
+    if isinstance(obj, RawInput):
+        return speaker_of(obj.text) or obj.role
+    return "user"
 
 
 def _drop_replaced(store: Store, rows: dict[Key, Candidate]) -> None:

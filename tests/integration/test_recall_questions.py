@@ -780,6 +780,29 @@ def test_a_newer_near_duplicate_ranks_first_and_says_when(store, embedder, write
     assert "nearly the same also said 2026-01-10; newest of these" in table
 
 
+def test_asked_how_things_are_now_the_newer_entry_about_it_ranks_first(store, embedder, writer, cli):
+    joined_text = "Auditioned for Harbour Voices, the community choir that sings on Tuesday nights. I'm in!"
+    left_text = (
+        "Emailed Alistair tonight to say I'm leaving Harbour Voices, the community choir. "
+        "Tuesday nights were too much."
+    )
+    ids = _said(
+        writer,
+        ("2026-05-17", "a", joined_text),
+        ("2026-06-02", "b", "Made a lentil shepherd's pie and Ray went back for seconds."),
+        ("2026-09-17", "c", left_text),
+        ("2026-09-20", "d", "Painted the porch railings a dark green."),
+    )
+    joined, left = ids[joined_text], ids[left_text]
+    then = recall(store, embedder, "Did I sing in the choir?", k=4)
+    assert [h.id for h in then.hits[:2]] == [joined, left], "the best match first, when not asked about now"
+    now = recall(store, embedder, "Am I still singing in the choir?", k=4)
+    assert [h.id for h in now.hits[:2]] == [left, joined], "asked about now: the latest about it first"
+    assert now.hits[0].same_as == [] and now.hits[1].same_as == [], "about the same thing, not saying it"
+    table = cli("recall", "Am I still singing in the choir?").stdout
+    assert table.index("leaving Harbour Voices") < table.index("Auditioned"), table
+
+
 def test_vectors_of_reads_the_same_from_lancedb_and_from_the_copy(store, embedder, writer):
     ids = list(
         _said(writer, *[("2026-01-01", "s", f"Note number {i} about the garden.") for i in range(4)]).values()
