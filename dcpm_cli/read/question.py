@@ -136,7 +136,7 @@ _ANCHORED = re.compile(
 _EARLIEST = re.compile(r"\b(?:first|initially|originally|earliest|at first|to begin with)\b", re.I)
 _NEWEST = re.compile(
     r"\b(?:most recent(?:ly)?|latest|last time|currently|current|these days|nowadays|right now|now|"
-    r"any more|anymore|still"
+    r"any more|anymore|any longer|still|at the moment|at present"
     # "when did I last go", not "how long did I last at that job"
     r"|(?:did|do|have|had|was|were)\s+(?:I|we)\s+last(?!\s+(?:at|for|in|with|long|through|until|the|a|that|this)\b))\b",
     re.I,

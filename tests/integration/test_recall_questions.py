@@ -453,6 +453,8 @@ def test_a_time_counted_from_an_event_names_the_event(question, event, first, la
 def test_first_and_latest_ask_for_one_end_of_a_history():
     assert order_of("What was my first car?") == EARLIEST
     assert order_of("Which phone do I use these days?") == NEWEST
+    assert order_of("Do I have a car at the moment?") == NEWEST
+    assert order_of("Am I a member of the gym any longer?") == NEWEST
     assert order_of("When did I last have dinner out?") == NEWEST
     assert order_of("How long did I last at that job?") is None
     assert order_of("What is my favourite colour?") is None
