@@ -135,8 +135,10 @@ _ANCHORED = re.compile(
 )
 _EARLIEST = re.compile(r"\b(?:first|initially|originally|earliest|at first|to begin with)\b", re.I)
 _NEWEST = re.compile(
-    r"\b(?:most recent(?:ly)?|latest|last time|currently|current|these days|nowadays|right now|now|"
-    r"any more|anymore|any longer|still|at the moment|at present"
+    r"\b(?:most recent(?:ly)?|latest|last time|currently|current|these days|nowadays|right now|"
+    r"now(?!\s+that\b)|any more|anymore|still"
+    # at the end only: not "at the moment the power went out", "is my commute any longer since…"
+    r"|(?:at the moment|at present|any longer)(?=\W*$)"
     # "when did I last go", not "how long did I last at that job"
     r"|(?:did|do|have|had|was|were)\s+(?:I|we)\s+last(?!\s+(?:at|for|in|with|long|through|until|the|a|that|this)\b))\b",
     re.I,
@@ -163,15 +165,18 @@ _TO_ASSISTANT = re.compile(
     r"|(?:\bthe\s+(?:ai|a\.i\.|chat\s?bot)|\bchat\s?gpt)\s+(?:said|say|mentioned|mention|recommended|"
     r"recommend|suggested|suggest|listed|explained|explain|offered|described|describe|proposed|"
     r"(?:told|tell)\s+(?:me|us))\b"
-    r"|\bdid\s+the\s+(?:ai|a\.i\.|chat\s?bot)\s+(?:give|list)\b"
-    # told, not telling: "where was I told to keep my emergency fund?", "which books got
-    # recommended to me?" (a doctor may have told them too: then no reply answered the asking,
-    # and the reply's weight alone changes)
-    r"|\b(?:was|were)\s+(?:I|we)\s+(?:told|advised)\b"
-    r"|\b(?:I|we)\s+(?:was|were|got)\s+(?:told|advised)\b"
+    r"|\bdid\s+the\s+(?:ai|a\.i\.|chat\s?bot)\s+(?:give|list)\b",
+    re.I,
+)
+# A question about what someone told the user, not naming who ("where was I told to keep my
+# emergency fund?", "which books got recommended to me?", "what was that method it suggested?",
+# "what rate did chat say…?"): the assistant, a doctor, a letter. Not what the user told: so a
+# reply that ranks below the user's turn it answered trades places with it (`_answers_first`),
+# but replies keep their weight, since the answer may be the doctor's words in a journal.
+_TOLD = re.compile(
+    r"\b(?:was|were)\s+(?:I|we)\s+(?:told|advised)\b"
+    r"|\b(?:I|we)\s+(?:was|were|got)\s+(?:told|advised)\b(?!\s+off\b)"
     r"|\b(?:got|was|were)\s+(?:recommended|suggested)\s+to\s+(?:me|us)\b"
-    # the other side as "it" or "chat": "where did it say to hire ski gear?", "what was that
-    # method it suggested?", "what rate did chat say…?"
     r"|\bdid\s+(?:it|chat)\s+(?:say|tell|mention|recommend|suggest|give|list)\b"
     r"|\bit\s+(?:said|mentioned|recommended|suggested|listed|(?:told|gave)\s+(?:me|us))\b",
     re.I,
@@ -270,6 +275,7 @@ class Question:
     cues: list[str] = field(default_factory=list)  # two or more, or none
     to_assistant: bool = False  # asks what the assistant said: its turns are searched too
     anchor: Anchor | None = None  # a time counted from an event: its window once the event is found
+    told: bool = False  # asks what someone told the user (the assistant, or another)
 
     @property
     def search_text(self) -> str:
@@ -297,16 +303,17 @@ class Question:
 
 def read_question(text: str, now: datetime, zone: tzinfo = UTC) -> Question:
     """The time window, wanted order and cues of a question asked at `now`, and whether it asks
-    what the assistant said; its days are `zone`'s (the user's: "yesterday" in Sydney ends ten
-    hours before UTC's)."""
+    what the assistant said (or what someone told the user); its days are `zone`'s (the user's:
+    "yesterday" in Sydney ends ten hours before UTC's)."""
     to_assistant = bool(_TO_ASSISTANT.search(text))
+    told = to_assistant or bool(_TOLD.search(text))
     if (anchor := anchor_of(text)) and (day := _holiday_anchor(anchor, now, zone)):
         # "Two days before Christmas": a named day needs no search for its date.
-        return Question(text, anchor.window(day, zone), order_of(text), [], to_assistant)
+        return Question(text, anchor.window(day, zone), order_of(text), [], to_assistant, told=told)
     if anchor:
         # The event is searched for its date (read/recall.py), not as a second thing asked.
-        return Question(text, None, order_of(text), [], to_assistant, anchor)
-    return Question(text, window_of(text, now, zone), order_of(text), cues_of(text), to_assistant)
+        return Question(text, None, order_of(text), [], to_assistant, anchor, told)
+    return Question(text, window_of(text, now, zone), order_of(text), cues_of(text), to_assistant, told=told)
 
 
 def content_words(text: str) -> set[str]:
@@ -627,6 +634,7 @@ def _calendar(phrase: str, now: datetime) -> Window | None:
 
 def order_of(text: str) -> str | None:
     """NEWEST or EARLIEST when the question asks for one end of a history, else None."""
+    text = re.sub(r"^\W*now\b", "", text, flags=re.I)  # "Now, what did I get Mum…?"
     newest, earliest = _NEWEST.search(text), _EARLIEST.search(text)
     if newest and not earliest:
         return NEWEST

@@ -400,10 +400,13 @@ def _vectors_of(store: Store, keys: list[Key]) -> dict[str, np.ndarray]:
 def _ranked(
     store: Store, got: _Candidates, asked: Question, k: int, as_of: datetime | None, chains: bool
 ) -> list[Hit]:
-    """The k best hits among the candidates (`_candidates`), near-duplicates ordered."""
-    hits = _best_hits(store, got.scores, got.rows, got.found, k, as_of, chains)
+    """The k best hits among the candidates (`_candidates`), near-duplicates ordered (those
+    about the same thing among the SAME_THING_DEPTH best too, asked how things are now, whatever
+    k: the first hit of k = 1 is the first of k = 5)."""
+    wanted = max(k, SAME_THING_DEPTH) if asked.order == NEWEST else k
+    hits = _best_hits(store, got.scores, got.rows, got.found, wanted, as_of, chains)
     pinned = {key[1] for key in got.exact}
-    return _near_duplicates_ordered(store, hits, got.found, order=asked.order, pinned=pinned)
+    return _near_duplicates_ordered(store, hits, got.found, order=asked.order, pinned=pinned)[:k]
 
 
 @dataclass
@@ -494,15 +497,17 @@ def _candidates(
 
 def _answers_first(store: Store, got: _Candidates, asked: Question, as_of: datetime | None) -> None:
     """A question about what the assistant said ("what spray did the AI recommend for the
-    blackfly?") ranks each reply among the ANSWERED_DEPTH best hits above the user's turn it
-    answered: the two trade places, so nothing ranked between them moves. The user's turn is
-    worded like the question ("What can I use on the blackfly on my beans?"), the reply holds
-    what is asked for. Any other question leaves them as they are: a turn that asks may tell
+    blackfly?"), or what someone told the user ("where was I told to keep my emergency fund?"),
+    ranks each reply among the ANSWERED_DEPTH best hits above the user's turn it answered: the
+    two trade places, so nothing ranked between them moves (a doctor's words in the journal keep
+    their place). The user's turn is worded like the question ("What can I use on the blackfly
+    on my beans?"), the reply holds what is asked for. Any other question leaves them as they
+    are: a turn that asks may tell
     the answer itself ("Rudy quoted me $860 for the alternator. Is that fair?" answers "what
     did the mechanic quote me?"), and no rule tried here told the two apart without sending
     such answers down (docs/benchmarks.md). A turn said after `as_of` is not a hit then, and
     moves nothing."""
-    if not asked.to_assistant:
+    if not asked.told:
         return
     scores, rows = got.scores, got.rows
     ranked = [x for x in sorted(scores, key=lambda x: (-scores[x], x))[:ANSWERED_DEPTH] if x not in got.exact]
@@ -681,7 +686,8 @@ def _near_duplicates_ordered(
     they won, filled newest first (oldest first when the question asks for the first time);
     each names the others in `same_as`, so a reader sees that it changed and when. A question
     that asks how things are now (`order` NEWEST: "am I still…?", "…these days?") orders the
-    SAME_THING_DEPTH best the same way by a looser likeness, SAME_THING: about the same thing,
+    inputs among the SAME_THING_DEPTH best the same way by a looser likeness, SAME_THING: about
+    the same thing,
     not saying the same ("Auditioned for Harbour Voices, the community choir…" and "Sent
     Alistair an email saying I'm leaving Harbour Voices"), so they name no others. A `pinned`
     hit (an input holding a rare token of the question) neither moves nor is grouped."""
@@ -701,10 +707,12 @@ def _near_duplicates_ordered(
     row = {hits[i].id: a for a, i in enumerate(present)}  # a hit's row in `sims`
     speakers = [_speaker(hits[i], found) for i in present]
 
-    def alike(ranked: list[Hit], threshold: float, depth: int) -> list[list[int]]:
+    def alike(ranked: list[Hit], threshold: float, depth: int, inputs_only: bool = False) -> list[list[int]]:
         """Places (among the first `depth` of `ranked`) of hits alike by `threshold` and said
         by one speaker, linked in groups."""
-        places = [n for n, h in enumerate(ranked[:depth]) if h.id in row]
+        places = [
+            n for n, h in enumerate(ranked[:depth]) if h.id in row and (h.kind == "raw" or not inputs_only)
+        ]
         group = {n: n for n in places}  # union-find over places
 
         def root(n: int) -> int:
@@ -731,8 +739,10 @@ def _near_duplicates_ordered(
             hit.same_as = [hits[i].id for i in places if hits[i].id != hit.id]
             out[place] = hit
     if order == NEWEST:
+        # inputs only: an item's time is when its event happened, not when it was told, and an
+        # item's change of mind is its chain
         ranked = list(out)
-        for places in alike(ranked, SAME_THING, SAME_THING_DEPTH):
+        for places in alike(ranked, SAME_THING, SAME_THING_DEPTH, inputs_only=True):
             about = sorted((ranked[i] for i in places), key=lambda h: h.when, reverse=True)
             for place, hit in zip(places, about, strict=True):
                 out[place] = hit

@@ -455,6 +455,10 @@ def test_first_and_latest_ask_for_one_end_of_a_history():
     assert order_of("Which phone do I use these days?") == NEWEST
     assert order_of("Do I have a car at the moment?") == NEWEST
     assert order_of("Am I a member of the gym any longer?") == NEWEST
+    assert order_of("What was I doing at the moment the power went out?") is None
+    assert order_of("Is my commute any longer since we moved?") is None
+    assert order_of("Now that I think of it, what did I get Mum?") is None
+    assert order_of("Where is Mum living now?") == NEWEST
     assert order_of("When did I last have dinner out?") == NEWEST
     assert order_of("How long did I last at that job?") is None
     assert order_of("What is my favourite colour?") is None
@@ -801,8 +805,26 @@ def test_asked_how_things_are_now_the_newer_entry_about_it_ranks_first(store, em
     now = recall(store, embedder, "Am I still singing in the choir?", k=4)
     assert [h.id for h in now.hits[:2]] == [left, joined], "asked about now: the latest about it first"
     assert now.hits[0].same_as == [] and now.hits[1].same_as == [], "about the same thing, not saying it"
+    assert recall(store, embedder, "Am I still singing in the choir?", k=1).hits[0].id == left, "whatever k"
     table = cli("recall", "Am I still singing in the choir?").stdout
     assert table.index("leaving Harbour Voices") < table.index("Auditioned"), table
+
+
+def test_asked_how_things_are_now_beliefs_keep_their_order(store, embedder):
+    """Beliefs are not ordered by time as inputs are: a belief's time is when its event happened
+    (a move in 2019, told in 2025), and its change of mind is its chain."""
+    told_2025 = MemoryItem(
+        id="f_live", kind="fact", text="Lives in a flat in Leeds, near Hyde Park.",
+        event_at=_at("2019-09-01"), created_at=_at("2025-08-01"),
+    )  # fmt: skip
+    told_2024 = MemoryItem(
+        id="f_rent", kind="fact", text="Rents a flat in Leeds, by the university.",
+        event_at=_at("2024-05-01"), created_at=_at("2024-05-02"),
+    )  # fmt: skip
+    with store.write():
+        store.add_items([told_2025, told_2024], embedder.embed([told_2025.text, told_2024.text]))
+    assert [h.id for h in recall(store, embedder, "Where did I live?", k=2).hits] == ["f_live", "f_rent"]
+    assert [h.id for h in recall(store, embedder, "Where do I live now?", k=2).hits] == ["f_live", "f_rent"]
 
 
 def test_vectors_of_reads_the_same_from_lancedb_and_from_the_copy(store, embedder, writer):
@@ -866,16 +888,6 @@ def test_a_count_over_several_conversations_is_found_through_its_first_answers(s
         ("What did ChatGPT recommend for my back?", True),
         ("What did the chatbot say the water temperature is?", True),
         ("Which exercises did the AI give me for the hip?", True),
-        ("Where was I told to keep my emergency fund?", True),  # told, by someone else
-        ("What was that gel I was told to use on my back?", True),
-        ("Which chess books got recommended to me?", True),
-        ("Where did it say to hire ski gear in Ohakune?", True),  # the other side as "it"
-        ("What was that teaching method it suggested?", True),
-        ("What interest rate did chat say a credit union would give me?", True),
-        ("What did I tell Dana about the knee?", False),  # the user telling
-        ("Was it raining when I got to Ohakune?", False),
-        ("Which stretches did I recommend to my sister?", False),
-        ("How much did it cost to fix the car?", False),
         ("What did Claude say about the wedding?", False),  # a friend, as likely as a model
         ("Which bot did I use for the Discord server?", False),
         ("How much did the bot make last month?", False),
@@ -890,6 +902,31 @@ def test_a_count_over_several_conversations_is_found_through_its_first_answers(s
 )  # fmt: skip
 def test_a_question_about_what_the_assistant_said_is_read_as_one(question, to_assistant):
     assert read_question(question, MONDAY).to_assistant is to_assistant
+
+
+@pytest.mark.parametrize(
+    ("question", "told"),
+    [
+        ("Where was I told to keep my emergency fund?", True),  # by someone: the AI, a doctor
+        ("What was that gel I was told to use on my back?", True),
+        ("Which chess books got recommended to me?", True),
+        ("Where did it say to hire ski gear in Ohakune?", True),  # the other side as "it"
+        ("What was that teaching method it suggested?", True),
+        ("What interest rate did chat say a credit union would give me?", True),
+        ("What did you recommend for the blackfly?", True),  # asking the assistant is asking what it told
+        ("I got told off by my manager, when was that?", False),
+        ("What did I tell Dana about the knee?", False),  # the user telling
+        ("Was it raining when I got to Ohakune?", False),
+        ("Which stretches did I recommend to my sister?", False),
+        ("How much did it cost to fix the car?", False),
+    ],
+)  # fmt: skip
+def test_a_question_about_what_someone_told_the_user_is_read_as_one(question, told):
+    asked = read_question(question, MONDAY)
+    assert asked.told is told
+    assert not asked.to_assistant or told
+    if told and "you" not in question:
+        assert not asked.to_assistant, "who told is not said: the replies keep their weight"
 
 
 def test_a_question_about_what_the_assistant_said_finds_its_reply(store, embedder, cli, tmp_path):
@@ -935,6 +972,37 @@ def test_a_question_about_what_the_assistant_said_finds_its_reply(store, embedde
     assert own.hits[0].role == "user"
     echo = next(h for h in own.hits if h.text == "That sounds like a lovely lunch with your sister!")
     assert echo.role == "assistant" and echo.score < own.hits[0].score
+
+
+def test_asked_what_someone_told_the_reply_comes_before_the_asking_and_nothing_else_moves(
+    store, embedder, writer, cli
+):
+    """ "What exercises was I told to do for my back?" does not say who told: a reply ranks above
+    the user's turn it answered (the asking tells no exercise), but keeps its weight, so the
+    doctor's words in the journal keep their place."""
+    chat = [
+        ("06-02T19:00", "back", "user", "Put my back out lifting MDF. What exercises should I do?"),
+        ("06-02T19:01", "back", "assistant", "Gentle movement helps more than bed rest: short walks, knee "
+         "hugs and cat-cow stretches twice a day, and no lifting for a fortnight."),
+        ("06-09T08:00", "bp", "user", "How can I lower my blood pressure?"),
+        ("06-09T08:01", "bp", "assistant", "To lower blood pressure: reduce salt, exercise regularly such as "
+         "walking thirty minutes a day, limit alcohol, and manage stress."),
+    ]  # fmt: skip
+    _chatted(cli, chat)
+    note = "Dr Okafor told me to cut back on salt and walk thirty minutes a day for my blood pressure."
+    doctor = _said(writer, ("2026-06-08", "j", note))[note]
+
+    back = recall(store, embedder, "What exercises was I told to do for my back?", k=4)
+    texts = [h.text for h in back.hits]
+    reply = next(n for n, t in enumerate(texts) if t.startswith("Gentle movement"))
+    asking = next(n for n, t in enumerate(texts) if t.startswith("Put my back out"))
+    assert reply < asking, texts
+    plain = recall(store, embedder, "What exercises do I do for my back?", k=4)
+    plain_texts = [h.text for h in plain.hits]
+    assert plain_texts.index(texts[asking]) < plain_texts.index(texts[reply]), "the asking first, unasked"
+
+    pressure = recall(store, embedder, "What was I told to do about my blood pressure?", k=4)
+    assert pressure.hits[0].id == doctor, [h.text for h in pressure.hits]
 
 
 def test_what_the_assistant_told_is_found_without_asking_for_it(store, embedder, cli):
