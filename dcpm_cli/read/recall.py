@@ -36,7 +36,9 @@ on their own and a cue its best hits miss is brought into them; what was said in
 it names is lifted (a time counted from an event, "a week after dad's operation", counts from
 the day the event's best match was said, which is shown beside what was said then); and hits
 saying nearly the same are shown newest first, each naming the others, so a change of mind never
-stored as a chain still reads as one (an exact-token hit keeps its first place). In a
+stored as a chain still reads as one (an exact-token hit keeps its first place); asked how things
+are now ("am I still in the choir?"), the inputs among the best five that are about the same
+thing are shown newest first too. In a
 conversation between people (turns stored as "Name: …"), a question that names a speaker lifts
 that speaker's turns. A question about what the assistant said ("what did you recommend…?", "in
 our previous conversation…", "remind me…") searches the assistant's replies as the user's words;
@@ -44,9 +46,10 @@ a reply is in no passage (those are the user's words), so its context is its con
 passage: the user's words it answered. Any other question searches them too, a little below the
 user's own words (at REPLY_WEIGHT of their score, searched apart so that they neither take the
 user's words' places among the candidates nor rescale their scores): what the assistant told
-the user is found when nothing the user said answers as well. Asked what the assistant said, a
-reply ranked below the user's turn it answered trades places with it (`_answers_first`): the
-user's turn is worded like the question, the reply holds what is asked for. Each reply hit names
+the user is found when nothing the user said answers as well. Asked what the assistant said, or
+what someone told the user ("where was I told to keep my emergency fund?"), a reply ranked below
+the user's turn it answered trades places with it (`_answers_first`): the user's turn is worded
+like the question, the reply holds what is asked for. Each reply hit names
 the turn it answered."""
 
 from __future__ import annotations
