@@ -63,6 +63,7 @@ from datetime import UTC, datetime, timedelta, tzinfo
 from itertools import islice
 from typing import TYPE_CHECKING, Any, TypedDict, TypeVar
 
+from dcpm_cli.embed import MINILM_ID
 from dcpm_cli.errors import InputError, TextSearchFailed
 from dcpm_cli.models import (
     CONTEXT,
@@ -82,6 +83,7 @@ from dcpm_cli.models import (
     speaker_of,
     utcnow,
 )
+from dcpm_cli.mpnet import MPNET_ID
 from dcpm_cli.read.question import EARLIEST, NEWEST, Question, content_words, read_question
 
 if TYPE_CHECKING:
@@ -135,9 +137,9 @@ CUE_DEPTH = 1
 NEAR_DUPLICATE = 0.8
 # A question asking how things are now ("am I still in the choir?") shows its SAME_THING_DEPTH
 # best newest first when they are about the same thing: this alike, as about 1 pair in 200 of
-# one person's inputs are (all-MiniLM-L6-v2; two entries telling one change of mind had a median
-# of 0.51 on the people sets, docs/benchmarks.md "Now, not then").
-SAME_THING = 0.6
+# one person's inputs are, by encoder (another gets MiniLM's); two entries telling one change of
+# mind had a median of 0.51 under MiniLM on the people sets (docs/benchmarks.md "Now, not then").
+SAME_THING = {MINILM_ID: 0.6, MPNET_ID: 0.65}
 SAME_THING_DEPTH = 5
 # A question about what the assistant said: a reply among this many best hits (it matched in
 # its own right) takes the place of the user's turn it answered, when that ranks above it.
@@ -409,7 +411,10 @@ def _ranked(
     wanted = max(k, SAME_THING_DEPTH) if asked.order == NEWEST else k
     hits = _best_hits(store, got.scores, got.rows, got.found, wanted, as_of, chains)
     pinned = {key[1] for key in got.exact}
-    return _near_duplicates_ordered(store, hits, got.found, order=asked.order, pinned=pinned)[:k]
+    same = SAME_THING.get(store.embedder_id, SAME_THING[MINILM_ID])
+    return _near_duplicates_ordered(
+        store, hits, got.found, order=asked.order, pinned=pinned, same_thing=same
+    )[:k]
 
 
 @dataclass
@@ -684,12 +689,13 @@ def _near_duplicates_ordered(
     *,
     order: str | None,
     pinned: set[str],
+    same_thing: float = SAME_THING[MINILM_ID],
 ) -> list[Hit]:
     """Hits that say nearly the same (cosine ≥ NEAR_DUPLICATE, same speaker) keep the places
     they won, filled newest first (oldest first when the question asks for the first time);
     each names the others in `same_as`, so a reader sees that it changed and when. A question
     that asks how things are now (`order` NEWEST: "am I still…?", "…these days?") orders the
-    inputs among the SAME_THING_DEPTH best the same way by a looser likeness, SAME_THING: about
+    inputs among the SAME_THING_DEPTH best the same way by a looser likeness, `same_thing`: about
     the same thing,
     not saying the same ("Auditioned for Harbour Voices, the community choir…" and "Sent
     Alistair an email saying I'm leaving Harbour Voices"), so they name no others. A `pinned`
@@ -745,7 +751,7 @@ def _near_duplicates_ordered(
         # inputs only: an item's time is when its event happened, not when it was told, and an
         # item's change of mind is its chain
         ranked = list(out)
-        for places in alike(ranked, SAME_THING, SAME_THING_DEPTH, inputs_only=True):
+        for places in alike(ranked, same_thing, SAME_THING_DEPTH, inputs_only=True):
             about = sorted((ranked[i] for i in places), key=lambda h: h.when, reverse=True)
             for place, hit in zip(places, about, strict=True):
                 out[place] = hit
