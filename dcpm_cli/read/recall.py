@@ -193,11 +193,11 @@ def recall(
         )
     asked = read_question(query, now or as_of or utcnow(), zone)
     depth = max(4 * k, 20)
-    kept = _LEXICAL.set(_Lexical(depth, {}))
+    kept = _KEPT.set(_Kept(depth, {}))
     try:
         return _recall(store, embedder, query, asked, k, depth, kinds, as_of, min_similarity, chains, zone)
     finally:
-        _LEXICAL.reset(kept)
+        _KEPT.reset(kept)
 
 
 def _recall(
@@ -539,7 +539,7 @@ def _answers_first(store: Store, got: _Candidates, asked: Question, as_of: datet
 
 def _turn_before(store: Store, reply: RawInput) -> RawInput | None:
     """The input said just before `reply` in its conversation (read once per recall)."""
-    kept = _LEXICAL.get()
+    kept = _KEPT.get()
     if kept is not None and reply.id in kept.before:
         return kept.before[reply.id]
     turn = store.turn_before(reply)
@@ -819,24 +819,25 @@ def _without_passage(store: Store, rows: dict[Key, Candidate], sources_of: dict[
 
 
 @dataclass
-class _Lexical:
-    """The BM25 searches of one `recall()`, kept: the feedback search asks the same words again
-    (only the vector moves). Each runs at `depth` at least, so a shallower ask is the head of it.
-    And the turn before each reply met: read for the ranking and again for the hit."""
+class _Kept:
+    """What one `recall()` reads twice, kept for it: its BM25 searches (the feedback search asks
+    the same words again, only the vector moves; each runs at `depth` at least, so a shallower
+    ask is the head of it), and the turn before each reply met (read for the ranking and again
+    for the hit)."""
 
     depth: int
     done: dict[tuple[Any, ...], tuple[int, list[tuple[Found, float]]]]  # search → (its depth, hits)
     before: dict[str, RawInput | None] = dataclasses.field(default_factory=dict)  # reply → its turn
 
 
-_LEXICAL: ContextVar[_Lexical | None] = ContextVar("dcpm_recall_bm25", default=None)
+_KEPT: ContextVar[_Kept | None] = ContextVar("dcpm_recall_kept", default=None)
 
 
 def _text_search(
     store: Store, warnings: list[str], collection: str, query: str, k: int, **filters: Any
 ) -> list[tuple[Found, float]]:
     """BM25 hits, or none with a warning: a failure must not pass for "no word matched"."""
-    kept = _LEXICAL.get()
+    kept = _KEPT.get()
     key = (collection, query, tuple(sorted((n, tuple(v or ())) for n, v in filters.items())))
     if kept is not None and key in kept.done and kept.done[key][0] >= k:
         return kept.done[key][1][:k]
