@@ -38,19 +38,18 @@ the day the event's best match was said, which is shown beside what was said the
 saying nearly the same are shown newest first, each naming the others, so a change of mind never
 stored as a chain still reads as one (an exact-token hit keeps its first place); asked how things
 are now ("am I still in the choir?"), the inputs among the best five that are about the same
-thing are shown newest first too. In a
-conversation between people (turns stored as "Name: …"), a question that names a speaker lifts
-that speaker's turns. A question about what the assistant said ("what did you recommend…?", "in
-our previous conversation…", "remind me…") searches the assistant's replies as the user's words;
-a reply is in no passage (those are the user's words), so its context is its conversation's best
-passage: the user's words it answered. Any other question searches them too, a little below the
-user's own words (at REPLY_WEIGHT of their score, searched apart so that they neither take the
-user's words' places among the candidates nor rescale their scores): what the assistant told
-the user is found when nothing the user said answers as well. Asked what the assistant said, or
-what someone told the user ("where was I told to keep my emergency fund?"), a reply ranked below
-the user's turn it answered trades places with it (`_answers_first`): the user's turn is worded
-like the question, the reply holds what is asked for. Each reply hit names
-the turn it answered."""
+thing are shown newest first too. In a conversation between people (turns stored as "Name: …"),
+a question that names a speaker lifts that speaker's turns. A question about what the assistant
+said ("what did you recommend…?", "in our previous conversation…", "remind me…") searches the
+assistant's replies as the user's words; a reply is in no passage (those are the user's words),
+so its context is its conversation's best passage: the user's words it answered. Any other
+question searches them too, a little below the user's own words (at REPLY_WEIGHT of their
+score, searched apart so that they neither take the user's words' places among the candidates
+nor rescale their scores): what the assistant told the user is found when nothing the user said
+answers as well. Asked what the assistant said, or what someone told the user ("where was I
+told to keep my emergency fund?"), a reply ranked below the user's turn it answered trades
+places with it (`_answers_first`): the user's turn is worded like the question, the reply holds
+what is asked for. Each reply hit names the turn it answered."""
 
 from __future__ import annotations
 
@@ -510,11 +509,10 @@ def _answers_first(store: Store, got: _Candidates, asked: Question, as_of: datet
     two trade places, so nothing ranked between them moves (a doctor's words in the journal keep
     their place). The user's turn is worded like the question ("What can I use on the blackfly
     on my beans?"), the reply holds what is asked for. Any other question leaves them as they
-    are: a turn that asks may tell
-    the answer itself ("Rudy quoted me $860 for the alternator. Is that fair?" answers "what
-    did the mechanic quote me?"), and no rule tried here told the two apart without sending
-    such answers down (docs/benchmarks.md). A turn said after `as_of` is not a hit then, and
-    moves nothing."""
+    are: a turn that asks may tell the answer itself ("Rudy quoted me $860 for the alternator.
+    Is that fair?" answers "what did the mechanic quote me?"), and no rule tried here told the
+    two apart without sending such answers down (docs/benchmarks.md). A turn said after `as_of`
+    is not a hit then, and moves nothing."""
     if not asked.told:
         return
     scores, rows = got.scores, got.rows
@@ -696,10 +694,9 @@ def _near_duplicates_ordered(
     each names the others in `same_as`, so a reader sees that it changed and when. A question
     that asks how things are now (`order` NEWEST: "am I still…?", "…these days?") orders the
     inputs among the SAME_THING_DEPTH best the same way by a looser likeness, `same_thing`: about
-    the same thing,
-    not saying the same ("Auditioned for Harbour Voices, the community choir…" and "Sent
-    Alistair an email saying I'm leaving Harbour Voices"), so they name no others. A `pinned`
-    hit (an input holding a rare token of the question) neither moves nor is grouped."""
+    the same thing, not saying the same ("Auditioned for Harbour Voices, the community choir…"
+    and "Sent Alistair an email saying I'm leaving Harbour Voices"), so they name no others. A
+    `pinned` hit (an input holding a rare token of the question) neither moves nor is grouped."""
     if len(hits) < 2:
         return hits
     import numpy as np
