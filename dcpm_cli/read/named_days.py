@@ -56,11 +56,6 @@ _MENTIONS = re.compile(
 )
 
 
-def mentions(text: str) -> bool:
-    """Whether `text` may name a day or a long weekend (a cheap test before the patterns)."""
-    return _MENTIONS.search(text) is not None
-
-
 # A named day: "on Christmas Eve", "over Easter", "last Thanksgiving", "Christmas 2024", "the
 # Christmas before last", "the Labour Day weekend". Like a season's, a name that is a word of a
 # thing ("the Christmas tree", "Easter eggs", "the Halloween costume") is not a time: after it

@@ -528,35 +528,34 @@ def _answers_first(store: Store, got: _Candidates, asked: Question, as_of: datet
     for key, reply in turns.items():
         if reply.role == "user":
             continue
-        before = _turn_before(store, reply)  # the turn it answered
-        answered = ("raw", before.id) if before is not None and before.role == "user" else None
+        asking = _answered(store, reply)
+        answered = ("raw", asking.id) if asking is not None else None
         if answered in turns and place[answered] < place[key]:
             scores[answered], scores[key] = scores[key], scores[answered]
             place[answered], place[key] = place[key], place[answered]
 
 
-def _turn_before(store: Store, reply: RawInput) -> RawInput | None:
-    """The input said just before `reply` in its conversation (read once per recall)."""
+def _answered(store: Store, reply: RawInput) -> RawInput | None:
+    """The user's turn `reply` answered: the input said just before it in its conversation,
+    when that is the user's (read once per recall)."""
     kept = _KEPT.get()
     if kept is not None and reply.id in kept.before:
-        return kept.before[reply.id]
-    turn = store.turn_before(reply)
-    if kept is not None:
-        kept.before[reply.id] = turn
-    return turn
+        turn = kept.before[reply.id]
+    else:
+        turn = store.turn_before(reply)
+        if kept is not None:
+            kept.before[reply.id] = turn
+    return turn if turn is not None and turn.role == "user" else None
 
 
 def _with_what_they_answered(store: Store, hits: list[Hit], found: dict[Key, MemoryItem | RawInput]) -> None:
-    """Each reply among the hits with the user's turn it answered (the input said just before
-    it in its conversation, when that is the user's): "Yes, you can drive round to the East
-    Cliff…" means little to a reader without "Can I get up to the abbey without the steps?"."""
+    """Each reply among the hits with the user's turn it answered (`_answered`): "Yes, you can
+    drive round to the East Cliff…" means little to a reader without "Can I get up to the abbey
+    without the steps?"."""
     for hit in hits:
         reply = found.get(("raw", hit.id))
-        if hit.role != "assistant" or not isinstance(reply, RawInput) or not reply.session:
-            continue
-        before = _turn_before(store, reply)
-        if before is not None and before.role == "user":
-            hit.reply_to = before
+        if hit.role == "assistant" and isinstance(reply, RawInput) and reply.session:
+            hit.reply_to = _answered(store, reply)
 
 
 def _scored(
