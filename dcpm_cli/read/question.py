@@ -124,12 +124,13 @@ _CALENDAR = re.compile(
     re.I,
 )
 # A time counted from an event the question names: "about a week after dad's operation", "two
-# days before the trip", "the day after the concert". Its date is the event's, found in the store
-# (read/recall.py); not "the day before yesterday", "the week before last", "the week after next"
-# (times of their own), nor "the day after that" (no event named).
+# days before the trip", "the day after the concert", "the weekend after Easter". Its date is the
+# event's, found in the store (read/recall.py) or the calendar's; not "the day before
+# yesterday", "the week before last", "the weekend after next" (times of their own), nor "the
+# day after that" (no event named).
 _ANCHORED = re.compile(
     rf"\b(?:(?:about|around|roughly|nearly|almost|some|just|exactly)\s+)?"
-    rf"(?:the\s+(day|week|month)|{_COUNT}\s+(day|week|fortnight|month)s?)\s+(after|before)\s+"
+    rf"(?:the\s+(day|weekend|week|month)|{_COUNT}\s+(day|week|fortnight|month)s?)\s+(after|before)\s+"
     rf"(?!(?:yesterday|last|today|tonight|tomorrow|next|then|that|this|it)\b)([^,;:?!.]*\w)",
     re.I,
 )
@@ -254,17 +255,29 @@ class Window:
 @dataclass(frozen=True)
 class Anchor:
     """A time counted from an event ("a week after dad's operation"): the days `first` to
-    `last` (both in) after the day the event was said, negative before it."""
+    `last` (both in) after the day the event was said, negative before it; with `weekend`, the
+    Saturday and Sunday among them ("the weekend after Easter": the first weekend after the
+    day, "the weekend before": the last one before it)."""
 
     event: str
     first: int
     last: int
     phrase: str
+    weekend: bool = False
+
+    def days(self, day: date) -> tuple[int, int]:
+        """The first and last day counted from `day` (the event's), both in."""
+        if not self.weekend:
+            return self.first, self.last
+        saturdays = [n for n in range(self.first, self.last) if (day + timedelta(days=n)).weekday() == 5]
+        saturday = saturdays[0] if self.first > 0 else saturdays[-1]
+        return saturday, saturday + 1
 
     def window(self, said: datetime, zone: tzinfo = UTC) -> Window:
         """The window, counted from `said` (when the event was told) in `zone`'s days."""
         day = said.astimezone(zone).replace(hour=0, minute=0, second=0, microsecond=0)
-        return Window(day + timedelta(days=self.first), day + timedelta(days=self.last + 1), self.phrase)
+        first, last = self.days(day.date())
+        return Window(day + timedelta(days=first), day + timedelta(days=last + 1), self.phrase)
 
 
 @dataclass
@@ -333,6 +346,8 @@ def anchor_of(text: str) -> Anchor | None:
     sign = 1 if direction.lower() == "after" else -1
     said = m.group(0)
     phrase = said[: said.rfind(event) + len(event)].strip()
+    if the_unit and the_unit.lower() == "weekend":  # its Saturday and Sunday in the 8 days next to it
+        return Anchor(event, 1 if sign > 0 else -8, 8 if sign > 0 else -1, phrase, weekend=True)
     if the_unit:  # "the week after the wedding": the seven days next to it
         length = _UNIT_DAYS[the_unit.lower()]
         return Anchor(event, 1 if sign > 0 else -length, length if sign > 0 else -1, phrase)
@@ -524,9 +539,17 @@ def _holiday(
 
 def _holiday_anchor(anchor: Anchor, now: datetime, zone: tzinfo) -> datetime | None:
     """The day a named day an anchor counts from fell on ("two days before Christmas": the
-    latest Christmas whose counted days have begun by `now`), else None."""
+    latest Christmas whose counted days have begun by `now`), or a long weekend's (its last day
+    counted after, its first before: "the weekend after the May bank holiday", the latest
+    begun), else None."""
     m = _named_day(anchor.event)
-    if m is None or m.group(6):  # "the Christmas break" is no one day to count from
+    if m is None:
+        long = named_days.LONG_WEEKEND.fullmatch(anchor.event.strip())
+        window = _long_weekend(long, now, zone, about_past=True) if long and not long.group(1) else None
+        if window is None:
+            return None
+        return window.end - timedelta(days=1) if anchor.first > 0 else window.start
+    if m.group(6):  # "the Christmas break" is no one day to count from
         return None
     now = now.astimezone(zone)
     which, year = named_days.which_of(m), int(m.group(4)) if m.group(4) else None
@@ -535,7 +558,7 @@ def _holiday_anchor(anchor: Anchor, now: datetime, zone: tzinfo) -> datetime | N
     if year or which or m.group(5):
         got = named_days.pick(seen, today, which, about_past=True, before_last=bool(m.group(5)), year=year)
     else:
-        got = next((d for d in seen if d[2] + timedelta(days=anchor.first) <= today), None)
+        got = next((d for d in seen if d[2] + timedelta(days=anchor.days(d[2])[0]) <= today), None)
     return _midnight(now, got[2]) if got else None
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import sys
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from zoneinfo import ZoneInfo
 
 import jsonschema
@@ -326,9 +326,14 @@ def test_a_named_day_not_taken_as_a_time_leaves_no_month_behind():
 
 
 def test_a_long_weekend_as_a_point_of_reference_is_an_event():
+    # Counted from: the calendar's, where the country is known (the latest begun, its last
+    # day: August's Monday); else searched for, as any event.
     london = ZoneInfo("Europe/London")
     asked = read_question("What did I do the day after the bank holiday?", SEPTEMBER, london)
-    assert asked.anchor is not None and asked.anchor.event == "the bank holiday"
+    assert asked.anchor is None and asked.window is not None
+    assert (f"{asked.window.start:%Y-%m-%d}", f"{asked.window.end:%Y-%m-%d}") == ("2026-09-01", "2026-09-02")
+    asked = read_question("What did I do the day after the bank holiday?", SEPTEMBER)
+    assert asked.anchor is not None and asked.anchor.event == "the bank holiday", "UTC: no country"
     asked = read_question("Did I finish the report before the bank holiday?", SEPTEMBER, london)
     assert asked.window is None and asked.cues == ["I finish the report", "the bank holiday"]
     for general in ("Did I work on a bank holiday?", "Did I ever take a long weekend away?"):
@@ -360,6 +365,45 @@ def test_a_time_counted_from_a_named_day_is_from_one_gone(now, question, start, 
     asked = read_question(question, datetime.fromisoformat(now).replace(tzinfo=UTC))
     assert asked.window is not None and asked.anchor is None
     assert (f"{asked.window.start:%Y-%m-%d}", f"{asked.window.end:%Y-%m-%d}") == (start, end)
+
+
+@pytest.mark.parametrize(
+    ("zone", "question", "start", "end"),
+    [
+        # The first weekend after the day: Easter Sunday's is the next one, Canada Day's (a
+        # Wednesday) that week's; the weekend before a Saturday is the one before it.
+        ("UTC", "What did we do the weekend after Easter?", "2026-04-11", "2026-04-13"),
+        ("America/Vancouver", "what did I do the weekend after Canada Day", "2026-07-04", "2026-07-06"),
+        ("Pacific/Auckland", "What did I do the weekend before Anzac Day?", "2026-04-18", "2026-04-20"),
+        # A long weekend counts from its last day after it, its first before it.
+        ("Europe/London", "what did I do the weekend after the May bank holiday?", "2026-05-09",
+         "2026-05-11"),
+        ("Europe/Dublin", "What did I do the weekend before the June bank holiday?", "2026-05-23",
+         "2026-05-25"),
+        ("Europe/London", "What did I do the day after the bank holiday?", "2026-09-01", "2026-09-02"),
+    ],
+)  # fmt: skip
+def test_the_weekend_after_a_named_day_is_its_saturday_and_sunday(zone, question, start, end):
+    asked = read_question(question, _at("2026-11-30"), ZoneInfo(zone))
+    assert asked.window is not None and asked.anchor is None and asked.only_time
+    assert (f"{asked.window.start:%Y-%m-%d}", f"{asked.window.end:%Y-%m-%d}") == (start, end)
+
+
+def test_the_weekend_after_an_event_is_counted_from_its_day():
+    after = read_question("What did we do the weekend after the wedding?", MONDAY).anchor
+    before = read_question("what did I get up to the weekend before my exam", MONDAY).anchor
+    assert after is not None and after.event == "the wedding" and after.weekend
+    assert before is not None and before.event == "my exam"
+    # A Saturday wedding: the next Saturday; a Friday one: the next day. Before a Monday exam,
+    # the two days before it; before a Sunday one, the weekend before that.
+    saturday, friday, monday, sunday = (date(2026, 6, d) for d in (13, 12, 15, 14))
+    assert (after.days(saturday), after.days(friday)) == ((7, 8), (1, 2))
+    assert (before.days(monday), before.days(sunday)) == ((-2, -1), (-8, -7))
+    window = after.window(_at("2026-06-13"))
+    assert f"{window.start:%a %Y-%m-%d} to {window.end:%a %Y-%m-%d}" == "Sat 2026-06-20 to Mon 2026-06-22"
+    # Times of their own, not counted from an event.
+    assert read_question("What are we doing the weekend after next?", MONDAY).anchor is None
+    assert read_question("What did I do the weekend before last?", MONDAY).anchor is None
 
 
 def test_a_time_counted_from_a_named_day_is_in_the_users_days():
@@ -444,6 +488,7 @@ def test_a_time_counted_from_an_event_names_the_event(question, event, first, la
         return
     assert asked.anchor is not None
     assert (asked.anchor.event, asked.anchor.first, asked.anchor.last) == (event, first, last)
+    assert not asked.anchor.weekend
     assert asked.cues == [] and asked.window is None, (
         "the event is searched for its date, not as a thing asked"
     )
@@ -571,6 +616,24 @@ def test_a_time_counted_from_an_event_finds_what_was_said_then(store, embedder, 
     assert nowhere.period is None
     before = recall(store, embedder, question, k=3, as_of=_at("2026-07-10"))
     assert before.period is None
+
+
+def test_the_weekend_after_an_event_finds_what_was_said_on_it(store, embedder, writer):
+    """ "The weekend after the wedding": the wedding is found, and what was said that next
+    Saturday and Sunday answers, though it names neither a weekend nor a wedding; an entry that
+    talks of a weekend on another day does not."""
+    ids = _said(
+        writer,
+        ("2026-06-13", "a", "Priya and Tom's wedding at the botanic gardens, danced until midnight."),
+        ("2026-06-20", "b", "Drove up to the lakes with Sam, rowed out to the island."),
+        ("2026-06-16", "c", "Back at work, still tired from the weekend."),
+        ("2026-05-09", "d", "Quiet weekend, did the garden and watched the snooker."),
+        ("2026-06-27", "e", "Cleaned out the garage, found the old wedding album."),
+    )  # fmt: skip
+    got = recall(store, embedder, "what did we do the weekend after the wedding?", k=3, now=_at("2026-12-01"))
+    assert got.period is not None and got.period.days == "2026-06-20 to 2026-06-21"
+    assert "counted from 2026-06-13" in got.period.phrase
+    assert got.hits[0].id == ids["Drove up to the lakes with Sam, rowed out to the island."]
 
 
 def test_a_part_of_a_month_is_not_the_whole_month(store, embedder, writer):
