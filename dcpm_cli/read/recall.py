@@ -6,7 +6,8 @@ Scoring, for each candidate (an item, or a raw input not extracted yet):
 
     own     = α·cos/cos_max + (1 − α)·bm25/bm25_max     over this query's candidates
     context = the same fusion over passages (neighbouring user inputs of one session, see
-              store/passages.py): the best passage that holds the candidate's input
+              store/passages.py): the best passage that holds the candidate's input, on one
+              scale with the inputs (cos_max and bm25_max over both)
     score   = own + context
 
 Normalisation by a theoretical minimum (0) and the observed maximum keeps each signal's
@@ -580,7 +581,7 @@ def _scored(
     token of `query` word for word are candidates too, and added to `exact`; with `during`, the
     `depth` nearest said then, with no floor; with `beside`, those inputs too, scored on the
     scale of the others (`_search`)."""
-    mine_rows, own = _search(
+    mine_rows, own, scale = _search(
         store, vector, query, depth, item_kinds, raw, min_similarity, warnings, during, beside
     )
     if exact is not None and raw:
@@ -588,7 +589,7 @@ def _scored(
         mine_rows.update(exact)
     _drop_replaced(store, mine_rows)
     context, passage_at, conversation = _passage_context(
-        store, vector, query, depth, as_of, min_similarity, warnings
+        store, vector, query, depth, as_of, min_similarity, warnings, scale
     )
     scores: dict[Key, float] = {}
     sources_of: dict[Key, list[str]] = {}
@@ -859,8 +860,9 @@ def _search(
     warnings: list[str],
     during: tuple[datetime, datetime] | None = None,
     beside: RawFilter | None = None,
-) -> tuple[dict[Key, Candidate], dict[Key, float]]:
-    """Items and raw inputs found by vector or BM25 search, and their fused scores; with
+) -> tuple[dict[Key, Candidate], dict[Key, float], tuple[float, float]]:
+    """Items and raw inputs found by vector or BM25 search, their fused scores, and the scale
+    those were fused on (the best cosine and BM25 met, replies searched apart left out); with
     `during`, also the nearest said in that span, whatever their similarity. With `beside`
     (the assistant's replies, for a question not about them), those inputs are searched apart,
     as deep, and scored on the scale of the rest (divided by the others' best cosine and BM25):
@@ -896,14 +898,14 @@ def _search(
         if during:
             take("raw", store.vector_search("raw", vector, depth, during=during, **raw), dense, None)
     own = _fuse(dense, lexical)
+    scale = (max(dense.values(), default=0.0), max(lexical.values(), default=0.0))
     if beside:
         near: dict[Key, float] = {}
         words: dict[Key, float] = {}
         take("raw", store.vector_search("raw", vector, depth, **beside), near, min_similarity)
         take("raw", _text_search(store, warnings, "raw", query, depth, **beside), words)
-        scale = (max(dense.values(), default=0.0), max(lexical.values(), default=0.0))
         own.update(_fuse(near, words, scale))
-    return rows, own
+    return rows, own, scale
 
 
 def _best_hits(
@@ -965,10 +967,20 @@ def _passage_context(
     as_of: datetime | None,
     min_similarity: float,
     warnings: list[str],
+    scale: tuple[float, float],
 ) -> tuple[dict[str, float], dict[str, datetime], dict[str, float]]:
     """Raw input id → the fused score of the best passage that holds it, and when that passage
     was said (its last input: what a time window is checked against for an input met only
-    here); and session → the fused score of its best passage (a reply's context)."""
+    here); and session → the fused score of its best passage (a reply's context).
+
+    An input's passage is scored on one scale with the inputs (`scale`, their best cosine and
+    BM25; or the passages' own best, where higher): divided by the passages' best alone, the
+    best of a store's few conversations scored a whole point however weakly it matched, and
+    lent it to a weak turn ("are there other beaches near Lisbon?"), which outranked the journal
+    entry that said the answer ("I STOOD UP…", a window of one: its own score). A reply's
+    context stays on the passages' own scale: its words are unlike the question, its
+    conversation is all it has, and on one scale it lost the questions replies answer
+    (docs/benchmarks.md)."""
     passages = {}
     dense: dict[str, float] = {}
     lexical: dict[str, float] = {}
@@ -988,9 +1000,11 @@ def _passage_context(
     context: dict[str, float] = {}
     at: dict[str, datetime] = {}
     sessions: dict[str, float] = {}
-    for pid, score in _fuse(dense, lexical).items():
+    joint = (max(*dense.values(), scale[0], 0.0), max(*lexical.values(), scale[1], 0.0))
+    own = _fuse(dense, lexical)
+    for pid, score in _fuse(dense, lexical, joint).items():
         p = passages[pid]
-        sessions[p.session] = max(score, sessions.get(p.session, 0.0))
+        sessions[p.session] = max(own[pid], sessions.get(p.session, 0.0))
         for raw_id in p.raw_ids:
             if score > context.get(raw_id, -1.0):
                 context[raw_id], at[raw_id] = score, p.last_at

@@ -81,6 +81,27 @@ def test_a_lone_input_is_not_outranked_by_weaker_inputs_of_a_journal(writer, sto
     assert found[0] == lone
 
 
+def test_a_few_conversations_do_not_outrank_the_journal_entry_that_says_it(writer, store, embedder):
+    # A journal (inputs in no session, each its own context) and one short chat: the chat's
+    # passage is the best of the only conversation, not a better match than the journal.
+    stood_up = "I STOOD UP. For maybe three seconds, on lesson five, on a wave that was basically foam."
+    journal = [
+        "Long day at the studio, the client wants the whole facade redrawn by Friday.",
+        stood_up,
+        "Tom made feijoada for his colleagues, the flat smells of beans for days.",
+        "Rain all weekend, stayed in and finished the translation.",
+    ]
+    raws = [RawInput(text=t, said_at=T0 + timedelta(days=10 * i)) for i, t in enumerate(journal)]
+    chat = [
+        "Starting surf lessons at Costa da Caparica tomorrow. I'm 37 and barely exercise. Tips?",
+        "Are there other beaches near Lisbon that are good for beginners, for later on?",
+    ]
+    raws += [RawInput(text=t, session="surf", said_at=T0 + timedelta(minutes=i)) for i, t in enumerate(chat)]
+    writer.add(raws, extract=False)
+    found = _texts(recall(store, embedder, "when did I first manage to stand up surfing", k=5))
+    assert found.index(stood_up) < found.index(chat[1])
+
+
 @pytest.mark.parametrize(
     ("n", "starts"),
     [(0, []), (1, [0]), (4, [0]), (5, [0, 2]), (6, [0, 2]), (7, [0, 2, 4]), (9, [0, 2, 4, 6])],
