@@ -539,27 +539,36 @@ def _holiday(
 
 def _holiday_anchor(anchor: Anchor, now: datetime, zone: tzinfo) -> datetime | None:
     """The day a named day an anchor counts from fell on ("two days before Christmas": the
-    latest Christmas whose counted days have begun by `now`), or a long weekend's (its last day
-    counted after, its first before: "the weekend after the May bank holiday", the latest
-    begun), else None."""
-    m = _named_day(anchor.event)
-    if m is None:
-        long = named_days.LONG_WEEKEND.fullmatch(anchor.event.strip())
-        window = _long_weekend(long, now, zone, about_past=True) if long and not long.group(1) else None
-        if window is None:
-            return None
-        return window.end - timedelta(days=1) if anchor.first > 0 else window.start
-    if m.group(6):  # "the Christmas break" is no one day to count from
-        return None
+    latest Christmas whose counted days have begun by `now`, in `zone`'s days), else None. A
+    span of days counts from its last day after it and its first before it: a named day's ("the
+    weekend after the Easter bank holiday", "the week after the Christmas break") or a long
+    weekend's ("the weekend after the May bank holiday")."""
     now = now.astimezone(zone)
-    which, year = named_days.which_of(m), int(m.group(4)) if m.group(4) else None
-    seen = named_days.occurrences(m.group(3), "", named_days.country(zone), year or now.year)
     today = now.date()
-    if year or which or m.group(5):
-        got = named_days.pick(seen, today, which, about_past=True, before_last=bool(m.group(5)), year=year)
+    event = re.sub(r"^(?:the|my|our)\s+", "", anchor.event.strip(), flags=re.I)
+    if (m := named_days.HOLIDAY.fullmatch(event)) is not None:
+        which, year, before_last, span = named_days.which_of(m), m.group(4), bool(m.group(5)), m.group(6)
+        seen = named_days.occurrences(m.group(3), span or "", named_days.country(zone), int(year or now.year))
+    elif (long := named_days.LONG_WEEKEND.fullmatch(event)) is not None and not long.group(1):
+        which, year, before_last, span = named_days.which_of(long), None, bool(long.group(6)), long.group(5)
+        seen = _long_weekends(long, now, zone)
     else:
-        got = next((d for d in seen if d[2] + timedelta(days=anchor.days(d[2])[0]) <= today), None)
-    return _midnight(now, got[2]) if got else None
+        return None
+
+    def counted_from(days: tuple[date, date, date]) -> date:
+        return days[2] if not span else days[1] if anchor.first > 0 else days[0]
+
+    if year or which or before_last:
+        year_ = int(year) if year else None
+        got = named_days.pick(seen, today, which, about_past=True, before_last=before_last, year=year_)
+    else:
+        got = next((d for d in seen if _begun(counted_from(d), anchor, today)), None)
+    return _midnight(now, counted_from(got)) if got else None
+
+
+def _begun(day: date, anchor: Anchor, today: date) -> bool:
+    """The days `anchor` counts from `day` have begun by `today`."""
+    return day + timedelta(days=anchor.days(day)[0]) <= today
 
 
 def _named_day(event: str) -> re.Match[str] | None:
@@ -571,9 +580,23 @@ def _long_weekend(m: re.Match[str], now: datetime, zone: tzinfo, *, about_past: 
     """The long weekend a `named_days.LONG_WEEKEND` match names, of the user's country, chosen as
     a named day is ("the May bank holiday": the first of May's, Britain's early one)."""
     since, which, before_last = bool(m.group(1)), named_days.which_of(m), bool(m.group(6))
-    kind = {w.lower() for w in m.group(3, 4) if w}
     if not (since or which or before_last or about_past):
         return None  # "what are we doing for the long weekend?": a plan
+    seen = _long_weekends(m, now, zone)
+    got = named_days.pick(
+        seen, now.date(), which, about_past=about_past, before_last=before_last, since=since
+    )
+    if got is None:
+        return None
+    if since:
+        return Window(_midnight(now, got[0]), now, m.group(0))
+    return Window(_midnight(now, got[0]), _midnight(now, got[1]) + timedelta(days=1), m.group(0))
+
+
+def _long_weekends(m: re.Match[str], now: datetime, zone: tzinfo) -> list[tuple[date, date, date]]:
+    """The long weekends of the user's country a `named_days.LONG_WEEKEND` match may mean around
+    `now`, newest first, as (first day, last day, last day)."""
+    kind = {w.lower() for w in m.group(3, 4) if w}
     where = named_days.country(zone)
     seen: list[tuple[date, date, date]] = []
     weekend = "weekend" in m.group(5).lower()  # a Wednesday's bank holiday is no long weekend
@@ -584,14 +607,7 @@ def _long_weekend(m: re.Match[str], now: datetime, zone: tzinfo, *, about_past: 
             if kind <= words and (not weekend or named_days.touches_weekend(a, b))
         ]
         seen += fits[:1] if kind else fits[::-1]
-    got = named_days.pick(
-        seen, now.date(), which, about_past=about_past, before_last=before_last, since=since
-    )
-    if got is None:
-        return None
-    if since:
-        return Window(_midnight(now, got[0]), now, m.group(0))
-    return Window(_midnight(now, got[0]), _midnight(now, got[1]) + timedelta(days=1), m.group(0))
+    return seen
 
 
 def _midnight(now: datetime, day: date) -> datetime:

@@ -381,12 +381,38 @@ def test_a_time_counted_from_a_named_day_is_from_one_gone(now, question, start, 
         ("Europe/Dublin", "What did I do the weekend before the June bank holiday?", "2026-05-23",
          "2026-05-25"),
         ("Europe/London", "What did I do the day after the bank holiday?", "2026-09-01", "2026-09-02"),
+        ("Europe/London", "what did we do the weekend after the last bank holiday?", "2026-09-05",
+         "2026-09-07"),
+        # West of UTC, in the user's days (a recall's `now` is UTC).
+        ("America/Toronto", "what did I do the day after the August long weekend?", "2026-08-04",
+         "2026-08-05"),
+        # A named day's span too: its last day after it, its first before it.
+        ("America/Chicago", "What did we do the weekend after the Memorial Day weekend?", "2026-05-30",
+         "2026-06-01"),
     ],
 )  # fmt: skip
 def test_the_weekend_after_a_named_day_is_its_saturday_and_sunday(zone, question, start, end):
     asked = read_question(question, _at("2026-11-30"), ZoneInfo(zone))
     assert asked.window is not None and asked.anchor is None and asked.only_time
     assert (f"{asked.window.start:%Y-%m-%d}", f"{asked.window.end:%Y-%m-%d}") == (start, end)
+
+
+@pytest.mark.parametrize(
+    ("now", "question", "start"),
+    [
+        # The latest whose counted days have begun, as for a named day: asked on the Friday
+        # before it, the weekend before the August bank holiday is this one, not last year's;
+        # asked before the weekend after May's has come, last year's.
+        ("2026-08-28", "what did we do the weekend before the August bank holiday?", "2026-08-22"),
+        ("2026-05-06", "what did we do the weekend after the May bank holiday?", "2025-05-10"),
+        ("2027-01-20", "what did we do the weekend after the Christmas bank holiday?", "2027-01-02"),
+        ("2027-01-20", "what did I do the day after the Easter bank holiday?", "2026-04-07"),
+    ],
+)
+def test_a_long_weekend_counted_from_is_the_latest_whose_counted_days_have_begun(now, question, start):
+    asked = read_question(question, _at(now), ZoneInfo("Europe/London"))
+    assert asked.window is not None and asked.anchor is None
+    assert f"{asked.window.start:%Y-%m-%d}" == start
 
 
 def test_the_weekend_after_an_event_is_counted_from_its_day():
