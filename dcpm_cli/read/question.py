@@ -545,11 +545,11 @@ def _holiday_anchor(anchor: Anchor, now: datetime, zone: tzinfo) -> datetime | N
     weekend's ("the weekend after the May bank holiday")."""
     now = now.astimezone(zone)
     today = now.date()
-    event = re.sub(r"^(?:the|my|our)\s+", "", anchor.event.strip(), flags=re.I)
-    if (m := named_days.HOLIDAY.fullmatch(event)) is not None:
-        which, year, before_last, span = named_days.which_of(m), m.group(4), bool(m.group(5)), m.group(6)
-        seen = named_days.occurrences(m.group(3), span or "", named_days.country(zone), int(year or now.year))
-    elif (long := named_days.LONG_WEEKEND.fullmatch(event)) is not None and not long.group(1):
+    if (m := _named_day(anchor.event)) is not None:
+        which, before_last, span = named_days.which_of(m), bool(m.group(5)), m.group(6)
+        year = int(m.group(4)) if m.group(4) else None
+        seen = named_days.occurrences(m.group(3), span or "", named_days.country(zone), year or now.year)
+    elif (long := named_days.LONG_WEEKEND.fullmatch(_bare(anchor.event))) is not None and not long.group(1):
         which, year, before_last, span = named_days.which_of(long), None, bool(long.group(6)), long.group(5)
         seen = _long_weekends(long, now, zone)
     else:
@@ -559,8 +559,7 @@ def _holiday_anchor(anchor: Anchor, now: datetime, zone: tzinfo) -> datetime | N
         return days[2] if not span else days[1] if anchor.first > 0 else days[0]
 
     if year or which or before_last:
-        year_ = int(year) if year else None
-        got = named_days.pick(seen, today, which, about_past=True, before_last=before_last, year=year_)
+        got = named_days.pick(seen, today, which, about_past=True, before_last=before_last, year=year)
     else:
         got = next((d for d in seen if _begun(counted_from(d), anchor, today)), None)
     return _midnight(now, counted_from(got)) if got else None
@@ -573,7 +572,12 @@ def _begun(day: date, anchor: Anchor, today: date) -> bool:
 
 def _named_day(event: str) -> re.Match[str] | None:
     """`event` as a named day ("Christmas", "last Easter"), else None."""
-    return named_days.HOLIDAY.fullmatch(re.sub(r"^(?:the|my|our)\s+", "", event.strip(), flags=re.I))
+    return named_days.HOLIDAY.fullmatch(_bare(event))
+
+
+def _bare(event: str) -> str:
+    """`event` without a leading "the", "my" or "our"."""
+    return re.sub(r"^(?:the|my|our)\s+", "", event.strip(), flags=re.I)
 
 
 def _long_weekend(m: re.Match[str], now: datetime, zone: tzinfo, *, about_past: bool) -> Window | None:

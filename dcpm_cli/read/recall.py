@@ -687,7 +687,7 @@ def _near_duplicates_ordered(
     *,
     order: str | None,
     pinned: set[str],
-    same_thing: float = SAME_THING[MINILM_ID],
+    same_thing: float,
 ) -> list[Hit]:
     """Hits that say nearly the same (cosine ≥ NEAR_DUPLICATE, same speaker) keep the places
     they won, filled newest first (oldest first when the question asks for the first time);
