@@ -59,10 +59,11 @@ import math
 import re
 from contextvars import ContextVar
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta, tzinfo
+from datetime import UTC, date, datetime, timedelta, tzinfo
 from itertools import islice
 from typing import TYPE_CHECKING, Any, TypedDict, TypeVar
 
+from dcpm_cli.dates import day_said
 from dcpm_cli.embed import MINILM_ID
 from dcpm_cli.errors import InputError, TextSearchFailed
 from dcpm_cli.models import (
@@ -122,6 +123,8 @@ _RARE = re.compile(r"(?<!\w)(?=\w{5})(?=\w*\d)(?:\w*[^\W\d]\w*|\d{5,})(?!\w)")  
 # people misremember dates.
 TIME_BOOST = 0.3
 TOLD_LATER = timedelta(days=3)
+# Where a sentence ends: a stop, a question or exclamation mark, then space; or a line's end.
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
 # A question naming a speaker of a conversation ("What did Maya say about the flat?") lifts that
 # speaker's turns by this share of their score: a preference, never a filter (the other person
 # may have said it, or said it back).
@@ -297,13 +300,26 @@ def _anchored(
     best = _credible_event(store, target, event, scores, rows, said, as_of)
     if best is None:
         return dataclasses.replace(asked, anchor=None), None
+    row = found.get(best) or rows.get(best)
     when = said[best].astimezone(zone)
+    if isinstance(row, RawInput) and (day := _day_it_says(row.text, event, when, zone)) is not None:
+        when = when.replace(year=day.year, month=day.month, day=day.day)
     window = asked.anchor.window(when, zone)
     phrase = f"{asked.anchor.phrase}, counted from {when:%Y-%m-%d}"
-    return dataclasses.replace(asked, window=dataclasses.replace(window, phrase=phrase)), (
-        best,
-        found.get(best) or rows.get(best),
-    )
+    return dataclasses.replace(asked, window=dataclasses.replace(window, phrase=phrase)), (best, row)
+
+
+def _day_it_says(text: str, event: str, said: datetime, zone: tzinfo) -> date | None:
+    """The day an input says the event it names happens on, where its sentence naming the
+    event says one ("Home. The operation was on Tuesday and went well", said on the Thursday:
+    the Tuesday; "the Cycle Tour is this Sunday", said on the Monday: that Sunday): counted
+    from the day said, the window would start before the event or miss it. An input found by
+    meaning alone (no word of the event in it) is counted from the day said."""
+    words = content_words(event)
+    for sentence in _SENTENCE_END.split(text):
+        if words & content_words(sentence) and (day := day_said(sentence, said, zone)) is not None:
+            return day
+    return None
 
 
 def _credible_event(

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 import pytest
 from support.replies import extraction, item
 
-from dcpm_cli.dates import resolve_when
+from dcpm_cli.dates import day_said, resolve_when
 from dcpm_cli.llm import ScriptedLLM
 from dcpm_cli.models import RawInput
 from dcpm_cli.store import Store
@@ -52,6 +52,49 @@ def test_a_frequency_is_not_a_date(words: str) -> None:
 )
 def test_a_date_beside_a_frequency_is_still_read(words: str, day: str) -> None:
     assert resolve_when(words, SAID) == datetime.fromisoformat(day).replace(hour=12, tzinfo=UTC)
+
+
+THURSDAY = datetime(2026, 7, 16, 20, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "day"),
+    [
+        ("Home. The operation was on Tuesday and went well", "2026-07-14"),
+        ("The Cycle Tour is this Sunday, nervous already", "2026-07-19"),
+        ("We're going to Leeds on Saturday", "2026-07-18"),
+        ("Finally did the parkrun last Saturday", "2026-07-11"),
+        ("The party last night went on till two", "2026-07-15"),
+        ("Dentist tomorrow, dreading it", "2026-07-17"),
+        ("Letter came: knee injection booked for Thursday 6th August", "2026-08-06"),
+        ("The scan this morning was quick", "2026-07-16"),
+        ("Rosie's party is Saturday Aug 8 at the park", "2026-08-08"),
+        ("A cancellation: they can do my hip on Tuesday 14 July", "2026-07-14"),
+        ("Lovely lunch, they came for Thursday dinner", "2026-07-16"),  # written that Thursday
+        ("Last Thursday was hard", "2026-07-09"),
+        # a day it cannot place: no tense to tell the side, a habit, a thing, a day that is none
+        ("Tuesday, the op, Mr Gillespie", None),
+        ("Sundays are for the allotment", None),
+        ("Sourdough is a weekly thing now, every Saturday morning", None),
+        ("The Saturday brunch crowd was savage", None),
+        ("Saw it in Sunday's paper", None),
+        ("Booked for Thursday 24th", None),  # no Thursday the 24th within six weeks
+        ("Nothing happened", None),
+    ],
+)
+def test_the_day_a_sentence_says_its_event_happens_on(sentence: str, day: str | None) -> None:
+    """Counted from a Thursday (July 16th, 2026): "was on Tuesday" is two days before, "is this
+    Sunday" three after; where neither side can be told, no day."""
+    got = day_said(sentence, THURSDAY)
+    assert (got.isoformat() if got else None) == day
+
+
+def test_a_day_said_is_the_users_day() -> None:
+    """Said at 20:00 UTC on Thursday is Friday morning in Sydney: "yesterday" is its Thursday."""
+    from zoneinfo import ZoneInfo
+
+    got = day_said("The storm yesterday took the fence down", THURSDAY, ZoneInfo("Australia/Sydney"))
+    assert got is not None and got.isoformat() == "2026-07-16"
 
 
 def test_a_statement_with_only_a_frequency_is_dated_when_it_was_said(

@@ -662,6 +662,23 @@ def test_the_weekend_after_an_event_finds_what_was_said_on_it(store, embedder, w
     assert got.hits[0].id == ids["Drove up to the lakes with Sam, rowed out to the island."]
 
 
+def test_an_event_told_days_later_is_counted_from_the_day_it_says(store, embedder, writer):
+    """ "Home. The knee replacement was on Monday", written on the Thursday: "the week before my
+    knee op" is the seven days before that Monday, not before the Thursday it was told (which
+    would hold the days in hospital and miss the packing)."""
+    ids = _said(
+        writer,
+        ("2026-05-04", "a", "Packed the hospital bag and filled the freezer with soup and stew."),
+        ("2026-05-12", "b", "Hospital food is grim but the nurses are lovely, physio twice a day."),
+        ("2026-05-14", "c", "Home at last. The knee replacement was on Monday and the surgeon is pleased."),
+        ("2026-04-20", "d", "Pre-op assessment at the hospital, bloods and an ECG."),
+    )  # fmt: skip
+    got = recall(store, embedder, "what was I doing the week before my knee op?", k=3, now=_at("2026-06-01"))
+    assert got.period is not None and "counted from 2026-05-11" in got.period.phrase
+    assert got.period.days == "2026-05-04 to 2026-05-10"
+    assert got.hits[0].id == ids["Packed the hospital bag and filled the freezer with soup and stew."]
+
+
 def test_a_part_of_a_month_is_not_the_whole_month(store, embedder, writer):
     ids = _said(
         writer,
