@@ -635,9 +635,10 @@ def _scored(
         # A reply is in no passage (those are the user's words): its context is the best
         # passage of its conversation, the user's words it answered, or, where those match
         # less than the reply itself ("what did you say about Sintra?", a word the user never
-        # said), halfway to the reply's own score, as a passage holding both would score.
+        # said; "quitline number", asked of a reply to "how do I bring it up with my son?"),
+        # the reply itself: a window of one, as a journal entry in no session is its own.
         mine = own.get(key, 0.0)
-        if (score := mine + max(best, (best + mine) / 2)) > 0:
+        if (score := mine + max(best, mine)) > 0:
             scores[key] = score
     if raw:
         # An input can be found through its passage alone (the answer is in the next turn).

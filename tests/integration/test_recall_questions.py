@@ -1200,6 +1200,47 @@ def test_asked_what_the_assistant_said_the_reply_takes_its_questions_place(store
     assert tent_reply["reply_to"]["text"] == "Also what about a tent for two?"
 
 
+def test_a_reply_that_matches_better_than_its_conversation_is_its_own_context(store, embedder, cli, tmp_path):
+    """ "quitline number", not asked of the assistant: the reply that gives it answered "how do I
+    bring it up without a fight?", which matches nothing of the question. Its context was that
+    conversation (or halfway to it), while every journal entry, in no session, is its own: the
+    reply came below five entries that only share the topic, "Parkrun 31:02" among them."""
+    journal = tmp_path / "journal.md"
+    journal.write_text(
+        "# Journal\n\n"
+        "## 2026-08-10\nFinn got caught vaping in the school toilets. One day of in-school suspension.\n\n"
+        "## 2026-08-13\nTalked to Finn. Told him I've been vaping too and we'd quit together. "
+        "Rang the Quitline, they're posting patches.\n\n"
+        "## 2026-08-31\nPatches week three, no vape. Finn says he's stopped too.\n\n"
+        "## 2026-09-20\nParkrun 31:02 at Cornwall Park, legs like lead.\n\n"
+        "## 2026-10-02\nFinn made the basketball B team, games on Thursday nights.\n"
+    )
+    assert cli("add", "--no-extract", "--file", str(journal)).exit_code == 0
+    _chatted(
+        cli,
+        [
+            (
+                "08-12T21:00",
+                "vape",
+                "user",
+                "My son got caught vaping at school. How do I bring it up without a fight?",
+            ),
+            (
+                "08-12T21:01",
+                "vape",
+                "assistant",
+                "Be honest with him and listen before you lecture. If you both want to stop, Quitline is "
+                "free on 0800 778 778 and sends patches by post.",
+            ),
+            ("08-12T21:02", "vape", "user", "Thanks, I'll try tonight."),
+        ],
+    )
+    got = recall(store, embedder, "quitline number", k=5, now=_at("2026-12-01"))
+    roles = [h.role for h in got.hits]
+    assert "assistant" in roles[:3], [h.text[:40] for h in got.hits]
+    assert roles[0] == "user", "the user's own words naming it still come first"
+
+
 def test_a_reply_holding_a_word_the_user_never_said_is_found_first(store, embedder, cli):
     """A person's journal and a chat (tests/data/person, written for a user test): "Sintra" is
     only in a reply, and the user's words in its conversation ("Any day trip worth doing?")
