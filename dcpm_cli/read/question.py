@@ -10,7 +10,8 @@ several things it names. Rules only, no LLM: the read path never calls one.
   days ("on Christmas Eve", "over Easter", "last Thanksgiving", "two days before Christmas";
   a country's own for its zones: Canada's Thanksgiving, Britain's Mothering Sunday).
 - An anchor: a time counted from an event the question names ("a week after dad's operation",
-  "the day before the trip"); the read path finds the event and counts from the day it was said.
+  "the day before the trip"); the read path finds the event and counts from its day: the one its
+  sentence says ("the op was on Tuesday"), else the day it was said.
 - An order: "first / initially / originally" wants the earliest of the memories about one
   thing, "most recently / latest / currently / these days / now" the newest.
 - Cues: the things a question names when it names two or more ("Which did I buy first, the
@@ -197,9 +198,11 @@ _VERB_CHOICE = re.compile(
     r"^\W*(?:did|have|had)\s+(?:I|we)\s+(\w+(?:\s+(?:to|at|in|on|with|for|up|out|off|into)){0,2})\s+(.+?)\s+or\s+(.+?)\s+(?:first|earlier|sooner)\s*[?.!]*$",
     re.I,
 )
-# A sentence ends at . ! or ?, not at "St." or "Dr." ("the Sunday mass at St. Mary's Church").
-_SENTENCE_END = re.compile(
-    r"(?<!\bSt\.)(?<!\bDr\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bMrs\.)(?<!\bMt\.)(?<=[.!?])\s+"
+# A sentence ends at . ! or ? and space, or at a line's end; not at a title or an initial ("the
+# Sunday mass at St. Mary's Church", "Mr. Gillespie", "J. Smith").
+SENTENCE_END = re.compile(
+    r"(?<=[.!?])(?<!\bDr\.)(?<!\bMr\.)(?<!\bMrs\.)(?<!\bMs\.)(?<!\bSt\.)(?<!\bMt\.)(?<!\bProf\.)"
+    r"(?<!\bvs\.)(?<!\b[A-Z]\.)\s+|\n+"
 )
 _INVERTED = re.compile(r"^(.+?)\s+(?:did|do|does|had|have|was|were)\s+(?:I|we)\s+(.+)$", re.I)
 # "…a week before my trip did I book the hotel?": the event ends where the question's verb comes.
@@ -255,7 +258,7 @@ class Window:
 @dataclass(frozen=True)
 class Anchor:
     """A time counted from an event ("a week after dad's operation"): the days `first` to
-    `last` (both in) after the day the event was said, negative before it; with `weekend`, the
+    `last` (both in) after the event's day (`window`'s `said`), negative before it; with `weekend`, the
     Saturday and Sunday among them ("the weekend after Easter": the first weekend after the
     day, "the weekend before": the last one before it)."""
 
@@ -274,7 +277,8 @@ class Anchor:
         return saturday, saturday + 1
 
     def window(self, said: datetime, zone: tzinfo = UTC) -> Window:
-        """The window, counted from `said` (when the event was told) in `zone`'s days."""
+        """The window, counted from `said` (the event's day: the one it is said to have been, else
+        when it was told) in `zone`'s days."""
         day = said.astimezone(zone).replace(hour=0, minute=0, second=0, microsecond=0)
         first, last = self.days(day.date())
         return Window(day + timedelta(days=first), day + timedelta(days=last + 1), self.phrase)
@@ -692,7 +696,7 @@ def order_of(text: str) -> str | None:
 def cues_of(text: str) -> list[str]:
     """The things `text` names when it names two or more, each as a search of its own; else []."""
     # The question itself: "I remember you said X before Y. Can you remind me …?" names no two things.
-    sentences = _SENTENCE_END.split(text.strip())
+    sentences = SENTENCE_END.split(text.strip())
     text = next((x for x in reversed(sentences) if x.endswith("?")), sentences[-1])
     # "the week before last", "the day before yesterday", "since Christmas", "the Christmas before
     # last" name a time, not two events ("before Christmas" names one: "did I quit before or

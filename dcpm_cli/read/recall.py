@@ -85,7 +85,14 @@ from dcpm_cli.models import (
     utcnow,
 )
 from dcpm_cli.mpnet import MPNET_ID
-from dcpm_cli.read.question import EARLIEST, NEWEST, Question, content_words, read_question
+from dcpm_cli.read.question import (
+    EARLIEST,
+    NEWEST,
+    SENTENCE_END,
+    Question,
+    content_words,
+    read_question,
+)
 
 if TYPE_CHECKING:
     import numpy as np
@@ -123,8 +130,9 @@ _RARE = re.compile(r"(?<!\w)(?=\w{5})(?=\w*\d)(?:\w*[^\W\d]\w*|\d{5,})(?!\w)")  
 # people misremember dates.
 TIME_BOOST = 0.3
 TOLD_LATER = timedelta(days=3)
-# Where a sentence ends: a stop, a question or exclamation mark, then space; or a line's end.
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
+# A sentence that dates something else by the event ("got home Wednesday after the knee op")
+# does not date the event.
+_BY_THE_EVENT = r"\b(?:after|before|since|until|till|following|ahead\s+of)\s+(?:\S+\s+){0,3}?"
 # A question naming a speaker of a conversation ("What did Maya say about the flat?") lifts that
 # speaker's turns by this share of their score: a preference, never a filter (the other person
 # may have said it, or said it back).
@@ -284,9 +292,10 @@ def _anchored(
     zone: tzinfo,
 ) -> tuple[Question, tuple[Key, Candidate | None] | None]:
     """The question with the window its anchor counts from the event it names ("a week after
-    dad's operation": the week around seven days after the best match of "dad's operation" was
-    said), and that match (its key, and its row when the search met one). An event found
-    nowhere gives no window: the question is asked as it is."""
+    dad's operation": the week around seven days after the day of the best match of "dad's
+    operation": the day it says, "the operation was on Tuesday", else the day it was said), and
+    that match (its key, and its row when the search met one). An event found nowhere gives no
+    window: the question is asked as it is."""
     assert asked.anchor is not None
     event = asked.anchor.event
     rows: dict[Key, Candidate] = {}
@@ -302,23 +311,33 @@ def _anchored(
         return dataclasses.replace(asked, anchor=None), None
     row = found.get(best) or rows.get(best)
     when = said[best].astimezone(zone)
-    if isinstance(row, RawInput) and (day := _day_it_says(row.text, event, when, zone)) is not None:
+    asked_on = (as_of or datetime.now(UTC)).astimezone(zone).date()
+    if isinstance(row, RawInput) and (day := _day_it_says(row.text, event, when, zone, asked_on)) is not None:
         when = when.replace(year=day.year, month=day.month, day=day.day)
     window = asked.anchor.window(when, zone)
     phrase = f"{asked.anchor.phrase}, counted from {when:%Y-%m-%d}"
     return dataclasses.replace(asked, window=dataclasses.replace(window, phrase=phrase)), (best, row)
 
 
-def _day_it_says(text: str, event: str, said: datetime, zone: tzinfo) -> date | None:
-    """The day an input says the event it names happens on, where its sentence naming the
-    event says one ("Home. The operation was on Tuesday and went well", said on the Thursday:
-    the Tuesday; "the Cycle Tour is this Sunday", said on the Monday: that Sunday): counted
-    from the day said, the window would start before the event or miss it. An input found by
-    meaning alone (no word of the event in it) is counted from the day said."""
+def _day_it_says(text: str, event: str, said: datetime, zone: tzinfo, asked_on: date) -> date | None:
+    """The day an input says the event it names happens on, where a sentence naming the event
+    says one ("Home. The knee replacement was on Monday", said on the Thursday: the Monday; "the
+    Cycle Tour is this Sunday", said on the Monday: that Sunday): counted from the day said,
+    the window would start before the event or miss it. The sentences naming the event's head
+    (its last word: "op" of "my knee op") are read first, then those naming most of it ("My
+    knee was bad yesterday. The op is on Tuesday": the Tuesday); of a sentence's days, the
+    one nearest the event's words (`day_said`). An input found by meaning alone (no word of
+    the event in it), or whose days cannot be told, is counted from the day said; so is one
+    whose day is after the question's (`asked_on`): asked then, it had not happened."""
     words = content_words(event)
-    for sentence in _SENTENCE_END.split(text):
-        if words & content_words(sentence) and (day := day_said(sentence, said, zone)) is not None:
-            return day
+    head = next((w for w in reversed(re.findall(r"[\w'’]+", event.lower())) if w in words), None)
+    naming = [(s, got) for s in SENTENCE_END.split(text) if (got := words & content_words(s))]
+    naming.sort(key=lambda x: (head not in x[1], -len(x[1])))
+    for sentence, got in naming:
+        if any(re.search(_BY_THE_EVENT + rf"{re.escape(w)}\b", sentence, re.I) for w in got):
+            continue
+        if (day := day_said(sentence, said, zone, near=words)) is not None:
+            return day if day <= asked_on else None
     return None
 
 

@@ -70,9 +70,21 @@ THURSDAY = datetime(2026, 7, 16, 20, tzinfo=UTC)
         ("The scan this morning was quick", "2026-07-16"),
         ("Rosie's party is Saturday Aug 8 at the park", "2026-08-08"),
         ("A cancellation: they can do my hip on Tuesday 14 July", "2026-07-14"),
-        ("Lovely lunch, they came for Thursday dinner", "2026-07-16"),  # written that Thursday
         ("Last Thursday was hard", "2026-07-09"),
+        # of several days, the nearest the event's words ("op"; here none given: not today)
+        ("Home today, knee op was Tuesday", "2026-07-14"),
+        ("Op was moved to Friday", "2026-07-17"),  # rescheduled: the new day is to come
+        ("Surgery was moved from Monday to Friday", "2026-07-17"),
+        ("Op wasn't Monday, it was Tuesday", "2026-07-14"),  # a day denied is not the day
+        ("Next Monday is the op", "2026-07-20"),
         # a day it cannot place: no tense to tell the side, a habit, a thing, a day that is none
+        ("Lovely lunch, they came for Thursday dinner", None),  # that Thursday, or the last?
+        ("Next Friday is the op", None),  # said on the Thursday: tomorrow, or the week after?
+        ("Physio is every other Tuesday", None),
+        ("Good Friday walk was lovely", None),  # a named day: the calendar's
+        ("Off work from Monday, feeling odd", None),
+        ("Monday mornings are for physio", None),
+        ("Thought the op was Tuesday but it's Friday", "2026-07-17"),
         ("Tuesday, the op, Mr Gillespie", None),
         ("Sundays are for the allotment", None),
         ("Sourdough is a weekly thing now, every Saturday morning", None),

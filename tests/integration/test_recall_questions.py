@@ -679,6 +679,23 @@ def test_an_event_told_days_later_is_counted_from_the_day_it_says(store, embedde
     assert got.hits[0].id == ids["Packed the hospital bag and filled the freezer with soup and stew."]
 
 
+def test_an_event_is_dated_by_its_own_sentence_and_never_after_the_question(store, embedder, writer):
+    """Of an input's sentences, the one naming the event's head ("op") says its day, not one
+    that dates something else by it ("home Wednesday after the op") or another thing's day
+    ("the knee was bad yesterday"); a day after the question is asked (asked before the op, of
+    the day after it) is not counted from: the event had not happened."""
+    _said(
+        writer,
+        ("2026-05-13", "a", "The knee was bad yesterday. The op is on Monday, finally."),  # a Wednesday
+        ("2026-05-19", "b", "Got home Wednesday after the op, on crutches now."),
+        ("2026-05-12", "c", "Long walk by the canal, knee held up."),
+    )  # fmt: skip
+    got = recall(store, embedder, "what did I do the day after my knee op?", k=3, now=_at("2026-06-01"))
+    assert got.period is not None and "counted from 2026-05-18" in got.period.phrase
+    early = recall(store, embedder, "what did I do the day after my knee op?", k=3, as_of=_at("2026-05-15"))
+    assert early.period is not None and "counted from 2026-05-13" in early.period.phrase
+
+
 def test_a_part_of_a_month_is_not_the_whole_month(store, embedder, writer):
     ids = _said(
         writer,
