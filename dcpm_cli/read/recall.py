@@ -133,6 +133,9 @@ TOLD_LATER = timedelta(days=3)
 # A sentence that dates something else by the event ("got home Wednesday after the knee op")
 # does not date the event.
 _BY_THE_EVENT = r"\b(?:after|before|since|until|till|following|ahead\s+of)\s+(?:\S+\s+){0,3}?"
+# Asked of the user's own event ("my op"), another's ("Mum's op", "her op") is not it.
+_MY_EVENT = re.compile(r"^\s*(?:my|our)\b", re.I)
+_ANOTHERS = r"(?:\b(?:his|her|their)|(?<!\bmy)\s\w+['’]s)\s+(?:\S+\s+){0,2}?"
 # A question naming a speaker of a conversation ("What did Maya say about the flat?") lifts that
 # speaker's turns by this share of their score: a preference, never a filter (the other person
 # may have said it, or said it back).
@@ -328,13 +331,23 @@ def _day_it_says(text: str, event: str, said: datetime, zone: tzinfo, asked_on: 
     knee was bad yesterday. The op is on Tuesday": the Tuesday); of a sentence's days, the
     one nearest the event's words (`day_said`). An input found by meaning alone (no word of
     the event in it), or whose days cannot be told, is counted from the day said; so is one
-    whose day is after the question's (`asked_on`): asked then, it had not happened."""
+    whose day is after the question's (`asked_on`): asked then, it had not happened. Asked of
+    the user's own ("my op"), a sentence naming another's ("Mum's op went fine on Monday") is
+    not read."""
     words = content_words(event)
     head = next((w for w in reversed(re.findall(r"[\w'’]+", event.lower())) if w in words), None)
     naming = [(s, got) for s in SENTENCE_END.split(text) if (got := words & content_words(s))]
     naming.sort(key=lambda x: (head not in x[1], -len(x[1])))
+    # ("my interview for Lorraine's job": the possessive is the event's own, and says nothing)
+    mine = bool(
+        _MY_EVENT.match(event)
+        and head
+        and not re.search(_ANOTHERS + rf"{re.escape(head)}\b", " " + event, re.I)
+    )
     for sentence, got in naming:
         if any(re.search(_BY_THE_EVENT + rf"{re.escape(w)}\b", sentence, re.I) for w in got):
+            continue
+        if mine and head and re.search(_ANOTHERS + rf"{re.escape(head)}\b", " " + sentence, re.I):
             continue
         if (day := day_said(sentence, said, zone, near=words)) is not None:
             return day if day <= asked_on else None

@@ -696,6 +696,20 @@ def test_an_event_is_dated_by_its_own_sentence_and_never_after_the_question(stor
     assert early.period is not None and "counted from 2026-05-13" in early.period.phrase
 
 
+def test_another_persons_event_does_not_date_mine(store, embedder, writer):
+    """Asked of "my op", the day of "Mum's op" is not read as its day: where the input names only
+    hers, the time counts from the day it was said, as for any input whose day cannot be told."""
+    _said(
+        writer,
+        ("2026-07-16", "a", "Mum's op went fine on Monday, she's home already and bossing Dad."),
+        ("2026-07-10", "b", "Long walk with Mum along the river."),
+    )  # fmt: skip
+    got = recall(store, embedder, "what did I do the day after my op?", k=2, now=_at("2026-08-01"))
+    assert got.period is not None and "counted from 2026-07-16" in got.period.phrase
+    hers = recall(store, embedder, "what did I do the day after mum's op?", k=2, now=_at("2026-08-01"))
+    assert hers.period is not None and "counted from 2026-07-13" in hers.period.phrase
+
+
 def test_a_part_of_a_month_is_not_the_whole_month(store, embedder, writer):
     ids = _said(
         writer,
