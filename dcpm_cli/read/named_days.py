@@ -6,13 +6,17 @@ days the United States and most English-speaking countries share.
 
 Days a lunar calendar sets (Eid, Diwali, Hanukkah, the Lunar New Year) are no arithmetic here:
 a question naming them is searched as words.
+
+And the day a sentence's weekday or "yesterday" means, told on a day ("the operation was on
+Tuesday", written on a Thursday: that Tuesday): `day_said`, which dates an event a question
+counts from. Its patterns too are compiled when first used, by a question that counts from one.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from datetime import MAXYEAR, MINYEAR, date, timedelta, tzinfo
+from collections.abc import Collection, Iterator
+from datetime import MAXYEAR, MINYEAR, UTC, date, datetime, timedelta, tzinfo
 
 
 class _Lazy:
@@ -44,6 +48,9 @@ class _Lazy:
 
     def finditer(self, text: str) -> Iterator[re.Match[str]]:
         return iter(()) if self._shut(text) else self.compiled.finditer(text)
+
+    def split(self, text: str) -> list[str]:
+        return [text] if self._shut(text) else self.compiled.split(text)
 
 
 # Every name below holds one of these words: a question without one names no day, and neither
@@ -444,3 +451,126 @@ def nth_weekday(year: int, month: int, weekday: int, n: int, *, before: int | No
         return first + timedelta(days=(weekday - first.weekday()) % 7 + 7 * (n - 1))
     last = (date(year, month, 28) + timedelta(days=4)).replace(day=1) - timedelta(days=1)
     return last - timedelta(days=(last.weekday() - weekday) % 7)
+
+
+_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b"
+# A day a sentence says something happens on, counted from when it was said: "the operation
+# was on Tuesday", "the Cycle Tour is this Sunday", "injection booked for Thursday 24th",
+# "the party is Saturday Aug 8", "the party last night". Not a habit ("every Saturday", "every
+# other Tuesday", "Sundays"), a kind of day ("the Saturday brunch crowd", "a Sunday off"), a
+# named day ("Good Friday", "Easter Monday": the calendar's, read/named_days.py), the start of
+# a span ("off work from Monday"), "Sunday's paper", nor "the day before yesterday".
+_DAY_SAID = _Lazy(
+    r"(?<!\bevery\s)(?<!\beach\s)(?<!\bother\s)(?<!\bthe\s)(?<!\ba\s)(?<!\bfrom\s)"
+    r"(?<!\bgood\s)(?<!\bblack\s)(?<!\beaster\s)(?<!\bpalm\s)(?<!\bash\s)(?<!\bmaundy\s)(?<!\bholy\s)"
+    r"(?<!\bsuper\s)(?<!\bcyber\s)(?<!\bshrove\s)(?<!\bwhit\s)(?<!\bmothering\s)(?<!\bremembrance\s)"
+    rf"\b(?:(?P<which>last|next|this\s+coming|this\s+past|this)\s+)?(?P<weekday>{'|'.join(_WEEKDAYS)})"
+    r"(?!['’]?s\b)(?!\s+(?:mornings|afternoons|evenings|nights)\b)"
+    rf"(?:,?\s+(?:the\s+)?(?P<dom>\d{{1,2}})(?:(?:st|nd|rd|th)\b|(?=\s+{_MONTH}))"
+    rf"|,?\s+{_MONTH}\.?\s+(?P<dom2>\d{{1,2}})\b)?"
+    r"|(?<!\bbefore\s)(?<!\bafter\s)"
+    r"\b(?P<relative>yesterday|last\s+night|tomorrow|tonight|today|this\s+(?:morning|afternoon|evening))\b",
+    re.I,
+)
+_RELATIVE_DAYS = {"yesterday": -1, "last night": -1, "tomorrow": 1}
+_SAME_DAY = ("today", "tonight", "this morning", "this afternoon", "this evening")
+# What tells a bare weekday's side of the day said: "was on Tuesday" happened, "is on Sunday"
+# and "booked for Thursday" are to come; the words just before the day first ("the knee
+# replacement was on Monday and the surgeon is pleased"), else the sentence's. Both or
+# neither: it cannot be told, and is not read.
+_HAPPENED = _Lazy(
+    r"\b(?:was|were|went|had|did|got|came|happened|said|told|rang|phoned|called|wrote|saw|met|heard|"
+    r"left|arrived|started|finished|ended|began|took|gave|sent|spent|rode|ran|drove|flew|ate|slept)\b",
+    re.I,
+)
+_TO_COME = _Lazy(
+    r"\b(?:will|shall|is|are|am|going\s+to|booked|due|scheduled|planned)\b|['’]ll\b|\b(?:it|that)['’]s\b",
+    re.I,
+)
+# "moved to Friday", "postponed till Friday", "rebooked for Friday": the new day is to come,
+# whatever the tense of the moving.
+_MOVED_TO = _Lazy(
+    r"\b(?:moved|postponed|rescheduled|pushed(?:\s+back)?|put\s+back|put\s+off|rebooked|"
+    r"brought\s+forward|changed|delayed)\s+(?:\S+\s+){0,3}?(?:to|till|until|for)\s+$",
+    re.I,
+)
+# "not Monday", "wasn't on Monday", "thought it was Monday but…", "meant to be Monday", "Monday
+# or Tuesday": a day denied, or one of two, is not the day.
+_DENIED = _Lazy(
+    r"(?:\bnot|n['’]t)\s+(?:on\s+|be\s+|the\s+)?$|\b(?:thought|meant\s+to\s+be|supposed\s+to\s+be|"
+    r"would\s+have\s+been|should\s+have\s+been|instead\s+of|rather\s+than|either)\b|\bor\s+(?:maybe\s+)?$",
+    re.I,
+)
+_OR = _Lazy(r"^\s+or\b", re.I)
+_WORD = _Lazy(r"[a-z0-9'’]+")
+_CLAUSE_END = _Lazy(r"[,;:()—–]|\s-\s|\b(?:but|and|then|though|although|because|so)\b", re.I)
+
+
+def day_said(sentence: str, said_at: datetime, zone: tzinfo = UTC, near: Collection[str] = ()) -> date | None:
+    """The day `sentence` says its event happens on, read against the day it was said in
+    `zone`'s days ("the operation was on Tuesday", said on a Thursday: two days before), or
+    None where it names no day or the day cannot be told: a wrong day is worse than none, which
+    counts from the day said. Of several days, the one nearest a word of `near` (the event's:
+    "home today, the knee op was Tuesday": the Tuesday), else the first that is not the day said.
+    A weekday with its day of the month ("Thursday 24th") is the date near the day said that is
+    both; a bare weekday's side is read from the tense; the weekday of the day said itself, and
+    "next Friday" said in Friday's own week, are left unread (this one or the one after?)."""
+    found = [
+        m
+        for m in _DAY_SAID.finditer(sentence)
+        if not _DENIED.search(_clause(sentence, m)[0]) and not _OR.match(sentence[m.end() :])
+    ]
+    at = [w.start() for w in _WORD.finditer(sentence.lower()) if w.group(0) in near]
+    if at:
+        found.sort(key=lambda m: min(abs(m.start() - a) for a in at))
+    else:
+        found.sort(key=lambda m: " ".join((m["relative"] or "").lower().split()) in _SAME_DAY)
+    if not found:
+        return None
+    m = found[0]
+    said = said_at.astimezone(zone).date()
+    if m["relative"]:
+        return said + timedelta(days=_RELATIVE_DAYS.get(" ".join(m["relative"].lower().split()), 0))
+    which, weekday = " ".join((m["which"] or "").lower().split()), _WEEKDAYS.index(m["weekday"].lower())
+    if dom := m["dom"] or m["dom2"]:  # the date within six weeks either side that is both
+        days = [said + timedelta(days=n) for n in range(-42, 43)]
+        fits = [d for d in days if d.weekday() == weekday and d.day == int(dom)]
+        return min(fits, key=lambda d: abs((d - said).days)) if fits else None
+    ahead: bool | None = {"last": False, "this past": False, "next": True, "this coming": True}.get(which)
+    if ahead is None and _MOVED_TO.search(sentence[: m.start()]):
+        ahead = True
+    before, after = _clause(sentence, m)
+    if ahead is None:
+        ahead = _ahead(before.split()[-3:])
+    if ahead is None:
+        ahead = _ahead([*before.split(), *after.split()])
+    if ahead is None:
+        return None
+    if ahead:
+        forward = (weekday - said.weekday()) % 7
+        if not forward:  # its own weekday: "this Sunday", said that Sunday, is the day itself
+            return said if which == "this" else said + timedelta(days=7) if which else None
+        if which == "next" and weekday > said.weekday():
+            return None  # "next Friday", said that Thursday: tomorrow, or the week after?
+        return said + timedelta(days=forward)
+    back = (said.weekday() - weekday) % 7
+    if not back:
+        return said if which == "this" else said - timedelta(days=7) if which else None
+    return said - timedelta(days=back)
+
+
+def _clause(sentence: str, m: re.Match[str]) -> tuple[str, str]:
+    """The words of the clause holding `m` before it and after it ("Op wasn't Monday, it was
+    Tuesday": for Tuesday, "it was" and nothing)."""
+    before = _CLAUSE_END.split(sentence[: m.start()])[-1]
+    after = _CLAUSE_END.split(sentence[m.end() :])[0]
+    return before, after
+
+
+def _ahead(words: list[str]) -> bool | None:
+    """Whether `words` tell of what is to come (True) or has happened (False); None when they
+    tell both or neither."""
+    text = " ".join(words)
+    happened, to_come = bool(_HAPPENED.search(text)), bool(_TO_COME.search(text))
+    return None if happened == to_come else to_come

@@ -63,7 +63,6 @@ from datetime import UTC, date, datetime, timedelta, tzinfo
 from itertools import islice
 from typing import TYPE_CHECKING, Any, TypedDict, TypeVar
 
-from dcpm_cli.dates import day_said
 from dcpm_cli.embed import MINILM_ID
 from dcpm_cli.errors import InputError, TextSearchFailed
 from dcpm_cli.models import (
@@ -85,6 +84,7 @@ from dcpm_cli.models import (
     utcnow,
 )
 from dcpm_cli.mpnet import MPNET_ID
+from dcpm_cli.read.named_days import day_said
 from dcpm_cli.read.question import (
     EARLIEST,
     NEWEST,
@@ -136,6 +136,7 @@ _BY_THE_EVENT = r"\b(?:after|before|since|until|till|following|ahead\s+of)\s+(?:
 # Asked of the user's own event ("my op"), another's ("Mum's op", "her op") is not it.
 _MY_EVENT = re.compile(r"^\s*(?:my|our)\b", re.I)
 _ANOTHERS = r"(?:\b(?:his|her|their)|(?<!\bmy)\s\w+['’]s)\s+(?:\S+\s+){0,2}?"
+
 # A question naming a speaker of a conversation ("What did Maya say about the flat?") lifts that
 # speaker's turns by this share of their score: a preference, never a filter (the other person
 # may have said it, or said it back).
@@ -339,19 +340,20 @@ def _day_it_says(text: str, event: str, said: datetime, zone: tzinfo, asked_on: 
     naming = [(s, got) for s in SENTENCE_END.split(text) if (got := words & content_words(s))]
     naming.sort(key=lambda x: (head not in x[1], -len(x[1])))
     # ("my interview for Lorraine's job": the possessive is the event's own, and says nothing)
-    mine = bool(
-        _MY_EVENT.match(event)
-        and head
-        and not re.search(_ANOTHERS + rf"{re.escape(head)}\b", " " + event, re.I)
-    )
+    my_head = head if _MY_EVENT.match(event) and head and not _anothers(event, head) else None
     for sentence, got in naming:
         if any(re.search(_BY_THE_EVENT + rf"{re.escape(w)}\b", sentence, re.I) for w in got):
             continue
-        if mine and head and re.search(_ANOTHERS + rf"{re.escape(head)}\b", " " + sentence, re.I):
+        if my_head and _anothers(sentence, my_head):
             continue
         if (day := day_said(sentence, said, zone, near=words)) is not None:
             return day if day <= asked_on else None
     return None
+
+
+def _anothers(text: str, head: str) -> bool:
+    """Whether `text` names `head` as another's ("Mum's op", "her op")."""
+    return re.search(_ANOTHERS + rf"{re.escape(head)}\b", " " + text, re.I) is not None
 
 
 def _credible_event(

@@ -8,9 +8,10 @@ from datetime import UTC, datetime
 import pytest
 from support.replies import extraction, item
 
-from dcpm_cli.dates import day_said, resolve_when
+from dcpm_cli.dates import resolve_when
 from dcpm_cli.llm import ScriptedLLM
 from dcpm_cli.models import RawInput
+from dcpm_cli.read.named_days import day_said
 from dcpm_cli.store import Store
 from dcpm_cli.write.pipeline import Writer
 
