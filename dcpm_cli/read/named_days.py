@@ -455,25 +455,48 @@ def nth_weekday(year: int, month: int, weekday: int, n: int, *, before: int | No
 
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b"
+# A weekday as people write it in a hurry: "Tues", "Thurs.", "Fri"; the short forms that are
+# words too ("Mon", "Wed", "Sat", "Sun") only capitalised and after "on", "last", "next" or
+# "this" ("op on Wed": not "sat in the sun").
+_WEEKDAY = (
+    rf"{'|'.join(_WEEKDAYS)}|tues?|thu(?:rs?)?|fri|weds"
+    r"|(?:(?<=\bon\s)|(?<=\blast\s)|(?<=\bnext\s)|(?<=\bthis\s))(?-i:Mon|Wed|Sat|Sun)"
+)
+# A month by its name or the short form people write: not "mar" or "dec" at the start of
+# another word ("married", "decided"), nor "may" uncapitalised ("we may 3D-print it").
+_MONTH_NAME = (
+    r"(?:january|jan|february|feb|march|mar|april|apr|(?-i:May)|june|jun|july|jul|august|aug|september|"
+    r"sept|sep|october|oct|november|nov|december|dec)\b"
+)
 # A day a sentence says something happens on, counted from when it was said: "the operation
 # was on Tuesday", "the Cycle Tour is this Sunday", "injection booked for Thursday 24th",
-# "the party is Saturday Aug 8", "the party last night". Not a habit ("every Saturday", "every
-# other Tuesday", "Sundays"), a kind of day ("the Saturday brunch crowd", "a Sunday off"), a
-# named day ("Good Friday", "Easter Monday": the calendar's, read/named_days.py), the start of
-# a span ("off work from Monday"), "Sunday's paper", nor "the day before yesterday".
+# "the party is Saturday Aug 8", "the op is on 24 July", "op was Tues", "the party last night".
+# Not a habit ("every Saturday", "every other Tuesday", "Sundays"), a kind of day ("the Saturday
+# brunch crowd", "a Sunday off"), a named day ("Good Friday", "Easter Monday": the calendar's,
+# above), the start of a span ("off work from Monday"), "Sunday's paper", nor "the day before
+# yesterday"; of a span of dates ("22–28 Dec"), its first.
 _DAY_SAID = _Lazy(
     r"(?<!\bevery\s)(?<!\beach\s)(?<!\bother\s)(?<!\bthe\s)(?<!\ba\s)(?<!\bfrom\s)"
     r"(?<!\bgood\s)(?<!\bblack\s)(?<!\beaster\s)(?<!\bpalm\s)(?<!\bash\s)(?<!\bmaundy\s)(?<!\bholy\s)"
     r"(?<!\bsuper\s)(?<!\bcyber\s)(?<!\bshrove\s)(?<!\bwhit\s)(?<!\bmothering\s)(?<!\bremembrance\s)"
-    rf"\b(?:(?P<which>last|next|this\s+coming|this\s+past|this)\s+)?(?P<weekday>{'|'.join(_WEEKDAYS)})"
+    rf"\b(?:(?P<which>last|next|this\s+coming|this\s+past|this)\s+)?(?P<weekday>{_WEEKDAY})\b\.?"
     r"(?!['’]?s\b)(?!\s+(?:mornings|afternoons|evenings|nights)\b)"
     rf"(?:,?\s+(?:the\s+)?(?P<dom>\d{{1,2}})(?:(?:st|nd|rd|th)\b|(?=\s+{_MONTH}))"
     rf"|,?\s+{_MONTH}\.?\s+(?P<dom2>\d{{1,2}})\b)?"
+    # a date with no weekday: "on 24 July", "the 3rd of August", "Aug 8th", "July 24, 2026"
+    rf"|\b(?:(?P<first>\d{{1,2}})(?:st|nd|rd|th)?\s*(?:-|–|to|until|till)\s*)?"  # a span's: "22–28 Dec"
+    rf"(?P<day>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<month>{_MONTH_NAME})\.?(?:,?\s+(?P<year>\d{{4}})\b)?"
+    rf"|\b(?P<month2>{_MONTH_NAME})\.?\s+(?P<day2>\d{{1,2}})(?:st|nd|rd|th)?\b(?![:.]?\d|\s*(?:%|am\b|pm\b))"
+    r"(?:,?\s+(?P<year2>\d{4})\b)?"
     r"|(?<!\bbefore\s)(?<!\bafter\s)"
     r"\b(?P<relative>yesterday|last\s+night|tomorrow|tonight|today|this\s+(?:morning|afternoon|evening))\b",
     re.I,
 )
 _RELATIVE_DAYS = {"yesterday": -1, "last night": -1, "tomorrow": 1}
+# A date with no year is the one this near the day said, whatever the tense ("Closing date 15
+# May."); further off, only one the sentence tells is to come: written in July, "I was training
+# for a half on 6 Dec" may be the one gone or the one to come.
+DATE_NEAR = timedelta(days=60)
 _SAME_DAY = ("today", "tonight", "this morning", "this afternoon", "this evening")
 # What tells a bare weekday's side of the day said: "was on Tuesday" happened, "is on Sunday"
 # and "booked for Thursday" are to come; the words just before the day first ("the knee
@@ -485,7 +508,7 @@ _HAPPENED = _Lazy(
     re.I,
 )
 _TO_COME = _Lazy(
-    r"\b(?:will|shall|is|are|am|going\s+to|booked|due|scheduled|planned)\b|['’]ll\b|\b(?:it|that)['’]s\b",
+    r"\b(?:will|shall|is|are|am|going\s+to|booked|due|scheduled|planned)\b|['’](?:ll|m|re)\b|\b(?:it|that)['’]s\b",
     re.I,
 )
 # "moved to Friday", "postponed till Friday", "rebooked for Friday": the new day is to come,
@@ -514,8 +537,9 @@ def day_said(sentence: str, said_at: datetime, zone: tzinfo = UTC, near: Collect
     counts from the day said. Of several days, the one nearest a word of `near` (the event's:
     "home today, the knee op was Tuesday": the Tuesday), else the first that is not the day said.
     A weekday with its day of the month ("Thursday 24th") is the date near the day said that is
-    both; a bare weekday's side is read from the tense; the weekday of the day said itself, and
-    "next Friday" said in Friday's own week, are left unread (this one or the one after?)."""
+    both; a date ("on 24 July") is read by `_dated`; a bare weekday's side is read from the
+    tense; the weekday of the day said itself, and "next Friday" said in Friday's own week, are
+    left unread (this one or the one after?)."""
     found = [
         m
         for m in _DAY_SAID.finditer(sentence)
@@ -532,19 +556,18 @@ def day_said(sentence: str, said_at: datetime, zone: tzinfo = UTC, near: Collect
     said = said_at.astimezone(zone).date()
     if m["relative"]:
         return said + timedelta(days=_RELATIVE_DAYS.get(" ".join(m["relative"].lower().split()), 0))
-    which, weekday = " ".join((m["which"] or "").lower().split()), _WEEKDAYS.index(m["weekday"].lower())
+    if m["month"] or m["month2"]:
+        day = m["first"] or m["day"] or m["day2"]
+        return _dated(said, m["month"] or m["month2"], day, m["year"] or m["year2"], _side(sentence, m))
+    which = " ".join((m["which"] or "").lower().split())
+    weekday = next(n for n, name in enumerate(_WEEKDAYS) if name.startswith(m["weekday"].lower()[:3]))
     if dom := m["dom"] or m["dom2"]:  # the date within six weeks either side that is both
         days = [said + timedelta(days=n) for n in range(-42, 43)]
         fits = [d for d in days if d.weekday() == weekday and d.day == int(dom)]
         return min(fits, key=lambda d: abs((d - said).days)) if fits else None
-    ahead: bool | None = {"last": False, "this past": False, "next": True, "this coming": True}.get(which)
-    if ahead is None and _MOVED_TO.search(sentence[: m.start()]):
-        ahead = True
-    before, after = _clause(sentence, m)
+    ahead = {"last": False, "this past": False, "next": True, "this coming": True}.get(which)
     if ahead is None:
-        ahead = _ahead(before.split()[-3:])
-    if ahead is None:
-        ahead = _ahead([*before.split(), *after.split()])
+        ahead = _side(sentence, m)
     if ahead is None:
         return None
     if ahead:
@@ -558,6 +581,38 @@ def day_said(sentence: str, said_at: datetime, zone: tzinfo = UTC, near: Collect
     if not back:
         return said if which == "this" else said - timedelta(days=7) if which else None
     return said - timedelta(days=back)
+
+
+def _side(sentence: str, m: re.Match[str]) -> bool | None:
+    """Whether the day `m` is to come (True) or past (False) by the words of its sentence: moved
+    to it ("moved to Friday"), else the tense of the words just before it, else its clause's."""
+    if _MOVED_TO.search(sentence[: m.start()]):
+        return True
+    before, after = _clause(sentence, m)
+    ahead = _ahead(before.split()[-3:])
+    return _ahead([*before.split(), *after.split()]) if ahead is None else ahead
+
+
+def _dated(said: date, month_name: str, day: str, year: str | None, ahead: bool | None) -> date | None:
+    """The date a sentence names ("on 24 July"): in its year; with none, the nearest within
+    DATE_NEAR of the day said ("Closing date 15 May.", "it was 22 April", of tomorrow's
+    appointment cancelled), else the next when the sentence tells of what is to come ("the half
+    is on 6 Dec", written in April); None where there is no such day ("31 June") or it cannot
+    be told ("I was training for a half on 6 Dec", written in July: the one gone, or to come?)."""
+    month = next(n for n, name in enumerate(_MONTH_NAMES, 1) if name.startswith(month_name.lower()[:3]))
+    years = [int(year)] if year else [said.year - 1, said.year, said.year + 1]
+    fits = []
+    for y in years:
+        try:
+            fits.append(date(y, month, int(day)))
+        except ValueError:
+            continue
+    if year or not fits:
+        return fits[0] if fits else None
+    near = min(fits, key=lambda d: abs((d - said).days))
+    if abs((near - said).days) <= DATE_NEAR.days:
+        return near
+    return min((d for d in fits if d >= said), default=None) if ahead else None
 
 
 def _clause(sentence: str, m: re.Match[str]) -> tuple[str, str]:

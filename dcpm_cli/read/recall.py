@@ -130,6 +130,11 @@ _RARE = re.compile(r"(?<!\w)(?=\w{5})(?=\w*\d)(?:\w*[^\W\d]\w*|\d{5,})(?!\w)")  
 # people misremember dates.
 TIME_BOOST = 0.3
 TOLD_LATER = timedelta(days=3)
+# An event's best match that says no day of it ("Home. Op went fine") is dated by another match
+# that says one ("the hip op is on 24 July") this near the day the best was said: two inputs
+# about one event, the day said near the other's telling. A day further off may be another time
+# (an op pencilled in for June, then moved to July) and is not read.
+EVENT_NEAR = timedelta(days=7)
 # A sentence that dates something else by the event ("got home Wednesday after the knee op")
 # does not date the event.
 _BY_THE_EVENT = r"\b(?:after|before|since|until|till|following|ahead\s+of)\s+(?:\S+\s+){0,3}?"
@@ -298,8 +303,10 @@ def _anchored(
     """The question with the window its anchor counts from the event it names ("a week after
     dad's operation": the week around seven days after the day of the best match of "dad's
     operation": the day it says, "the operation was on Tuesday", else the day it was said), and
-    that match (its key, and its row when the search met one). An event found nowhere gives no
-    window: the question is asked as it is."""
+    that match (its key, and its row when the search met one). Where the best match says no
+    day ("Home. Op went fine"), another match that says one within EVENT_NEAR of the day the
+    best was said ("the hip op is on 24 July", in a letter weeks before) dates it. An event
+    found nowhere gives no window: the question is asked as it is."""
     assert asked.anchor is not None
     event = asked.anchor.event
     rows: dict[Key, Candidate] = {}
@@ -310,14 +317,21 @@ def _anchored(
         store, target, event, FEEDBACK_SEARCH, item_kinds, raw, as_of, min_similarity, [], rows,
         found, said, None,
     )  # fmt: skip
-    best = _credible_event(store, target, event, scores, rows, said, as_of)
-    if best is None:
+    credible = _credible_events(store, target, event, scores, rows, said, as_of)
+    if not credible:
         return dataclasses.replace(asked, anchor=None), None
+    best = credible[0]
     row = found.get(best) or rows.get(best)
     when = said[best].astimezone(zone)
     asked_on = (as_of or datetime.now(UTC)).astimezone(zone).date()
-    if isinstance(row, RawInput) and (day := _day_it_says(row.text, event, when, zone, asked_on)) is not None:
-        when = when.replace(year=day.year, month=day.month, day=day.day)
+    for n, key in enumerate(credible):
+        other = found.get(key) or rows.get(key)
+        if not isinstance(other, RawInput):
+            continue
+        day = _day_it_says(other.text, event, said[key].astimezone(zone), zone, asked_on)
+        if day is not None and (n == 0 or abs(day - when.date()) <= EVENT_NEAR):
+            when = when.replace(year=day.year, month=day.month, day=day.day)
+            break
     window = asked.anchor.window(when, zone)
     phrase = f"{asked.anchor.phrase}, counted from {when:%Y-%m-%d}"
     return dataclasses.replace(asked, window=dataclasses.replace(window, phrase=phrase)), (best, row)
@@ -356,7 +370,7 @@ def _anothers(text: str, head: str) -> bool:
     return re.search(_ANOTHERS + rf"{re.escape(head)}\b", " " + text, re.I) is not None
 
 
-def _credible_event(
+def _credible_events(
     store: Store,
     target: np.ndarray,
     event: str,
@@ -364,11 +378,12 @@ def _credible_event(
     rows: dict[Key, Candidate],
     said: dict[Key, datetime],
     as_of: datetime | None,
-) -> Key | None:
-    """The best-scored candidate for `event` that was said by `as_of` and names it: shares a
-    word with it, or is as near as an answer is to its question (cosine ≥ ANSWER_SIMILARITY).
-    A weak best match (a chat that only comes near in meaning) would count the time from the
-    wrong day, and a question asked as it is beats one asked about the wrong days."""
+) -> list[Key]:
+    """Of the FEEDBACK_DEPTH best-scored candidates for `event` said by `as_of`, those that name
+    it, best first: that share a word with it, or are as near as an answer is to its question
+    (cosine ≥ ANSWER_SIMILARITY). A weak best match (a chat that only comes near in meaning)
+    would count the time from the wrong day, and a question asked as it is beats one asked
+    about the wrong days."""
     import numpy as np
 
     words = content_words(event)
@@ -377,16 +392,16 @@ def _credible_event(
         key=lambda x: (-scores[x], x),
     )[:FEEDBACK_DEPTH]
     vectors = _vectors_of(store, ranked)
-    for key in ranked:
+
+    def names_it(key: Key) -> bool:
         if words & content_words(rows[key].text):
-            return key
+            return True
         v = vectors.get(key[1])
-        if (
-            v is not None
-            and float(np.dot(v, target)) / max(float(np.linalg.norm(v)), 1e-12) >= ANSWER_SIMILARITY
-        ):
-            return key
-    return None
+        if v is None:
+            return False
+        return float(np.dot(v, target)) / max(float(np.linalg.norm(v)), 1e-12) >= ANSWER_SIMILARITY
+
+    return [key for key in ranked if names_it(key)]
 
 
 def _beside_its_window(got: _Candidates, asked: Question, key: Key, row: Candidate | None) -> None:

@@ -72,6 +72,21 @@ THURSDAY = datetime(2026, 7, 16, 20, tzinfo=UTC)
         ("Rosie's party is Saturday Aug 8 at the park", "2026-08-08"),
         ("A cancellation: they can do my hip on Tuesday 14 July", "2026-07-14"),
         ("Last Thursday was hard", "2026-07-09"),
+        # a date with no weekday, in the year nearest the day said; a weekday written short
+        ("The op is on 24 July, nervous already", "2026-07-24"),
+        ("Hip op booked for the 3rd of August", "2026-08-03"),
+        ("Rosie's party is Aug 8th at the park", "2026-08-08"),
+        ("The op was on July 3rd, the follow-up is next", "2026-07-03"),
+        ("We're in Bristol 22–28 July", "2026-07-22"),  # a span: its first day
+        ("The half is on 6 Dec", "2026-12-06"),  # far off: the side its tense tells
+        ("Told Cam I'm moving out October 1", "2026-10-01"),
+        ("I was training for a half on 6 Dec", None),  # far off, past tense: which 6 Dec?
+        ("Book club met 2 January 2026 and it was dire", "2026-01-02"),
+        ("Op was Tues, home now", "2026-07-14"),
+        ("Knee op on Wed went fine", "2026-07-15"),
+        ("We sat in the sun on the deck all day", None),  # "sat", "sun": words, not days
+        ("We may 3D-print the part", None),
+        ("Op pencilled in for 31 June", None),  # no such day
         # of several days, the nearest the event's words ("op"; here none given: not today)
         ("Home today, knee op was Tuesday", "2026-07-14"),
         ("Op was moved to Friday", "2026-07-17"),  # rescheduled: the new day is to come

@@ -696,6 +696,35 @@ def test_an_event_is_dated_by_its_own_sentence_and_never_after_the_question(stor
     assert early.period is not None and "counted from 2026-05-13" in early.period.phrase
 
 
+def test_an_event_is_dated_by_the_date_it_is_written_with(store, embedder, writer):
+    """ "The hip op is on 24 July", written weeks ahead, and "Home. The hip op went fine" three
+    days after: "the week before my hip op" is the seven days before the 24th, not before either
+    day of writing (which would miss the packing)."""
+    ids = _said(
+        writer,
+        ("2026-06-30", "a", "Letter from the hospital: the hip op is on 24 July. Relieved."),
+        ("2026-07-27", "b", "Home. The hip op went fine, the surgeon is pleased. Tired."),
+        ("2026-07-20", "c", "Packed the hospital bag and batch-cooked a week of dinners."),
+        ("2026-06-25", "d", "Walked to the shops and back with the stick, slowly."),
+    )  # fmt: skip
+    got = recall(store, embedder, "what was I doing the week before my hip op?", k=3, now=_at("2026-08-10"))
+    assert got.period is not None and "counted from 2026-07-24" in got.period.phrase
+    assert got.hits[0].id == ids["Packed the hospital bag and batch-cooked a week of dinners."]
+
+
+def test_a_day_far_from_the_events_telling_is_another_time(store, embedder, writer):
+    """An op pencilled in for 9 June, and later "Home. The hip op went fine": the June day is a
+    plan that moved, far from the day the op was told, so the time counts from that telling."""
+    _said(
+        writer,
+        ("2026-05-01", "a", "Rang the clinic and pencilled in 9 June for the hip op."),
+        ("2026-07-16", "b", "Home from hospital. The hip op went fine, the hip op surgeon is pleased."),
+        ("2026-07-08", "c", "Packed the hospital bag and batch-cooked a week of dinners."),
+    )  # fmt: skip
+    got = recall(store, embedder, "what was I doing the week before my hip op?", k=3, now=_at("2026-08-10"))
+    assert got.period is not None and "counted from 2026-07-16" in got.period.phrase
+
+
 def test_another_persons_event_does_not_date_mine(store, embedder, writer):
     """Asked of "my op", the day of "Mum's op" is not read as its day: where the input names only
     hers, the time counts from the day it was said, as for any input whose day cannot be told."""
