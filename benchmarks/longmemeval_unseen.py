@@ -23,6 +23,12 @@ the other 365 so they can judge it:
 Everything is seeded by the question id, so the files are the same on every machine. The
 questions are split in two halves by a hash of their id: `a` to look at, `b` to keep unread
 until a change is final (the rule that a result must hold on data nobody tuned on).
+
+Every one of the 500 has been read here by now. `--fresh` builds haystacks the same way for
+questions written after that, in the oracle's form, by sessions that never read the read path
+(`benchmarks/longmemeval_fresh/`): `longmemeval_fresh_a` / `_b`.
+
+    python -m benchmarks.longmemeval_unseen --fresh benchmarks/longmemeval_fresh/*.json.gz --out DIR
 """
 
 from __future__ import annotations
@@ -90,6 +96,9 @@ def main(argv: list[str] | None = None) -> None:
     )
     ap.add_argument("--eval", type=Path, default=EVAL, help="the folder of the shared LongMemEval files")
     ap.add_argument("--out", type=Path, default=Path("."), help="where to write the two halves")
+    ap.add_argument(
+        "--fresh", type=Path, nargs="+", help="questions written in the oracle's form, not the oracle's"
+    )
     args = ap.parse_args(argv)
     try:
         oracle = load(args.eval / ORACLE)
@@ -98,6 +107,16 @@ def main(argv: list[str] | None = None) -> None:
         ap.exit(2, f"error: {e.message} (--eval names the folder of the shared LongMemEval files)\n")
     seen = {r["question_id"] for r in s_records}
     unseen = [r for r in oracle if r["question_id"] not in seen]
+    name = "longmemeval_unseen"
+    if args.fresh:
+        try:
+            unseen = [r for file in args.fresh for r in load(file)]
+        except InputError as e:
+            ap.exit(2, f"error: {e.message}\n")
+        clash = {r["question_id"] for r in unseen} & {r["question_id"] for r in oracle}
+        if clash or len({r["question_id"] for r in unseen}) != len(unseen):
+            ap.exit(2, f"error: question ids repeated or LongMemEval's own: {sorted(clash)[:5]}\n")
+        name = "longmemeval_fresh"
     evidence = {sid for r in oracle for sid in r["answer_session_ids"]}
     evidence |= {sid for r in unseen for sid in r["haystack_session_ids"]}
     pool = filler_pool(s_records, evidence)
@@ -106,7 +125,7 @@ def main(argv: list[str] | None = None) -> None:
         halves[half(rec["question_id"])].append(build(rec, pool, s_records))
     args.out.mkdir(parents=True, exist_ok=True)
     for h, recs in halves.items():
-        path = args.out / f"longmemeval_unseen_{h}.json.gz"
+        path = args.out / f"{name}_{h}.json.gz"
         with gzip.open(path, "wt", encoding="utf-8") as f:
             json.dump(recs, f)
         scored = sum(not r["question_id"].endswith("_abs") for r in recs)

@@ -8,6 +8,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from benchmarks import longmemeval_unseen as unseen
 from dcpm_cli.bench.longmemeval import load, parse_question
 
@@ -79,3 +81,26 @@ def test_unseen_questions_get_s_sized_haystacks_of_other_peoples_sessions(tmp_pa
         assert q.gold_sessions == [own] and [t.key for t in q.turns if t.has_answer] == [f"{own}_1"]
         assert all(t.said_at < q.asked_at for t in q.turns), "filler is laid back from the question's date"
     assert build(tmp_path, "two") == built, "seeded by the question ids: the same files on every run"
+
+
+def test_fresh_questions_get_the_same_haystacks_and_may_not_reuse_an_id(tmp_path: Path) -> None:
+    """Questions written after the 500 were all read (`--fresh`) are built as the unseen ones
+    are, into files of their own; one with a LongMemEval id, or written twice, is refused."""
+    s = [s_record(n) for n in range(6)]
+    write(tmp_path / unseen.S_FILES[0], s[:4])
+    write(tmp_path / unseen.S_FILES[1], s[4:])
+    write(tmp_path / unseen.ORACLE, [*s[:2], oracle_record("q0")])
+    fresh = [oracle_record(f"f{n}") for n in range(8)]
+    write(tmp_path / "fresh.json.gz", fresh)
+    out = tmp_path / "out"
+    unseen.main(["--eval", str(tmp_path), "--out", str(out), "--fresh", str(tmp_path / "fresh.json.gz")])
+    built = [r for h in "ab" for r in load(out / f"longmemeval_fresh_{h}.json.gz")]
+    assert sorted(r["question_id"] for r in built) == [f"f{n}" for n in range(8)]
+    assert not (out / "longmemeval_unseen_a.json.gz").exists()
+    for rec in built:
+        ids = rec["haystack_session_ids"]
+        assert len(ids) == 4 and f"answer_{rec['question_id']}" in ids
+    write(tmp_path / "clash.json.gz", [oracle_record("q0")])
+    with pytest.raises(SystemExit) as refused:
+        unseen.main(["--eval", str(tmp_path), "--out", str(out), "--fresh", str(tmp_path / "clash.json.gz")])
+    assert refused.value.code == 2
