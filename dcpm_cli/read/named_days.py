@@ -456,17 +456,20 @@ def nth_weekday(year: int, month: int, weekday: int, n: int, *, before: int | No
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b"
 # A weekday as people write it in a hurry: "Tues", "Thurs.", "Fri"; the short forms that are
-# words too ("Mon", "Wed", "Sat", "Sun") only capitalised and after "on", "last", "next" or
-# "this" ("op on Wed": not "sat in the sun").
+# words or names too ("Mon", "Wed", "Sat", "Sun", "Thu") only capitalised, after "on", "last",
+# "next", "this", "was" or "is", and not before another name ("op on Wed": not "sat in the
+# sun", "Thu came round", "on Sat Nav duty").
 _WEEKDAY = (
-    rf"{'|'.join(_WEEKDAYS)}|tues?|thu(?:rs?)?|fri|weds"
-    r"|(?:(?<=\bon\s)|(?<=\blast\s)|(?<=\bnext\s)|(?<=\bthis\s))(?-i:Mon|Wed|Sat|Sun)"
+    rf"{'|'.join(_WEEKDAYS)}|tues?|thurs?|fri|weds"
+    r"|(?:(?<=\bon\s)|(?<=\blast\s)|(?<=\bnext\s)|(?<=\bthis\s)|(?<=\bwas\s)|(?<=\bis\s))"
+    r"(?-i:Mon|Wed|Sat|Sun|Thu)(?!\s+(?-i:(?!(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec))[A-Z][a-z]))"
 )
 # A month by its name or the short form people write: not "mar" or "dec" at the start of
-# another word ("married", "decided"), nor "may" uncapitalised ("we may 3D-print it").
+# another word ("married", "decided"), nor "may", "march" or "august" uncapitalised ("we may
+# 3D-print it", "we march 10 miles").
 _MONTH_NAME = (
-    r"(?:january|jan|february|feb|march|mar|april|apr|(?-i:May)|june|jun|july|jul|august|aug|september|"
-    r"sept|sep|october|oct|november|nov|december|dec)\b"
+    r"(?:january|jan|february|feb|(?-i:March|Mar)|april|apr|(?-i:May)|june|jun|july|jul|(?-i:August)|aug|"
+    r"september|sept|sep|october|oct|november|nov|december|dec)\b"
 )
 # A day a sentence says something happens on, counted from when it was said: "the operation
 # was on Tuesday", "the Cycle Tour is this Sunday", "injection booked for Thursday 24th",
@@ -483,10 +486,14 @@ _DAY_SAID = _Lazy(
     r"(?!['’]?s\b)(?!\s+(?:mornings|afternoons|evenings|nights)\b)"
     rf"(?:,?\s+(?:the\s+)?(?P<dom>\d{{1,2}})(?:(?:st|nd|rd|th)\b|(?=\s+{_MONTH}))"
     rf"|,?\s+{_MONTH}\.?\s+(?P<dom2>\d{{1,2}})\b)?"
-    # a date with no weekday: "on 24 July", "the 3rd of August", "Aug 8th", "July 24, 2026"
-    rf"|\b(?:(?P<first>\d{{1,2}})(?:st|nd|rd|th)?\s*(?:-|–|to|until|till)\s*)?"  # a span's: "22–28 Dec"
-    rf"(?P<day>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<month>{_MONTH_NAME})\.?(?:,?\s+(?P<year>\d{{4}})\b)?"
+    # a date with no weekday: "on 24 July", "the 3rd of August", "Aug 8th", "July 24, 2026", a
+    # span's first ("22–28 Dec"); not "$24 July special", "3/4 of June", "Jan 3 times"
+    r"|(?<![$£€#/.:])\b(?:(?P<first>\d{1,2})(?:st|nd|rd|th)?\s*(?:-|–|—|to|until|till|through|thru|and)"
+    r"\s*(?:the\s+)?)?"
+    rf"(?P<day>\d{{1,2}})(?:st|nd|rd|th)?(?!/)\s+(?:of\s+)?(?P<month>{_MONTH_NAME})\.?(?:,?\s+(?P<year>\d{{4}})\b)?"
     rf"|\b(?P<month2>{_MONTH_NAME})\.?\s+(?P<day2>\d{{1,2}})(?:st|nd|rd|th)?\b(?![:.]?\d|\s*(?:%|am\b|pm\b))"
+    r"(?!\s+(?:times?|weeks?|days?|months?|years?|yrs?|hours?|hrs?|mins?|minutes?|miles?|km|kms|kilos?|kg|lbs?"
+    r"|pounds|stone|tickets?|people|kids|children|stars?|of\b|more\b|others?\b))"
     r"(?:,?\s+(?P<year2>\d{4})\b)?"
     r"|(?<!\bbefore\s)(?<!\bafter\s)"
     r"\b(?P<relative>yesterday|last\s+night|tomorrow|tonight|today|this\s+(?:morning|afternoon|evening))\b",
@@ -508,7 +515,8 @@ _HAPPENED = _Lazy(
     re.I,
 )
 _TO_COME = _Lazy(
-    r"\b(?:will|shall|is|are|am|going\s+to|booked|due|scheduled|planned)\b|['’](?:ll|m|re)\b|\b(?:it|that)['’]s\b",
+    r"\b(?:will|shall|is|are|am|going\s+to|booked|due|scheduled|planned)\b|['’]ll\b"
+    r"|['’](?:m|re)\s+(?:\w+ing|due|booked|off\s+to|in\s+for|set\s+for|scheduled)\b|\b(?:it|that)['’]s\b",
     re.I,
 )
 # "moved to Friday", "postponed till Friday", "rebooked for Friday": the new day is to come,
@@ -522,10 +530,22 @@ _MOVED_TO = _Lazy(
 # or Tuesday": a day denied, or one of two, is not the day.
 _DENIED = _Lazy(
     r"(?:\bnot|n['’]t)\s+(?:on\s+|be\s+|the\s+)?$|\b(?:thought|meant\s+to\s+be|supposed\s+to\s+be|"
-    r"would\s+have\s+been|should\s+have\s+been|instead\s+of|rather\s+than|either)\b|\bor\s+(?:maybe\s+)?$",
+    r"would\s+have\s+been|should\s+have\s+been|instead\s+of|rather\s+than|either)\b"
+    r"|\bor\s+(?:maybe\s+)?(?:on\s+)?(?:the\s+)?$|\bno\s+longer\s+(?:on\s+)?$",
     re.I,
 )
 _OR = _Lazy(r"^\s+or\b", re.I)
+# A date that is a bound or a habit, not the day: "back by 24 July", "after 3 Aug", "until",
+# "since", "every year on"; "from 24 July" alone (the day moved from; "from 3 to 9 Aug" is a
+# span, read by its first).
+_BOUND = _Lazy(
+    r"\b(?:by|before|after|until|till|til|since|every(?:\s+(?:year|month))?(?:\s+on)?|each|from|"
+    r"no\s+later\s+than)\s+(?:the\s+)?$",
+    re.I,
+)
+# A date told of as gone by, whatever the tense: "sore from the half on 10 May", "recovering
+# after her op on 1 May", "glad the exam on 10 March is over" (read in July: not next year's).
+_PAST_REF = _Lazy(r"\b(?:after|since|from|about|over|done|remember)\b", re.I)
 _WORD = _Lazy(r"[a-z0-9'’]+")
 _CLAUSE_END = _Lazy(r"[,;:()—–]|\s-\s|\b(?:but|and|then|though|although|because|so)\b", re.I)
 
@@ -543,7 +563,9 @@ def day_said(sentence: str, said_at: datetime, zone: tzinfo = UTC, near: Collect
     found = [
         m
         for m in _DAY_SAID.finditer(sentence)
-        if not _DENIED.search(_clause(sentence, m)[0]) and not _OR.match(sentence[m.end() :])
+        if not _DENIED.search(_clause(sentence, m)[0])
+        and not _OR.match(sentence[m.end() :])
+        and not _bound(sentence, m)
     ]
     at = [w.start() for w in _WORD.finditer(sentence.lower()) if w.group(0) in near]
     if at:
@@ -558,7 +580,10 @@ def day_said(sentence: str, said_at: datetime, zone: tzinfo = UTC, near: Collect
         return said + timedelta(days=_RELATIVE_DAYS.get(" ".join(m["relative"].lower().split()), 0))
     if m["month"] or m["month2"]:
         day = m["first"] or m["day"] or m["day2"]
-        return _dated(said, m["month"] or m["month2"], day, m["year"] or m["year2"], _side(sentence, m))
+        ahead = _side(sentence, m)
+        if ahead and _PAST_REF.search(" ".join(_clause(sentence, m))):
+            ahead = None  # "sore from the half on 10 May", "glad the exam on 10 March is over"
+        return _dated(said, m["month"] or m["month2"], day, m["year"] or m["year2"], ahead)
     which = " ".join((m["which"] or "").lower().split())
     weekday = next(n for n, name in enumerate(_WEEKDAYS) if name.startswith(m["weekday"].lower()[:3]))
     if dom := m["dom"] or m["dom2"]:  # the date within six weeks either side that is both
@@ -583,6 +608,13 @@ def day_said(sentence: str, said_at: datetime, zone: tzinfo = UTC, near: Collect
     return said - timedelta(days=back)
 
 
+def _bound(sentence: str, m: re.Match[str]) -> bool:
+    """A date that is a bound or a habit ("by 24 July", "from 24 July" alone), not a day."""
+    if not (m["month"] or m["month2"]) or not _BOUND.search(sentence[: m.start()]):
+        return False
+    return not (m["first"] and sentence[: m.start()].rstrip().lower().endswith(("from", "from the")))
+
+
 def _side(sentence: str, m: re.Match[str]) -> bool | None:
     """Whether the day `m` is to come (True) or past (False) by the words of its sentence: moved
     to it ("moved to Friday"), else the tense of the words just before it, else its clause's."""
@@ -594,11 +626,12 @@ def _side(sentence: str, m: re.Match[str]) -> bool | None:
 
 
 def _dated(said: date, month_name: str, day: str, year: str | None, ahead: bool | None) -> date | None:
-    """The date a sentence names ("on 24 July"): in its year; with none, the nearest within
-    DATE_NEAR of the day said ("Closing date 15 May.", "it was 22 April", of tomorrow's
-    appointment cancelled), else the next when the sentence tells of what is to come ("the half
-    is on 6 Dec", written in April); None where there is no such day ("31 June") or it cannot
-    be told ("I was training for a half on 6 Dec", written in July: the one gone, or to come?)."""
+    """The date a sentence names ("on 24 July"): in its year; with none, the next when the
+    sentence tells of what is to come ("the half is on 6 Dec", written in April; "my next
+    check-up is on 15 Nov", written on 30 December), else the nearest within DATE_NEAR of the
+    day said, whatever the tense ("Closing date 15 May.", "it was 22 April" of tomorrow's
+    appointment, cancelled); None where there is no such day ("31 June") or it cannot be told
+    ("I was training for a half on 6 Dec", written in July: the one gone, or to come?)."""
     month = next(n for n, name in enumerate(_MONTH_NAMES, 1) if name.startswith(month_name.lower()[:3]))
     years = [int(year)] if year else [said.year - 1, said.year, said.year + 1]
     fits = []
@@ -609,10 +642,10 @@ def _dated(said: date, month_name: str, day: str, year: str | None, ahead: bool 
             continue
     if year or not fits:
         return fits[0] if fits else None
+    if ahead:
+        return min((d for d in fits if d >= said), default=None)
     near = min(fits, key=lambda d: abs((d - said).days))
-    if abs((near - said).days) <= DATE_NEAR.days:
-        return near
-    return min((d for d in fits if d >= said), default=None) if ahead else None
+    return near if abs((near - said).days) <= DATE_NEAR.days else None
 
 
 def _clause(sentence: str, m: re.Match[str]) -> tuple[str, str]:

@@ -130,11 +130,6 @@ _RARE = re.compile(r"(?<!\w)(?=\w{5})(?=\w*\d)(?:\w*[^\W\d]\w*|\d{5,})(?!\w)")  
 # people misremember dates.
 TIME_BOOST = 0.3
 TOLD_LATER = timedelta(days=3)
-# An event's best match that says no day of it ("Home. Op went fine") is dated by another match
-# that says one ("the hip op is on 24 July") this near the day the best was said: two inputs
-# about one event, the day said near the other's telling. A day further off may be another time
-# (an op pencilled in for June, then moved to July) and is not read.
-EVENT_NEAR = timedelta(days=7)
 # A sentence that dates something else by the event ("got home Wednesday after the knee op")
 # does not date the event.
 _BY_THE_EVENT = r"\b(?:after|before|since|until|till|following|ahead\s+of)\s+(?:\S+\s+){0,3}?"
@@ -211,11 +206,14 @@ def recall(
             warnings=["the query has no words: nothing to match"],
             zone=str(zone),
         )
-    asked = read_question(query, now or as_of or utcnow(), zone)
+    asked_at = now or as_of or utcnow()
+    asked = read_question(query, asked_at, zone)
     depth = max(4 * k, 20)
     kept = _KEPT.set(_Kept(depth, {}))
     try:
-        return _recall(store, embedder, query, asked, k, depth, kinds, as_of, min_similarity, chains, zone)
+        return _recall(
+            store, embedder, query, asked, asked_at, k, depth, kinds, as_of, min_similarity, chains, zone
+        )
     finally:
         _KEPT.reset(kept)
 
@@ -225,6 +223,7 @@ def _recall(
     embedder: Embedder,
     query: str,
     asked: Question,
+    asked_at: datetime,
     k: int,
     depth: int,
     kinds: list[str] | None,
@@ -237,7 +236,9 @@ def _recall(
     raw = _raw_searched(asked) if not kinds or "raw" in kinds else None
     anchor: tuple[Key, Candidate | None] | None = None
     if asked.anchor is not None:
-        asked, anchor = _anchored(store, embedder, asked, item_kinds, raw, as_of, min_similarity, zone)
+        asked, anchor = _anchored(
+            store, embedder, asked, asked_at, item_kinds, raw, as_of, min_similarity, zone
+        )  # fmt: skip
     vectors = embedder.embed([asked.search_text, *asked.cues])
 
     if FEEDBACK_DEPTH and not asked.only_time:
@@ -294,6 +295,7 @@ def _anchored(
     store: Store,
     embedder: Embedder,
     asked: Question,
+    asked_at: datetime,
     item_kinds: list[str],
     raw: RawFilter | None,
     as_of: datetime | None,
@@ -304,9 +306,12 @@ def _anchored(
     dad's operation": the week around seven days after the day of the best match of "dad's
     operation": the day it says, "the operation was on Tuesday", else the day it was said), and
     that match (its key, and its row when the search met one). Where the best match says no
-    day ("Home. Op went fine"), another match that says one within EVENT_NEAR of the day the
-    best was said ("the hip op is on 24 July", in a letter weeks before) dates it. An event
-    found nowhere gives no window: the question is asked as it is."""
+    day ("Home. The op went fine"), told, as people tell things, up to TOLD_LATER after, a day
+    another match says in those days before its telling dates it ("the hip op is on 24 July",
+    in a letter weeks before), the latest told of them (a plan moved: "now on the 25th"); a day
+    further off, or after it, is another time (the op pencilled in for June, a follow-up). A
+    day after `asked_at` is not counted from (asked then, it had not happened). An event found
+    nowhere gives no window: the question is asked as it is."""
     assert asked.anchor is not None
     event = asked.anchor.event
     rows: dict[Key, Candidate] = {}
@@ -323,15 +328,21 @@ def _anchored(
     best = credible[0]
     row = found.get(best) or rows.get(best)
     when = said[best].astimezone(zone)
-    asked_on = (as_of or datetime.now(UTC)).astimezone(zone).date()
+    asked_on = asked_at.astimezone(zone).date()
+    told: list[tuple[datetime, date]] = []  # (when said, the day it says)
     for n, key in enumerate(credible):
         other = found.get(key) or rows.get(key)
         if not isinstance(other, RawInput):
             continue
         day = _day_it_says(other.text, event, said[key].astimezone(zone), zone, asked_on)
-        if day is not None and (n == 0 or abs(day - when.date()) <= EVENT_NEAR):
-            when = when.replace(year=day.year, month=day.month, day=day.day)
+        if day is not None and n == 0:
+            told = [(said[key], day)]
             break
+        if day is not None and timedelta(0) <= when.date() - day <= TOLD_LATER:
+            told.append((said[key], day))
+    if told:
+        day = max(told)[1]
+        when = when.replace(year=day.year, month=day.month, day=day.day)
     window = asked.anchor.window(when, zone)
     phrase = f"{asked.anchor.phrase}, counted from {when:%Y-%m-%d}"
     return dataclasses.replace(asked, window=dataclasses.replace(window, phrase=phrase)), (best, row)

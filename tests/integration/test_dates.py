@@ -81,6 +81,16 @@ THURSDAY = datetime(2026, 7, 16, 20, tzinfo=UTC)
         ("The half is on 6 Dec", "2026-12-06"),  # far off: the side its tense tells
         ("Told Cam I'm moving out October 1", "2026-10-01"),
         ("I was training for a half on 6 Dec", None),  # far off, past tense: which 6 Dec?
+        ("I'm glad the exam on 10 March is over", None),  # gone by, though "is": not next March
+        ("Op moved from 24 July to 31 July", "2026-07-31"),  # the day moved from is no day
+        # a bound, a habit, a count or a price is not the day
+        ("Send the op consent form back by 24 July", None),
+        ("Every year on 24 July we go to the lake", None),
+        ("Called Jan 3 times about the op", None),
+        ("The £24 July special at the garden centre", None),
+        ("I'm back from the op on Monday", None),  # "I'm" is not "to come": which Monday?
+        ("Thu came round after the op", None),  # a name, not a Thursday
+        ("I was on Sat Nav duty all the way", None),
         ("Book club met 2 January 2026 and it was dire", "2026-01-02"),
         ("Op was Tues, home now", "2026-07-14"),
         ("Knee op on Wed went fine", "2026-07-15"),

@@ -712,17 +712,33 @@ def test_an_event_is_dated_by_the_date_it_is_written_with(store, embedder, write
     assert got.hits[0].id == ids["Packed the hospital bag and batch-cooked a week of dinners."]
 
 
-def test_a_day_far_from_the_events_telling_is_another_time(store, embedder, writer):
-    """An op pencilled in for 9 June, and later "Home. The hip op went fine": the June day is a
-    plan that moved, far from the day the op was told, so the time counts from that telling."""
+def test_a_day_far_from_the_events_telling_or_after_it_is_another_time(store, embedder, writer):
+    """An op pencilled in for 9 June, "Home. The hip op went fine" on 16 July, then a follow-up
+    booked for the 22nd: June is a plan that moved, far before the op was told, and the 22nd
+    comes after it was told done, so the time counts from that telling."""
     _said(
         writer,
         ("2026-05-01", "a", "Rang the clinic and pencilled in 9 June for the hip op."),
         ("2026-07-16", "b", "Home from hospital. The hip op went fine, the hip op surgeon is pleased."),
-        ("2026-07-08", "c", "Packed the hospital bag and batch-cooked a week of dinners."),
+        ("2026-07-17", "c", "Booked the hip op follow-up for 22 July."),
+        ("2026-07-08", "d", "Packed the hospital bag and batch-cooked a week of dinners."),
     )  # fmt: skip
     got = recall(store, embedder, "what was I doing the week before my hip op?", k=3, now=_at("2026-08-10"))
     assert got.period is not None and "counted from 2026-07-16" in got.period.phrase
+
+
+def test_a_plan_moved_is_dated_by_its_latest_telling(store, embedder, writer):
+    """The op is on 24 July, then moved to the 25th, then "Home. The hip op went fine" on the
+    27th: the day told last, the 25th, not the letter's."""
+    _said(
+        writer,
+        ("2026-07-01", "a", "Letter from the hospital: the hip op is on 24 July."),
+        ("2026-07-15", "b", "The hospital rang, op moved to 25 July."),
+        ("2026-07-27", "c", "Home from hospital. The hip op went fine, the hip op surgeon is pleased."),
+        ("2026-07-21", "d", "Packed the hospital bag and batch-cooked a week of dinners."),
+    )  # fmt: skip
+    got = recall(store, embedder, "what was I doing the week before my hip op?", k=3, now=_at("2026-08-10"))
+    assert got.period is not None and "counted from 2026-07-25" in got.period.phrase
 
 
 def test_another_persons_event_does_not_date_mine(store, embedder, writer):
