@@ -500,9 +500,9 @@ _DAY_SAID = _Lazy(
     re.I,
 )
 _RELATIVE_DAYS = {"yesterday": -1, "last night": -1, "tomorrow": 1}
-# A date with no year is the one this near the day said, whatever the tense ("Closing date 15
-# May."); further off, only one the sentence tells is to come: written in July, "I was training
-# for a half on 6 Dec" may be the one gone or the one to come.
+# A date with no year that the sentence does not tell is to come is the one this near the day
+# said, whatever the tense ("Closing date 15 May."), else none: written in July, "I was
+# training for a half on 6 Dec" may be the one gone or the one to come.
 DATE_NEAR = timedelta(days=60)
 _SAME_DAY = ("today", "tonight", "this morning", "this afternoon", "this evening")
 # What tells a bare weekday's side of the day said: "was on Tuesday" happened, "is on Sunday"
