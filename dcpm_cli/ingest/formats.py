@@ -268,6 +268,18 @@ def looks_like_jsonl(text: str, source: str = "the input") -> bool:
     return isinstance(obj, dict) and "content" in obj
 
 
+def _json_lines_of_another_shape(text: str) -> bool:
+    """Two or more lines, every one a JSON object, none with "content"."""
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    if len(lines) < 2 or not all(ln.lstrip().startswith("{") for ln in lines):
+        return False
+    try:
+        objects = [json.loads(ln) for ln in lines]
+    except (json.JSONDecodeError, RecursionError):
+        return False
+    return all(isinstance(o, dict) and "content" not in o for o in objects)
+
+
 _DATE_LIKE = re.compile(r"\d{4}[-/.]\d{1,2}[-/.]\d{1,2}(?!\d)")
 
 
@@ -320,6 +332,14 @@ def parse(
             if looks_like_journal(text)
             else Format.text
         )
+        if fmt is Format.text and _json_lines_of_another_shape(text):
+            # `{"text": …, "date": …}` a line is a log meant as many inputs, not one text of
+            # braces: stored whole it would be one input said now, found by no date.
+            raise InputError(
+                f"{source} looks like JSON lines but not a chat log: each line needs "
+                '"content" (and "role": user, assistant or system; "timestamp" optional)',
+                "rename the fields, or store it as one text with --format text",
+            )
     if fmt is Format.jsonl:
         return parse_jsonl(text, session=session, source=source, at=at, at_wall=at_wall)
     if fmt is Format.markdown:

@@ -281,6 +281,22 @@ def test_jsonl_is_detected_and_text_can_be_forced() -> None:
     assert [r.text for r in ingest.parse(line, Format.text)] == [line]
 
 
+def test_json_lines_of_another_shape_are_refused_not_stored_as_one_text() -> None:
+    """`{"text": …, "timestamp": …}` a line, piped without --format, was stored as one input of
+    braces said now, which no dated question finds: it is refused with the fields it needs, and
+    can still be stored as text when that is meant."""
+    log = '{"text": "Letter came: the op is on 3 Aug.", "timestamp": "2026-07-10"}\n{"text": "Home."}\n'
+
+    with pytest.raises(InputError) as e:
+        ingest.parse(log, source="stdin")
+
+    assert '"content"' in e.value.message and "--format text" in (e.value.hint or "")
+    assert len(ingest.parse(log, Format.text)) == 1
+    # one JSON object, or lines of prose among them, are text as before
+    assert len(ingest.parse('{"note": "one object"}')) == 1
+    assert len(ingest.parse('{"a": 1}\nand a line of prose')) == 1
+
+
 # -- times --------------------------------------------------------------------------------
 
 
