@@ -95,6 +95,8 @@ from dcpm_cli.read.question import (
 )
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     import numpy as np
 
     from dcpm_cli.embed import Embedder
@@ -310,8 +312,9 @@ def _anchored(
     another match says in those days before its telling dates it ("the hip op is on 24 July",
     in a letter weeks before), the latest told of them (a plan moved: "now on the 25th"); a day
     further off, or after it, is another time (the op pencilled in for June, a follow-up). A
-    day after `asked_at` is not counted from (asked then, it had not happened). An event found
-    nowhere gives no window: the question is asked as it is."""
+    day after `asked_at` is counted from only when the window it gives has begun by then ("the
+    week before my op", asked the day before it); asked then, the day after an op to come had
+    not happened. An event found nowhere gives no window: the question is asked as it is."""
     assert asked.anchor is not None
     event = asked.anchor.event
     rows: dict[Key, Candidate] = {}
@@ -329,12 +332,17 @@ def _anchored(
     row = found.get(best) or rows.get(best)
     when = said[best].astimezone(zone)
     asked_on = asked_at.astimezone(zone).date()
+    anchor = asked.anchor
+
+    def begun(day: date) -> bool:
+        return day + timedelta(days=anchor.days(day)[0]) <= asked_on
+
     told: list[tuple[datetime, date]] = []  # (when said, the day it says)
     for n, key in enumerate(credible):
         other = found.get(key) or rows.get(key)
         if not isinstance(other, RawInput):
             continue
-        day = _day_it_says(other.text, event, said[key].astimezone(zone), zone, asked_on)
+        day = _day_it_says(other.text, event, said[key].astimezone(zone), zone, begun)
         if day is not None and n == 0:
             told = [(said[key], day)]
             break
@@ -348,7 +356,9 @@ def _anchored(
     return dataclasses.replace(asked, window=dataclasses.replace(window, phrase=phrase)), (best, row)
 
 
-def _day_it_says(text: str, event: str, said: datetime, zone: tzinfo, asked_on: date) -> date | None:
+def _day_it_says(
+    text: str, event: str, said: datetime, zone: tzinfo, begun: Callable[[date], bool]
+) -> date | None:
     """The day an input says the event it names happens on, where a sentence naming the event
     says one ("Home. The knee replacement was on Monday", said on the Thursday: the Monday; "the
     Cycle Tour is this Sunday", said on the Monday: that Sunday): counted from the day said,
@@ -357,9 +367,8 @@ def _day_it_says(text: str, event: str, said: datetime, zone: tzinfo, asked_on: 
     knee was bad yesterday. The op is on Tuesday": the Tuesday); of a sentence's days, the
     one nearest the event's words (`day_said`). An input found by meaning alone (no word of
     the event in it), or whose days cannot be told, is counted from the day said; so is one
-    whose day is after the question's (`asked_on`): asked then, it had not happened. Asked of
-    the user's own ("my op"), a sentence naming another's ("Mum's op went fine on Monday") is
-    not read."""
+    whose day gives a window not `begun` when the question is asked. Asked of the user's own
+    ("my op"), a sentence naming another's ("Mum's op went fine on Monday") is not read."""
     words = content_words(event)
     head = next((w for w in reversed(re.findall(r"[\w'’]+", event.lower())) if w in words), None)
     naming = [(s, got) for s in SENTENCE_END.split(text) if (got := words & content_words(s))]
@@ -372,7 +381,7 @@ def _day_it_says(text: str, event: str, said: datetime, zone: tzinfo, asked_on: 
         if my_head and _anothers(sentence, my_head):
             continue
         if (day := day_said(sentence, said, zone, near=words)) is not None:
-            return day if day <= asked_on else None
+            return day if begun(day) else None
     return None
 
 

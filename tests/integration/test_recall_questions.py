@@ -712,6 +712,23 @@ def test_an_event_is_dated_by_the_date_it_is_written_with(store, embedder, write
     assert got.hits[0].id == ids["Packed the hospital bag and batch-cooked a week of dinners."]
 
 
+def test_the_days_before_an_event_to_come_count_from_its_day(store, embedder, writer):
+    """Asked the day before the op, "the week before my hip op" is the week before the day the
+    letter gives, which has begun; "the day after my hip op" has not, and counts from the letter."""
+    ids = _said(
+        writer,
+        ("2026-06-30", "a", "Letter from the hospital: the hip op is on 24 July. Relieved."),
+        ("2026-07-20", "c", "Packed the hospital bag and batch-cooked a week of dinners."),
+        ("2026-06-25", "d", "Walked to the shops and back with the stick, slowly."),
+    )  # fmt: skip
+    eve = _at("2026-07-23")
+    got = recall(store, embedder, "what was I doing the week before my hip op?", k=3, now=eve)
+    assert got.period is not None and "counted from 2026-07-24" in got.period.phrase
+    assert got.hits[0].id == ids["Packed the hospital bag and batch-cooked a week of dinners."]
+    after = recall(store, embedder, "what did I do the day after my hip op?", k=3, now=eve)
+    assert after.period is not None and "counted from 2026-06-30" in after.period.phrase
+
+
 def test_a_day_far_from_the_events_telling_or_after_it_is_another_time(store, embedder, writer):
     """An op pencilled in for 9 June, "Home. The hip op went fine" on 16 July, then a follow-up
     booked for the 22nd: June is a plan that moved, far before the op was told, and the 22nd
