@@ -1,8 +1,8 @@
 """What a question says besides its words: when it is about, which order it wants, and which
 several things it names. Rules only, no LLM: the read path never calls one.
 
-- A time window: "last Friday", "four weeks ago", "in June", "the past weekend", "the last three
-  months", "over the past month", read against the moment the question is asked
+- A time window: "last Friday", "four weeks ago", "two weekends ago", "in June", "the past
+  weekend", "the last three months", "over the past month", read against the moment the question is asked
   (`dcpm recall --as-of`, or now).
   `dateparser` reads calendar phrases (imported only when the question has one: it costs ~0.2 s
   cold); counted phrases ("N units ago", "the last N units") and seasons ("last summer",
@@ -97,6 +97,9 @@ _SOUTH = ("Australia/", "NZ", "Antarctica/", "Pacific/Auckland", "Pacific/Chatha
           "Africa/Windhoek", "Indian/Mauritius", "Indian/Reunion")  # fmt: skip
 _THIRDS = {"early": 0, "start": 0, "beginning": 0, "mid": 1, "middle": 1, "late": 2, "end": 2}
 _WEEKDAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
+# "two weekends ago" (the weekend before last), "three Saturdays ago": counted back from the
+# last one gone by.
+_WEEKENDS_AGO = re.compile(rf"\b{_COUNT}\s+(weekend|{_WEEKDAYS})s?\s+ago\b", re.I)
 # "this Friday": the one just gone in a question about the past ("what did I do this Friday?",
 # asked on Sunday), else the coming one; "this past Friday": the one just gone.
 _THIS_WEEKDAY = re.compile(rf"\bthis\s+(past\s+)?({_WEEKDAYS})\b", re.I)
@@ -379,6 +382,8 @@ def window_of(text: str, now: datetime, zone: tzinfo = UTC) -> Window | None:
         half = timedelta(days=max(1.0, _UNIT_DAYS[unit] / 2, days * 0.15))
         centre = now - timedelta(days=days)
         return Window(centre - half, min(centre + half, now), m.group(0))
+    if m := _WEEKENDS_AGO.search(text):
+        return _weekends_ago(m, now)
     if m := _LAST_N.search(text):
         days = _count(m.group(1)) * _UNIT_DAYS[m.group(2).lower()]
         return Window(now - timedelta(days=days), now, m.group(0))
@@ -627,6 +632,22 @@ def _part_of(day: datetime, first: int, last: int, phrase: str) -> Window:
     """The hours [first, last) of `day` (a midnight in the user's zone; 30 is 06:00 the next)."""
     start = day + timedelta(hours=first)
     return Window(start, day + timedelta(hours=last), phrase, noon=day + timedelta(hours=12))
+
+
+def _weekends_ago(m: re.Match[str], now: datetime) -> Window:
+    """The weekend (or weekday) `m` counts back to: the nth gone by, not one under way; a
+    rough count ("a couple of weekends ago") the one before it and the one after it too."""
+    n, unit = _count(m.group(1)), m.group(2).lower()
+    if unit == "weekend":
+        first, days = _last_weekend(now), 2
+    else:
+        today = _day_start(now)
+        first, days = today - timedelta(days=(today.weekday() - _WEEKDAYS.split("|").index(unit)) % 7 or 7), 1
+    week = timedelta(days=7)
+    rough = 1 if m.group(1).lower() in _ROUGH else 0
+    start = first - (n - 1 + rough) * week
+    end = first - max(n - 1 - rough, 0) * week + timedelta(days=days)
+    return Window(start, end, m.group(0))
 
 
 def _last_weekend(now: datetime, *, this: bool = False) -> datetime:

@@ -90,6 +90,7 @@ from dcpm_cli.read.question import (
     NEWEST,
     SENTENCE_END,
     Question,
+    Window,
     content_words,
     read_question,
 )
@@ -572,8 +573,9 @@ def _candidates(
         for key in then:
             scores[key] *= 1 + TIME_BOOST
         if asked.only_time:
-            # "What did I do last weekend?": what was said then answers it, above anything else,
-            # and what was said in the days after it (told later) comes next.
+            # "What did I do last weekend?": what says it happened then ("went to the steam
+            # rally on Saturday", told on the Monday) answers it first; then what was said then,
+            # above anything else; then what was said in the days after it (told later).
             proper = {key for key in then if asked.window.holds(said[key], timedelta(0))}
             top_else = max((v for key, v in scores.items() if key not in then), default=0.0)
             for key in then - proper:
@@ -581,6 +583,10 @@ def _candidates(
             top_told = max((scores[key] for key in then - proper), default=0.0)
             for key in proper:
                 scores[key] += max(top_else, top_told)
+            dated = [key for key in then if _says_a_day_in(rows.get(key), said[key], asked.window)]
+            top_then = max((scores[key] for key in then), default=0.0)
+            for key in dated:
+                scores[key] += top_then
     _prefer_named_speaker(store, asked.text, scores, rows, found)
     top = max((v for key, v in scores.items() if key not in exact), default=0.0)
     for key in exact:
@@ -715,6 +721,16 @@ def _scored(
             scores.setdefault(("raw", raw_id), score)
             said.setdefault(("raw", raw_id), passage_at[raw_id])
     return scores
+
+
+def _says_a_day_in(row: Candidate | None, said: datetime, window: Window) -> bool:
+    """Whether an input names a day in `window` as the day it tells of ("on Saturday", "this
+    morning"), read against when it was said in the window's zone (`day_said`)."""
+    if not isinstance(row, RawInput):
+        return False  # an item's time is its event's already
+    zone = window.start.tzinfo or UTC
+    days = (day_said(s, said, zone) for s in SENTENCE_END.split(row.text))
+    return any(day is not None and window.start.date() <= day < window.end.date() for day in days)
 
 
 def _prefer_named_speaker(

@@ -63,6 +63,11 @@ MONDAY = _at("2026-03-09")
         ("Anything fun over the weekend?", "2026-03-07", "2026-03-09"),
         ("What did I do the weekend before last?", "2026-02-28", "2026-03-02"),
         ("What did I do the week before last?", "2026-02-23", "2026-03-02"),
+        # Weekends and weekdays counted back from the last one gone by; a rough count, the one
+        # before and after too.
+        ("What did I get up to two weekends ago?", "2026-02-28", "2026-03-02"),
+        ("What did I do three Saturdays ago?", "2026-02-21", "2026-02-22"),
+        ("What did we do a couple of weekends ago?", "2026-02-21", "2026-03-09"),
         ("What did I do on 3 October?", "2025-10-03", "2025-10-04"),  # the day first, as in Britain
         ("What did I eat on Friday?", "2026-03-06", "2026-03-07"),
         # Asked on a Monday: "this Friday" is the one just gone in a question about the past,
@@ -642,6 +647,26 @@ def test_a_time_counted_from_an_event_finds_what_was_said_then(store, embedder, 
     assert nowhere.period is None
     before = recall(store, embedder, question, k=3, as_of=_at("2026-07-10"))
     assert before.period is None
+
+
+def test_two_weekends_ago_finds_what_was_told_of_it_on_the_monday(store, embedder, writer):
+    """ "What did I get up to two weekends ago?", asked on a Friday: the camping trip told of on
+    the Monday after that weekend, as on Saturday, answers first; what was said that Saturday
+    with no day in it next; last weekend's news and the other days' after."""
+    ids = _said(
+        writer,
+        ("2024-05-11", "s", "Is Dickens worth reading if you found school English dull?"),
+        ("2024-05-13", "a", "Got back from camping at the lake on Saturday, the tent got soaked. How do I dry it?"),
+        ("2024-05-20", "b", "Spent yesterday at the allotment putting up the runner bean canes."),
+        ("2024-05-08", "c", "What should I get my sister for her birthday? She likes gardening."),
+        ("2024-05-23", "d", "Can you explain how compound interest works on a savings account?"),
+    )  # fmt: skip
+    got = recall(store, embedder, "What did I get up to two weekends ago?", k=3, now=_at("2024-05-24"))
+    assert got.period is not None and got.period.days == "2024-05-11 to 2024-05-12"
+    assert [h.id for h in got.hits[:2]] == [
+        ids["Got back from camping at the lake on Saturday, the tent got soaked. How do I dry it?"],
+        ids["Is Dickens worth reading if you found school English dull?"],
+    ]
 
 
 def test_the_weekend_after_an_event_finds_what_was_said_on_it(store, embedder, writer):
