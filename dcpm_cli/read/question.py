@@ -196,6 +196,11 @@ _BEFORE_AFTER = re.compile(
     r"^(.+?)\s+(?:(?:before|after)(?:\s+or\s+(?:before|after))?|since|until|by the time)\s+(.+?)\s*[?.!]*$",
     re.I,
 )
+# "Which of the grandkids did I look after most recently?", "the dog named after my uncle": a
+# verb's "after", not a time between two things.
+_PHRASAL_AFTER = re.compile(
+    r"\b(?:look|looks|looked|looking|named|take|takes|took|taking|ask|asked)\s+after$", re.I
+)
 # "Did I quit pottery or the gym first?": the verb is said once and goes with both things.
 _VERB_CHOICE = re.compile(
     r"^\W*(?:did|have|had)\s+(?:I|we)\s+(\w+(?:\s+(?:to|at|in|on|with|for|up|out|off|into)){0,2})\s+(.+?)\s+or\s+(.+?)\s+(?:first|earlier|sooner)\s*[?.!]*$",
@@ -740,7 +745,7 @@ def cues_of(text: str) -> list[str]:
                 return pieces
     if (m := _VERB_CHOICE.search(text)) and all(_content(p) and "," not in p for p in m.groups()[1:]):
         return [f"{m.group(1)} {_clean(m.group(2))}", _with_verb(m.group(1), _clean(m.group(3)))]
-    if m := _BEFORE_AFTER.search(text):
+    if (m := _BEFORE_AFTER.search(text)) and not _PHRASAL_AFTER.search(text[: m.end(1) + 7].rstrip()):
         first, second = _clean(m.group(1)), _clean(m.group(2))
         if not _content(first) and (inv := _INVERTED.match(second)):
             # "How many days before my friend's party did I order her gift?"
@@ -775,8 +780,8 @@ def _clean(piece: str) -> str:
 
 def _content(piece: str) -> bool:
     """At least one word that is not a function word, a question word or part of a time phrase
-    ("since May 2025" names a time, not a second event)."""
-    return any(w not in _STOP for w in _words(_without_time(piece)))
+    ("since May 2025" names a time, not a second event) or of the order asked ("most recently")."""
+    return any(w not in _STOP for w in _words(_EARLIEST.sub(" ", _NEWEST.sub(" ", _without_time(piece)))))
 
 
 def _without_time(piece: str) -> str:

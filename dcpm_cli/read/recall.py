@@ -573,8 +573,8 @@ def _candidates(
         for key in then:
             scores[key] *= 1 + TIME_BOOST
         if asked.only_time:
-            # "What did I do last weekend?": what says it happened then ("went to the steam
-            # rally on Saturday", told on the Monday) answers it first; then what was said then,
+            # "What did I do last weekend?": what says it happened on one of its days ("went to
+            # the steam rally on Saturday", told on the Monday) answers it first; then what was said then,
             # above anything else; then what was said in the days after it (told later).
             proper = {key for key in then if asked.window.holds(said[key], timedelta(0))}
             top_else = max((v for key, v in scores.items() if key not in then), default=0.0)
@@ -583,7 +583,9 @@ def _candidates(
             top_told = max((scores[key] for key in then - proper), default=0.0)
             for key in proper:
                 scores[key] += max(top_else, top_told)
-            dated = [key for key in then if _says_a_day_in(rows.get(key), said[key], asked.window)]
+            # (A day is not a part of one: "yesterday's quiz" is not "last night" by its words.)
+            whole_days = asked.window.noon is None
+            dated = [k for k in then if whole_days and _says_a_day_in(rows.get(k), said[k], asked.window)]
             top_then = max((scores[key] for key in then), default=0.0)
             for key in dated:
                 scores[key] += top_then

@@ -200,6 +200,9 @@ def test_no_time_phrase_no_window_and_no_dateparser():
         ("Did I visit Edinburgh before or after the gig?", ["I visit Edinburgh", "the gig"]),
         ("Did I move in with Sam or get the dog first?", ["move in with Sam", "get the dog"]),  # its own verb
         ("Did I learn to swim or to ride a bike first?", ["learn to swim", "learn to ride a bike"]),
+        # A verb's "after" is no time between two things, and an order asked is no thing.
+        ("Which of the grandkids did I look after most recently?", []),
+        ("Is the pub named after my uncle?", []),
     ],
 )  # fmt: skip
 def test_questions_naming_several_things_give_one_cue_each(question, cues):
