@@ -34,12 +34,16 @@ NEWEST, EARLIEST = "newest", "earliest"
 _NUMBERS = {
     "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
     "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "a couple of": 2, "couple of": 2,
-    "a few": 3, "few": 3, "several": 4,
+    "a couple": 2, "couple": 2, "a few": 3, "few": 3, "several": 4,
 }  # fmt: skip
 # Counts said roughly ("a few days after": a day either side), not exactly ("two days after").
-_ROUGH = {"a couple of", "couple of", "a few", "few", "several"}
+_ROUGH = {"a couple of", "couple of", "a couple", "couple", "a few", "few", "several"}
 _UNIT_DAYS = {"day": 1, "week": 7, "fortnight": 14, "month": 30, "year": 365}
-_COUNT = r"(\d+|a couple of|couple of|a few|few|several|an?|" + "|".join(list(_NUMBERS)[2:14]) + ")"
+_COUNT = (
+    r"(\d+|a couple of|couple of|a couple|couple|a few|few|several|an?|"
+    + "|".join(list(_NUMBERS)[2:14])
+    + ")"
+)
 _AGO = re.compile(rf"\b{_COUNT}\s+(day|week|fortnight|month|year)s?\s+ago\b", re.I)
 _LAST_N = re.compile(rf"\b(?:the\s+)?(?:last|past|previous)\s+{_COUNT}\s+(day|week|month|year)s\b", re.I)
 # "the past month", "over the previous week", "the last year": the one unit before the question,
@@ -198,9 +202,7 @@ _BEFORE_AFTER = re.compile(
 )
 # "Which of the grandkids did I look after most recently?", "the dog named after my uncle": a
 # verb's "after", not a time between two things.
-_PHRASAL_AFTER = re.compile(
-    r"\b(?:look|looks|looked|looking|named|take|takes|took|taking|ask|asked)\s+after$", re.I
-)
+_PHRASAL_AFTER = re.compile(r"\b(?:look|looks|looked|looking|named)\s+after\b", re.I)
 # "Did I quit pottery or the gym first?": the verb is said once and goes with both things.
 _VERB_CHOICE = re.compile(
     r"^\W*(?:did|have|had)\s+(?:I|we)\s+(\w+(?:\s+(?:to|at|in|on|with|for|up|out|off|into)){0,2})\s+(.+?)\s+or\s+(.+?)\s+(?:first|earlier|sooner)\s*[?.!]*$",
@@ -387,7 +389,7 @@ def window_of(text: str, now: datetime, zone: tzinfo = UTC) -> Window | None:
         half = timedelta(days=max(1.0, _UNIT_DAYS[unit] / 2, days * 0.15))
         centre = now - timedelta(days=days)
         return Window(centre - half, min(centre + half, now), m.group(0))
-    if m := _WEEKENDS_AGO.search(text):
+    if (m := _WEEKENDS_AGO.search(text)) and _count(m.group(1)) > 0:
         return _weekends_ago(m, now)
     if m := _LAST_N.search(text):
         days = _count(m.group(1)) * _UNIT_DAYS[m.group(2).lower()]
@@ -745,8 +747,11 @@ def cues_of(text: str) -> list[str]:
                 return pieces
     if (m := _VERB_CHOICE.search(text)) and all(_content(p) and "," not in p for p in m.groups()[1:]):
         return [f"{m.group(1)} {_clean(m.group(2))}", _with_verb(m.group(1), _clean(m.group(3)))]
-    if (m := _BEFORE_AFTER.search(text)) and not _PHRASAL_AFTER.search(text[: m.end(1) + 7].rstrip()):
-        first, second = _clean(m.group(1)), _clean(m.group(2))
+    # (A verb's "after" is masked, so a time after it still splits: "did I look after Mia
+    # before or after the holiday?")
+    masked = _PHRASAL_AFTER.sub(lambda p: p.group(0) + "\x00", text)
+    if m := _BEFORE_AFTER.search(masked):
+        first, second = (_clean(g.replace("\x00", "")) for g in m.groups())
         if not _content(first) and (inv := _INVERTED.match(second)):
             # "How many days before my friend's party did I order her gift?"
             first, second = _clean(inv.group(1)), _clean(inv.group(2))
@@ -787,6 +792,7 @@ def _content(piece: str) -> bool:
 def _without_time(piece: str) -> str:
     for phrase in (
         _AGO,
+        _WEEKENDS_AGO,
         _LAST_N,
         _PAST_ONE,
         _BEFORE_LAST,

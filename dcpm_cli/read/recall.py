@@ -140,6 +140,14 @@ _BY_THE_EVENT = r"\b(?:after|before|since|until|till|following|ahead\s+of)\s+(?:
 _MY_EVENT = re.compile(r"^\s*(?:my|our)\b", re.I)
 _ANOTHERS = r"(?:\b(?:his|her|their)|(?<!\bmy)\s\w+['’]s)\s+(?:\S+\s+){0,2}?"
 
+# A sentence telling of the user's own doing: "I" or "we" in it, or, as a journal writes, a verb
+# in the past first ("Went to the rally on Saturday", "Spent yesterday at the allotment").
+_MY_DOING = re.compile(
+    r"(?-i:\bI\b)|\bwe\b|^\W*(?:\w+ed|went|got|had|spent|took|made|did|saw|met|ran|came|ate|"
+    r"drove|flew|bought|caught|left|sat|swam|rode|won|lost|gave|found|kept|began|brought|sang|"
+    r"wrote|slept|woke|built|paid|sold|taught|heard|wore|spoke|threw|fell|hit|put|set|read|cut)\b",
+    re.I,
+)
 # A question naming a speaker of a conversation ("What did Maya say about the flat?") lifts that
 # speaker's turns by this share of their score: a preference, never a filter (the other person
 # may have said it, or said it back).
@@ -343,7 +351,7 @@ def _anchored(
         other = found.get(key) or rows.get(key)
         if not isinstance(other, RawInput):
             continue
-        day = _day_it_says(other.text, event, said[key].astimezone(zone), zone, begun)
+        day = _day_it_says(other.text, event, said[key].astimezone(zone), zone, asked_on, begun)
         if day is not None and n == 0:
             told = [(said[key], day)]
             break
@@ -358,7 +366,7 @@ def _anchored(
 
 
 def _day_it_says(
-    text: str, event: str, said: datetime, zone: tzinfo, begun: Callable[[date], bool]
+    text: str, event: str, said: datetime, zone: tzinfo, asked_on: date, begun: Callable[[date], bool]
 ) -> date | None:
     """The day an input says the event it names happens on, where a sentence naming the event
     says one ("Home. The knee replacement was on Monday", said on the Thursday: the Monday; "the
@@ -368,8 +376,9 @@ def _day_it_says(
     knee was bad yesterday. The op is on Tuesday": the Tuesday); of a sentence's days, the
     one nearest the event's words (`day_said`). An input found by meaning alone (no word of
     the event in it), or whose days cannot be told, is counted from the day said; so is one
-    whose day gives a window not `begun` when the question is asked. Asked of the user's own
-    ("my op"), a sentence naming another's ("Mum's op went fine on Monday") is not read."""
+    whose day is after the question's (`asked_on`) and gives a window not `begun` by then.
+    Asked of the user's own ("my op"), a sentence naming another's ("Mum's op went fine on
+    Monday") is not read."""
     words = content_words(event)
     head = next((w for w in reversed(re.findall(r"[\w'’]+", event.lower())) if w in words), None)
     naming = [(s, got) for s in SENTENCE_END.split(text) if (got := words & content_words(s))]
@@ -382,7 +391,7 @@ def _day_it_says(
         if my_head and _anothers(sentence, my_head):
             continue
         if (day := day_said(sentence, said, zone, near=words)) is not None:
-            return day if begun(day) else None
+            return day if day <= asked_on or begun(day) else None
     return None
 
 
@@ -573,9 +582,10 @@ def _candidates(
         for key in then:
             scores[key] *= 1 + TIME_BOOST
         if asked.only_time:
-            # "What did I do last weekend?": what says it happened on one of its days ("went to
-            # the steam rally on Saturday", told on the Monday) answers it first; then what was said then,
-            # above anything else; then what was said in the days after it (told later).
+            # "What did I do last weekend?": what was told in the days after it but says it
+            # happened on one of its days ("went to the steam rally on Saturday", told on the
+            # Monday) answers it first; then what was said then, above anything else; then the
+            # rest told in the days after it. (What was said then and says "today" is said then.)
             proper = {key for key in then if asked.window.holds(said[key], timedelta(0))}
             top_else = max((v for key, v in scores.items() if key not in then), default=0.0)
             for key in then - proper:
@@ -585,7 +595,9 @@ def _candidates(
                 scores[key] += max(top_else, top_told)
             # (A day is not a part of one: "yesterday's quiz" is not "last night" by its words.)
             whole_days = asked.window.noon is None
-            dated = [k for k in then if whole_days and _says_a_day_in(rows.get(k), said[k], asked.window)]
+            dated = [
+                k for k in then - proper if whole_days and _says_a_day_in(rows.get(k), said[k], asked.window)
+            ]
             top_then = max((scores[key] for key in then), default=0.0)
             for key in dated:
                 scores[key] += top_then
@@ -726,12 +738,14 @@ def _scored(
 
 
 def _says_a_day_in(row: Candidate | None, said: datetime, window: Window) -> bool:
-    """Whether an input names a day in `window` as the day it tells of ("on Saturday", "this
-    morning"), read against when it was said in the window's zone (`day_said`)."""
-    if not isinstance(row, RawInput):
-        return False  # an item's time is its event's already
+    """Whether the user's input names a day in `window` as the day of something they did ("went
+    to the steam rally on Saturday", "my cousin and I went fishing on Saturday"; not "my
+    neighbour Dave went to the rally on Saturday"), read against when it was said in the
+    window's zone (`day_said`)."""
+    if not isinstance(row, RawInput) or row.role != "user":
+        return False  # an item's time is its event's already; a reply tells of no day of mine
     zone = window.start.tzinfo or UTC
-    days = (day_said(s, said, zone) for s in SENTENCE_END.split(row.text))
+    days = (day_said(s, said, zone) for s in SENTENCE_END.split(row.text) if _MY_DOING.search(s))
     return any(day is not None and window.start.date() <= day < window.end.date() for day in days)
 
 

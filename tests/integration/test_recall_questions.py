@@ -68,6 +68,8 @@ MONDAY = _at("2026-03-09")
         ("What did I get up to two weekends ago?", "2026-02-28", "2026-03-02"),
         ("What did I do three Saturdays ago?", "2026-02-21", "2026-02-22"),
         ("What did we do a couple of weekends ago?", "2026-02-21", "2026-03-09"),
+        ("What did we do a couple weekends ago?", "2026-02-21", "2026-03-09"),
+        ("What did I do a couple days ago?", "2026-03-06", "2026-03-08"),
         ("What did I do on 3 October?", "2025-10-03", "2025-10-04"),  # the day first, as in Britain
         ("What did I eat on Friday?", "2026-03-06", "2026-03-07"),
         # Asked on a Monday: "this Friday" is the one just gone in a question about the past,
@@ -203,6 +205,8 @@ def test_no_time_phrase_no_window_and_no_dateparser():
         # A verb's "after" is no time between two things, and an order asked is no thing.
         ("Which of the grandkids did I look after most recently?", []),
         ("Is the pub named after my uncle?", []),
+        ("Did I look after Mia before or after the holiday?", ["I look after Mia", "the holiday"]),
+        ("Which painkillers did I take after the op?", ["painkillers did I take", "the op"]),
     ],
 )  # fmt: skip
 def test_questions_naming_several_things_give_one_cue_each(question, cues):
@@ -654,22 +658,27 @@ def test_a_time_counted_from_an_event_finds_what_was_said_then(store, embedder, 
 
 def test_two_weekends_ago_finds_what_was_told_of_it_on_the_monday(store, embedder, writer):
     """ "What did I get up to two weekends ago?", asked on a Friday: the camping trip told of on
-    the Monday after that weekend, as on Saturday, answers first; what was said that Saturday
-    with no day in it next; last weekend's news and the other days' after."""
+    the Monday after that weekend, as on Saturday, answers first (what was said that weekend
+    saying "today" is no more of it than the rest said then, and a neighbour's day out on the
+    Saturday is not the user's); what was said that weekend next; the rest after."""
     ids = _said(
         writer,
         ("2024-05-11", "s", "Is Dickens worth reading if you found school English dull?"),
-        ("2024-05-13", "a", "Got back from camping at the lake on Saturday, the tent got soaked. How do I dry it?"),
+        ("2024-05-12", "t", "What did I get up to today? Coffee, then the bus, then coffee again."),
+        ("2024-05-13", "a", "Got back from camping at the lake on Saturday, the tent got soaked. Tips?"),
         ("2024-05-20", "b", "Spent yesterday at the allotment putting up the runner bean canes."),
         ("2024-05-08", "c", "What should I get my sister for her birthday? She likes gardening."),
         ("2024-05-23", "d", "Can you explain how compound interest works on a savings account?"),
+        ("2024-05-14", "n", "My neighbour Dave went to the steam rally on Saturday, loved it."),
     )  # fmt: skip
-    got = recall(store, embedder, "What did I get up to two weekends ago?", k=3, now=_at("2024-05-24"))
+    got = recall(store, embedder, "What did I get up to two weekends ago?", k=4, now=_at("2024-05-24"))
     assert got.period is not None and got.period.days == "2024-05-11 to 2024-05-12"
-    assert [h.id for h in got.hits[:2]] == [
-        ids["Got back from camping at the lake on Saturday, the tent got soaked. How do I dry it?"],
+    camping = ids["Got back from camping at the lake on Saturday, the tent got soaked. Tips?"]
+    assert got.hits[0].id == camping
+    assert {h.id for h in got.hits[1:3]} == {
         ids["Is Dickens worth reading if you found school English dull?"],
-    ]
+        ids["What did I get up to today? Coffee, then the bus, then coffee again."],
+    }
 
 
 def test_the_weekend_after_an_event_finds_what_was_said_on_it(store, embedder, writer):
@@ -755,6 +764,9 @@ def test_the_days_before_an_event_to_come_count_from_its_day(store, embedder, wr
     assert got.hits[0].id == ids["Packed the hospital bag and batch-cooked a week of dinners."]
     after = recall(store, embedder, "what did I do the day after my hip op?", k=3, now=eve)
     assert after.period is not None and "counted from 2026-06-30" in after.period.phrase
+    # Once the op is past, a time after it counts from its day, begun or not.
+    later = recall(store, embedder, "what did I do two weeks after my hip op?", k=3, now=_at("2026-07-26"))
+    assert later.period is not None and "counted from 2026-07-24" in later.period.phrase
 
 
 def test_a_day_far_from_the_events_telling_or_after_it_is_another_time(store, embedder, writer):
