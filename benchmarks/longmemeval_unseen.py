@@ -26,9 +26,9 @@ until a change is final (the rule that a result must hold on data nobody tuned o
 
 Every one of the 500 has been read here by now. `--fresh` builds haystacks the same way for
 questions written after that, in the oracle's form, by sessions that never read the read path
-(`benchmarks/longmemeval_fresh/`): `longmemeval_fresh_a` / `_b`.
+(`benchmarks/longmemeval_fresh/`, a round of two files at a time): `longmemeval_fresh_a` / `_b`.
 
-    python -m benchmarks.longmemeval_unseen --fresh benchmarks/longmemeval_fresh/*.json.gz --out DIR
+    python -m benchmarks.longmemeval_unseen --fresh benchmarks/longmemeval_fresh/fresh_[AB].json.gz --out DIR
 """
 
 from __future__ import annotations
