@@ -2,8 +2,8 @@
 several things it names. Rules only, no LLM: the read path never calls one.
 
 - A time window: "last Friday", "four weeks ago", "two weekends ago", "in June", "the past
-  weekend", "the last three months", "over the past month", read against the moment the question is asked
-  (`dcpm recall --as-of`, or now).
+  weekend", "the last three months", "over the past month", read against the moment the
+  question is asked (`dcpm recall --as-of`, or now).
   `dateparser` reads calendar phrases (imported only when the question has one: it costs ~0.2 s
   cold); counted phrases ("N units ago", "the last N units") and seasons ("last summer",
   "since the autumn"; the south's for a southern zone) are plain arithmetic, and so are named
