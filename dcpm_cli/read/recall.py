@@ -343,15 +343,16 @@ def _anchored(
     asked_on = asked_at.astimezone(zone).date()
     anchor = asked.anchor
 
-    def begun(day: date) -> bool:
-        return day + timedelta(days=anchor.days(day)[0]) <= asked_on
+    def counts(day: date) -> bool:
+        """Asked then, the day had come, or the window it gives had begun."""
+        return day <= asked_on or day + timedelta(days=anchor.days(day)[0]) <= asked_on
 
     told: list[tuple[datetime, date]] = []  # (when said, the day it says)
     for n, key in enumerate(credible):
         other = found.get(key) or rows.get(key)
         if not isinstance(other, RawInput):
             continue
-        day = _day_it_says(other.text, event, said[key].astimezone(zone), zone, asked_on, begun)
+        day = _day_it_says(other.text, event, said[key].astimezone(zone), zone, counts)
         if day is not None and n == 0:
             told = [(said[key], day)]
             break
@@ -366,7 +367,7 @@ def _anchored(
 
 
 def _day_it_says(
-    text: str, event: str, said: datetime, zone: tzinfo, asked_on: date, begun: Callable[[date], bool]
+    text: str, event: str, said: datetime, zone: tzinfo, counts: Callable[[date], bool]
 ) -> date | None:
     """The day an input says the event it names happens on, where a sentence naming the event
     says one ("Home. The knee replacement was on Monday", said on the Thursday: the Monday; "the
@@ -376,8 +377,8 @@ def _day_it_says(
     knee was bad yesterday. The op is on Tuesday": the Tuesday); of a sentence's days, the
     one nearest the event's words (`day_said`). An input found by meaning alone (no word of
     the event in it), or whose days cannot be told, is counted from the day said; so is one
-    whose day is after the question's (`asked_on`) and gives a window not `begun` by then.
-    Asked of the user's own ("my op"), a sentence naming another's ("Mum's op went fine on
+    whose day the question does not count from (`counts`: after it, with a window not begun
+    by then). Asked of the user's own ("my op"), a sentence naming another's ("Mum's op went fine on
     Monday") is not read."""
     words = content_words(event)
     head = next((w for w in reversed(re.findall(r"[\w'’]+", event.lower())) if w in words), None)
@@ -391,7 +392,7 @@ def _day_it_says(
         if my_head and _anothers(sentence, my_head):
             continue
         if (day := day_said(sentence, said, zone, near=words)) is not None:
-            return day if day <= asked_on or begun(day) else None
+            return day if counts(day) else None
     return None
 
 
@@ -594,13 +595,11 @@ def _candidates(
             for key in proper:
                 scores[key] += max(top_else, top_told)
             # (A day is not a part of one: "yesterday's quiz" is not "last night" by its words.)
-            whole_days = asked.window.noon is None
-            dated = [
-                k for k in then - proper if whole_days and _says_a_day_in(rows.get(k), said[k], asked.window)
-            ]
-            top_then = max((scores[key] for key in then), default=0.0)
-            for key in dated:
-                scores[key] += top_then
+            if asked.window.noon is None:
+                dated = [k for k in then - proper if _says_a_day_in(rows.get(k), said[k], asked.window)]
+                top_then = max((scores[key] for key in then), default=0.0)
+                for key in dated:
+                    scores[key] += top_then
     _prefer_named_speaker(store, asked.text, scores, rows, found)
     top = max((v for key, v in scores.items() if key not in exact), default=0.0)
     for key in exact:
