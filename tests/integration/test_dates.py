@@ -67,6 +67,11 @@ THURSDAY = datetime(2026, 7, 16, 20, tzinfo=UTC)
         ("Finally did the parkrun last Saturday", "2026-07-11"),
         ("The party last night went on till two", "2026-07-15"),
         ("Dentist tomorrow, dreading it", "2026-07-17"),
+        # what is felt after a day tells of that day; the day before it is no day read
+        ("Back is stiff after yesterday, I spent the whole day laying a patio", "2026-07-15"),
+        ("Wrecked after last night, we danced till three", "2026-07-15"),
+        ("We were at Mam's the day before yesterday", None),
+        ("I'm free after tomorrow", None),
         ("Letter came: knee injection booked for Thursday 6th August", "2026-08-06"),
         ("The scan this morning was quick", "2026-07-16"),
         ("Rosie's party is Saturday Aug 8 at the park", "2026-08-08"),
