@@ -42,8 +42,9 @@ are now ("am I still in the choir?"), the inputs among the best five that are ab
 thing are shown newest first too. In a conversation between people (turns stored as "Name: …"),
 a question that names a speaker lifts that speaker's turns. A question about what the assistant
 said ("what did you recommend…?", "in our previous conversation…", "remind me…") searches the
-assistant's replies as the user's words; a reply is in no passage (those are the user's words),
-so its context is its conversation's best passage: the user's words it answered. Any other
+assistant's replies with the user's words, these a little below them (at REPLY_WEIGHT of their
+score); a reply is in no passage (those are the user's words), so its context is its
+conversation's best passage: the user's words it answered. Any other
 question searches them too, a little below the user's own words (at REPLY_WEIGHT of their
 score, searched apart so that they neither take the user's words' places among the candidates
 nor rescale their scores): what the assistant told the user is found when nothing the user said
@@ -125,7 +126,8 @@ REPLIES: RawFilter = {"statuses": [CONTEXT], "roles": ["assistant"]}
 # A reply found by a question not about the assistant counts this share of its score: 1.0 (level
 # with the user's words) crowded answers out of the top 5 in LongMemEval's chats, full of long
 # replies (4 of dev100's 100 questions lower, 2 at 1 / (1 + SPEAKER_BOOST)); 0.7 left an answer
-# only a reply holds below the top 5 (docs/benchmarks.md, "People's own questions").
+# only a reply holds below the top 5 (docs/benchmarks.md, "People's own questions"). Asked what
+# the assistant said, the user's own words count this share instead.
 REPLY_WEIGHT = 0.8
 _RARE = re.compile(r"(?<!\w)(?=\w{5})(?=\w*\d)(?:\w*[^\W\d]\w*|\d{5,})(?!\w)")  # "UNIQ00005Z", "48213"
 # A question about a time ("last Friday", "in June") lifts what was said then, or soon after
@@ -570,14 +572,14 @@ def _candidates(
         )
         lists.append(got)
     scores = _fuse_cues(lists[0], lists[1:], k)
-    if not asked.to_assistant:
-        # A question not about what the assistant said prefers the user's own words: a reply
-        # is found when nothing the user said answers as well ("what's that underground
-        # walkway in Montreal called?"), below the user's words when they do ("where did I have
-        # lunch with my sister?").
-        for key, row in rows.items():
-            if key in scores and _is_reply(row):
-                scores[key] *= REPLY_WEIGHT
+    # A question not about what the assistant said prefers the user's own words: a reply is
+    # found when nothing the user said answers as well ("what's that underground walkway in
+    # Montreal called?"), below the user's words when they do ("where did I have lunch with my
+    # sister?"). One about what it said prefers its replies as much: the user's journal on the
+    # same thing ("started the watercolours tonight") comes after "Get a Cotman half-pan set".
+    for key in scores:
+        if _is_reply(rows.get(key)) != asked.to_assistant:  # (one found by its passage is the user's)
+            scores[key] *= REPLY_WEIGHT
     if asked.window is not None:
         then = {key for key in scores if key in said and asked.window.holds(said[key], TOLD_LATER)}
         for key in then:

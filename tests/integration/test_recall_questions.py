@@ -1333,6 +1333,31 @@ def test_asked_what_the_assistant_said_the_reply_takes_its_questions_place(store
     assert tent_reply["reply_to"]["text"] == "Also what about a tent for two?"
 
 
+def test_asked_what_the_assistant_said_its_reply_comes_before_the_journal_on_the_same_thing(
+    store, embedder, cli
+):
+    """A question about what the assistant said prefers its replies as one not about it prefers
+    the user's words: the journal entry that wants "a proper paint set" (the people sets' "what
+    paint set did the AI tell me to get?": three entries on the class above the reply) comes
+    after the reply that names the set. Asked of the user's own doing, the journal keeps its place."""
+    for day, text in [
+        ("2026-02-02", "First watercolour class tonight. Borrowed Maureen's paint set, mine is a kids' one."),
+        ("2026-02-09", "Watercolour class again. I need to get a proper paint set and better paper."),
+        ("2026-02-16", "Painted the harbour at watercolour class, Maureen said the sky was good."),
+    ]:
+        assert cli("add", "--no-extract", "--at", day, text).exit_code == 0
+    _chatted(cli, [
+        ("02-03T20:00", "paints", "user", "Started a beginners' class. What should I buy to paint at home?"),
+        ("02-03T20:01", "paints", "assistant", "Get a Cotman half-pan set of 12 from Winsor & Newton: "
+         "student grade, but the pigments are clean and it lasts a year. Add a size 8 round brush and "
+         "a pad of 300gsm cold-pressed paper so it does not buckle."),
+    ])  # fmt: skip
+    got = recall(store, embedder, "what paint set did the AI tell me to get?", k=5)
+    assert got.hits[0].text.startswith("Get a Cotman half-pan set")
+    mine = recall(store, embedder, "when did I paint the harbour?", k=3)
+    assert mine.hits[0].text.startswith("Painted the harbour")
+
+
 def test_a_reply_that_matches_better_than_its_conversation_is_its_own_context(store, embedder, cli, tmp_path):
     """ "quitline number", not asked of the assistant: the reply that gives it answered "how do I
     bring it up without a fight?", which matches nothing of the question. Its context was that
