@@ -495,8 +495,9 @@ _DAY_SAID = _Lazy(
     r"(?!\s+(?:times?|weeks?|days?|months?|years?|yrs?|hours?|hrs?|mins?|minutes?|miles?|km|kms|kilos?|kg|lbs?"
     r"|pounds|stone|tickets?|people|kids|children|stars?|of\b|more\b|others?\b))"
     r"(?:,?\s+(?P<year2>\d{4})\b)?"
-    # not "the day before yesterday", "after tomorrow"; but "stiff after yesterday" tells of it
-    r"|(?<!\bbefore\s)(?:(?<!\bafter\s)|(?=yesterday|last\s))"
+    # not "the day before yesterday", "after tomorrow", "after yesterday's row we made up"; but
+    # "stiff after yesterday" tells of it
+    r"|(?<!\bbefore\s)(?:(?<!\bafter\s)|(?=(?:yesterday|last\s+night)(?!['’]s)))"
     r"\b(?P<relative>yesterday|last\s+night|tomorrow|tonight|today|this\s+(?:morning|afternoon|evening))\b",
     re.I,
 )

@@ -72,6 +72,9 @@ THURSDAY = datetime(2026, 7, 16, 20, tzinfo=UTC)
         ("Wrecked after last night, we danced till three", "2026-07-15"),
         ("We were at Mam's the day before yesterday", None),
         ("I'm free after tomorrow", None),
+        ("After yesterday's row we made up this morning", "2026-07-16"),  # what came after it
+        ("The day after yesterday's storm the garden was a mess", None),
+        ("Two days after yesterday's appointment the results came in", None),
         ("Letter came: knee injection booked for Thursday 6th August", "2026-08-06"),
         ("The scan this morning was quick", "2026-07-16"),
         ("Rosie's party is Saturday Aug 8 at the park", "2026-08-08"),
