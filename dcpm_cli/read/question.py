@@ -153,29 +153,34 @@ _NEWEST = re.compile(
     re.I,
 )
 
-# A question about what the other side of a chat said ("what did you recommend", "our previous
-# conversation", "can you remind me", "what the assistant suggested"): the assistant's turns
-# may hold the answer, not the user's.
-_TO_ASSISTANT = re.compile(
+# A question about what the other side of a chat said ("what did you recommend", "what the
+# assistant suggested", "what did the AI tell me"): the assistant's turns hold the answer, not
+# the user's.
+_BY_ASSISTANT = re.compile(
     r"\byou(?:'ve|'d)?\s+(?:(?:had|have|just)\s+)?(?:said|told|mentioned|recommended|suggested|gave|"
     r"given|provided|listed|shared|explained|wrote|written|came up with|offered|described|proposed|"
     r"made|did)\b"
     r"|\bdid\s+you\s+(?:say|tell|mention|recommend|suggest|give|provide|list|share|explain|write|"
     r"come up with|offer|describe|propose|make|call|name)\b"
-    r"|\bour\s+(?:previous|last|earlier|past)\s+(?:conversations?|chats?|discussions?)\b"
-    r"|\bremind\s+me\b"
     # an agent asking on the user's behalf: "what did the assistant recommend…?"
     r"|\bthe\s+assistant(?:'s\b|\s+(?:said|told|mentioned|recommended|suggested|gave|provided|listed|"
     r"shared|explained|wrote|offered|described|proposed|made|say|tell|mention|recommend|suggest|give|"
     r"provide|list|share|explain|write|offer|describe|propose|make)\b)"
     # a person naming the other side as people do: "what did the AI tell me…?", "what did
-    # ChatGPT recommend…?" (not "the bot made", "the AI's accuracy", "the AI told my son"; nor
-    # "Claude" or "Gemini": a friend's name, a sign)
-    r"|(?:\bthe\s+(?:ai|a\.i\.|chat\s?bot)|\bchat\s?gpt)\s+(?:said|say|mentioned|mention|recommended|"
+    # ChatGPT recommend…?", "which stretch did the bot suggest…?", "according to the bot" (not
+    # "the bot made", "the AI's accuracy", "the AI told my son"; nor "Claude" or "Gemini": a
+    # friend's name, a sign)
+    r"|(?:\bthe\s+(?:ai|a\.i\.|(?:chat\s?)?bot)|\bchat\s?gpt)\s+(?:said|say|mentioned|mention|recommended|"
     r"recommend|suggested|suggest|listed|explained|explain|offered|described|describe|proposed|"
     r"(?:told|tell)\s+(?:me|us))\b"
-    r"|\bdid\s+the\s+(?:ai|a\.i\.|chat\s?bot)\s+(?:give|list)\b",
+    r"|\bdid\s+the\s+(?:ai|a\.i\.|(?:chat\s?)?bot)\s+(?:give|list)\b"
+    r"|\baccording\s+to\s+(?:the\s+(?:ai|a\.i\.|(?:chat\s?)?bot|assistant)|chat\s?gpt)\b",
     re.I,
+)
+# Or asks of a chat without naming who said it: what either side said may answer ("remind me
+# what I said on Tuesday", "in our previous conversation, which knot was for climbing?").
+_OF_A_CHAT = re.compile(
+    r"\bour\s+(?:previous|last|earlier|past)\s+(?:conversations?|chats?|discussions?)\b|\bremind\s+me\b", re.I
 )
 # A question about what someone told the user, not naming who ("where was I told to keep my
 # emergency fund?", "which books got recommended to me?", "what was that method it suggested?",
@@ -303,6 +308,7 @@ class Question:
     to_assistant: bool = False  # asks what the assistant said: its turns are searched too
     anchor: Anchor | None = None  # a time counted from an event: its window once the event is found
     told: bool = False  # asks what someone told the user (the assistant, or another)
+    by_assistant: bool = False  # names the assistant as the one who said it: its turns first
 
     @property
     def search_text(self) -> str:
@@ -332,15 +338,17 @@ def read_question(text: str, now: datetime, zone: tzinfo = UTC) -> Question:
     """The time window, wanted order and cues of a question asked at `now`, and whether it asks
     what the assistant said (or what someone told the user); its days are `zone`'s (the user's:
     "yesterday" in Sydney ends ten hours before UTC's)."""
-    to_assistant = bool(_TO_ASSISTANT.search(text))
+    by_assistant = bool(_BY_ASSISTANT.search(text))
+    to_assistant = by_assistant or bool(_OF_A_CHAT.search(text))
     told = to_assistant or bool(_TOLD.search(text))
+    asked = Question(text, None, order_of(text), [], to_assistant, None, told, by_assistant)
     if (anchor := anchor_of(text)) and (day := _holiday_anchor(anchor, now, zone)):
         # "Two days before Christmas": a named day needs no search for its date.
-        return Question(text, anchor.window(day, zone), order_of(text), [], to_assistant, told=told)
+        return dataclasses.replace(asked, window=anchor.window(day, zone))
     if anchor:
         # The event is searched for its date (read/recall.py), not as a second thing asked.
-        return Question(text, None, order_of(text), [], to_assistant, anchor, told)
-    return Question(text, window_of(text, now, zone), order_of(text), cues_of(text), to_assistant, told=told)
+        return dataclasses.replace(asked, anchor=anchor)
+    return dataclasses.replace(asked, window=window_of(text, now, zone), cues=cues_of(text))
 
 
 def content_words(text: str) -> set[str]:

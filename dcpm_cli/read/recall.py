@@ -42,9 +42,10 @@ are now ("am I still in the choir?"), the inputs among the best five that are ab
 thing are shown newest first too. In a conversation between people (turns stored as "Name: …"),
 a question that names a speaker lifts that speaker's turns. A question about what the assistant
 said ("what did you recommend…?", "in our previous conversation…", "remind me…") searches the
-assistant's replies with the user's words, these a little below them (at REPLY_WEIGHT of their
-score); a reply is in no passage (those are the user's words), so its context is its
-conversation's best passage: the user's words it answered. Any other
+assistant's replies with the user's words (the user's a little below them, at REPLY_WEIGHT of
+their score, when it names the assistant as the one who said it); a reply is in no passage
+(those are the user's words), so its context is its conversation's best passage: the user's
+words it answered. Any other
 question searches them too, a little below the user's own words (at REPLY_WEIGHT of their
 score, searched apart so that they neither take the user's words' places among the candidates
 nor rescale their scores): what the assistant told the user is found when nothing the user said
@@ -575,10 +576,12 @@ def _candidates(
     # A question not about what the assistant said prefers the user's own words: a reply is
     # found when nothing the user said answers as well ("what's that underground walkway in
     # Montreal called?"), below the user's words when they do ("where did I have lunch with my
-    # sister?"). One about what it said prefers its replies as much: the user's journal on the
-    # same thing ("started the watercolours tonight") comes after "Get a Cotman half-pan set".
+    # sister?"). One naming it as the one who said it prefers its replies as much: the journal's
+    # "I need a proper paint set" comes after "Get a Cotman half-pan set". One asking of a chat
+    # ("remind me what I said about boilers") holds both level.
     for key in scores:
-        if _is_reply(rows.get(key)) != asked.to_assistant:  # (one found by its passage is the user's)
+        reply = _is_reply(rows.get(key))  # (one found by its passage alone is the user's)
+        if (reply and not asked.to_assistant) or (not reply and asked.by_assistant):
             scores[key] *= REPLY_WEIGHT
     if asked.window is not None:
         then = {key for key in scores if key in said and asked.window.holds(said[key], TOLD_LATER)}

@@ -1127,9 +1127,14 @@ def test_a_count_over_several_conversations_is_found_through_its_first_answers(s
         ("What did ChatGPT recommend for my back?", True),
         ("What did the chatbot say the water temperature is?", True),
         ("Which exercises did the AI give me for the hip?", True),
+        ("Which stretch did the bot suggest for the stiff wrist?", True),
+        ("how long is the bus to posadas according to the bot", True),
+        ("What breathing exercise did the bot give me for swimming?", True),
         ("What did Claude say about the wedding?", False),  # a friend, as likely as a model
         ("Which bot did I use for the Discord server?", False),
         ("How much did the bot make last month?", False),
+        ("What did the bot in my game say when I died?", False),
+        ("according to the plan, when do we move?", False),
         ("What was the AI's accuracy in my thesis experiment?", False),
         ("What did the AI tell my son?", False),
         ("Which restaurant did I go to for our anniversary?", False),
@@ -1339,7 +1344,8 @@ def test_asked_what_the_assistant_said_its_reply_comes_before_the_journal_on_the
     """A question about what the assistant said prefers its replies as one not about it prefers
     the user's words: the journal entry that wants "a proper paint set" (the people sets' "what
     paint set did the AI tell me to get?": three entries on the class above the reply) comes
-    after the reply that names the set. Asked of the user's own doing, the journal keeps its place."""
+    after the reply that names the set. Asked of the user's own doing, or asked to be reminded of
+    what was said, the journal keeps its place."""
     for day, text in [
         ("2026-02-02", "First watercolour class tonight. Borrowed Maureen's paint set, mine is a kids' one."),
         ("2026-02-09", "Watercolour class again. I need to get a proper paint set and better paper."),
@@ -1356,6 +1362,16 @@ def test_asked_what_the_assistant_said_its_reply_comes_before_the_journal_on_the
     assert got.hits[0].text.startswith("Get a Cotman half-pan set")
     mine = recall(store, embedder, "when did I paint the harbour?", k=3)
     assert mine.hits[0].text.startswith("Painted the harbour")
+    # Asked of a chat, not of the assistant ("remind me"), either side may hold it: level.
+    assert cli("add", "--no-extract", "--at", "2026-03-01", "Said to Tom I'd never buy another combi boiler, "
+               "not after the winter we had with this one.").exit_code == 0  # fmt: skip
+    _chatted(cli, [
+        ("03-02T10:00", "boiler", "user", "Is a system boiler better than a combi for a three-bed house?"),
+        ("03-02T10:01", "boiler", "assistant", "A combi boiler heats water on demand and suits one bathroom; "
+         "a system boiler with a cylinder suits two bathrooms used at once."),
+    ])  # fmt: skip
+    said = recall(store, embedder, "Can you remind me what I said about combi boilers?", k=3)
+    assert said.hits[0].text.startswith("Said to Tom I'd never buy another combi boiler")
 
 
 def test_a_reply_that_matches_better_than_its_conversation_is_its_own_context(store, embedder, cli, tmp_path):
