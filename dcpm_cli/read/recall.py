@@ -136,9 +136,6 @@ _RARE = re.compile(r"(?<!\w)(?=\w{5})(?=\w*\d)(?:\w*[^\W\d]\w*|\d{5,})(?!\w)")  
 # people misremember dates.
 TIME_BOOST = 0.3
 TOLD_LATER = timedelta(days=3)
-# Told later than that, up to DATED_LATER after, an input is of then when it says so ("the air
-# fryer I bought last Friday", told five days after): its sentences are read for the day.
-DATED_LATER = timedelta(days=14)
 # A sentence that dates something else by the event ("got home Wednesday after the knee op")
 # does not date the event.
 _BY_THE_EVENT = r"\b(?:after|before|since|until|till|following|ahead\s+of)\s+(?:\S+\s+){0,3}?"
@@ -551,12 +548,9 @@ def _candidates(
     # A question about a time and nothing else searches what was said then, however unlike the
     # question's words ("what did I do" is like no input): below the similarity floor too.
     w = asked.window
-    # A part of a day searches from that day's noon too, where an input dated by day alone is;
-    # and the two weeks after its tail, for what says it happened then (`_told_of_later`).
+    # A part of a day searches from that day's noon too, where an input dated by day alone is.
     during = (
-        ((min(w.start, w.noon or w.start), w.end + TOLD_LATER), (w.end + TOLD_LATER, w.end + DATED_LATER))
-        if w is not None and asked.only_time
-        else ()
+        (min(w.start, w.noon or w.start), w.end + TOLD_LATER) if w is not None and asked.only_time else None
     )
     for n, (vector, text) in enumerate(zip(vectors, [asked.search_text, *asked.cues], strict=True)):
         # A rare token is looked for in the question's search only: a cue is a part of it.
@@ -574,7 +568,7 @@ def _candidates(
             found,
             said,
             exact if n == 0 and raw else None,
-            during if n == 0 else (),
+            during if n == 0 else None,
             REPLIES if raw is not None and not asked.to_assistant else None,
         )
         lists.append(got)
@@ -591,8 +585,6 @@ def _candidates(
             scores[key] *= REPLY_WEIGHT
     if asked.window is not None:
         then = {key for key in scores if key in said and asked.window.holds(said[key], TOLD_LATER)}
-        if asked.window.noon is None:
-            then |= _told_of_later(scores, rows, said, asked.window, then)
         for key in then:
             scores[key] *= 1 + TIME_BOOST
         if asked.only_time:
@@ -690,13 +682,13 @@ def _scored(
     found: dict[Key, MemoryItem | RawInput],
     said: dict[Key, datetime],
     exact: dict[Key, Candidate] | None,
-    during: tuple[tuple[datetime, datetime], ...] = (),
+    during: tuple[datetime, datetime] | None = None,
     beside: RawFilter | None = None,
 ) -> dict[Key, float]:
     """Every candidate of one search text with its score (own + context); the rows, objects and
     times it met are added to `rows`, `found` and `said`. With `exact`, the inputs holding a rare
     token of `query` word for word are candidates too, and added to `exact`; with `during`, the
-    `depth` nearest said in each of its spans, with no floor; with `beside`, those inputs too, scored on the
+    `depth` nearest said then, with no floor; with `beside`, those inputs too, scored on the
     scale of the others (`_search`)."""
     mine_rows, own, scale = _search(
         store, vector, query, depth, item_kinds, raw, min_similarity, warnings, during, beside
@@ -747,27 +739,6 @@ def _scored(
             scores.setdefault(("raw", raw_id), score)
             said.setdefault(("raw", raw_id), passage_at[raw_id])
     return scores
-
-
-def _told_of_later(
-    scores: dict[Key, float],
-    rows: dict[Key, Candidate],
-    said: dict[Key, datetime],
-    window: Window,
-    then: set[Key],
-) -> set[Key]:
-    """Of the candidates told after `window` and its tail, up to DATED_LATER after it, those in
-    which the user says they did something on one of its days ("It's the air fryer I bought
-    last Friday", told the Wednesday after, for "what did I buy the day before my
-    housewarming?"): they tell of then, as what was said then does."""
-    return {
-        key
-        for key in scores
-        if key not in then
-        and key in said
-        and window.end <= said[key] < window.end + DATED_LATER
-        and _says_a_day_in(rows.get(key), said[key], window)
-    }
 
 
 def _says_a_day_in(row: Candidate | None, said: datetime, window: Window) -> bool:
@@ -1009,12 +980,12 @@ def _search(
     raw: RawFilter | None,
     min_similarity: float,
     warnings: list[str],
-    during: tuple[tuple[datetime, datetime], ...] = (),
+    during: tuple[datetime, datetime] | None = None,
     beside: RawFilter | None = None,
 ) -> tuple[dict[Key, Candidate], dict[Key, float], tuple[float, float]]:
     """Items and raw inputs found by vector or BM25 search, their fused scores, and the scale
     those were fused on (the best cosine and BM25 met, replies searched apart left out); with
-    `during`, also the nearest said in each of its spans, whatever their similarity. With `beside`
+    `during`, also the nearest said in that span, whatever their similarity. With `beside`
     (the assistant's replies, for a question not about them), those inputs are searched apart,
     as deep, and scored on the scale of the rest (divided by the others' best cosine and BM25):
     they neither take the others' places among the candidates nor rescale their scores."""
@@ -1039,15 +1010,15 @@ def _search(
     if item_kinds:
         take("items", store.vector_search("items", vector, depth, kinds=item_kinds), dense, min_similarity)
         take("items", _text_search(store, warnings, "items", query, depth, kinds=item_kinds), lexical)
-        for span in during:
-            then = store.vector_search("items", vector, depth, during=span, kinds=item_kinds)
+        if during:
+            then = store.vector_search("items", vector, depth, during=during, kinds=item_kinds)
             take("items", then, dense, None)
     if raw:
         # Inputs not extracted yet are memory too: dcpm is useful before any LLM has run.
         take("raw", store.vector_search("raw", vector, depth, **raw), dense, min_similarity)
         take("raw", _text_search(store, warnings, "raw", query, depth, **raw), lexical)
-        for span in during:
-            take("raw", store.vector_search("raw", vector, depth, during=span, **raw), dense, None)
+        if during:
+            take("raw", store.vector_search("raw", vector, depth, during=during, **raw), dense, None)
     own = _fuse(dense, lexical)
     scale = (max(dense.values(), default=0.0), max(lexical.values(), default=0.0))
     if beside:

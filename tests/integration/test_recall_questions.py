@@ -681,27 +681,6 @@ def test_two_weekends_ago_finds_what_was_told_of_it_on_the_monday(store, embedde
     }
 
 
-def test_what_was_told_days_later_of_a_day_asked_is_of_that_day(store, embedder, writer):
-    """ "What did I buy the day before my housewarming?": the air fryer was told of five days
-    later ("the air fryer I bought last Friday"), after the three days in which what is said
-    counts as said then; it says the day, so it is of then, above the chat of the Monday after
-    and a purchase told of another day."""
-    ids = _said(
-        writer,
-        ("2023-08-10", "a", "Housewarming at my new flat this Saturday, the 12th! What finger food?"),
-        ("2023-08-14", "b", "Let's move on to the next tweet in the thread about my fitness journey."),
-        ("2023-08-14", "b", "I think I'll start with the introduction tweet, then the gym photos."),
-        ("2023-08-16", "c", "What are my rights if something I bought stops working after a few "
-         "days? It's the air fryer I bought last Friday, it cut out mid-cook on Sunday."),
-        ("2023-08-01", "d", "I bought a new kettle at the market, the old one leaked."),
-    )  # fmt: skip
-    got = recall(
-        store, embedder, "What did I buy the day before my housewarming?", k=3, now=_at("2023-08-25")
-    )
-    assert got.period is not None and got.period.days == "2023-08-11"
-    assert got.hits[0].id == ids[next(t for t in ids if "air fryer" in t)]
-
-
 def test_the_weekend_after_an_event_finds_what_was_said_on_it(store, embedder, writer):
     """ "The weekend after the wedding": the wedding is found, and what was said that next
     Saturday and Sunday answers, though it names neither a weekend nor a wedding; an entry that
