@@ -153,6 +153,8 @@ _NEWEST = re.compile(
     re.I,
 )
 
+# The other side of a chat as people name it: "the AI", "the chatbot", "the bot".
+_THE_AI = r"\bthe\s+(?:ai|a\.i\.|(?:chat\s?)?bot)"
 # A question about what the other side of a chat said ("what did you recommend", "what the
 # assistant suggested", "what did the AI tell me"): the assistant's turns hold the answer, not
 # the user's.
@@ -170,11 +172,11 @@ _BY_ASSISTANT = re.compile(
     # ChatGPT recommend…?", "which stretch did the bot suggest…?", "according to the bot" (not
     # "the bot made", "the AI's accuracy", "the AI told my son"; nor "Claude" or "Gemini": a
     # friend's name, a sign)
-    r"|(?:\bthe\s+(?:ai|a\.i\.|(?:chat\s?)?bot)|\bchat\s?gpt)\s+(?:said|say|mentioned|mention|recommended|"
+    rf"|(?:{_THE_AI}|\bchat\s?gpt)\s+(?:said|say|mentioned|mention|recommended|"
     r"recommend|suggested|suggest|listed|explained|explain|offered|described|describe|proposed|"
     r"(?:told|tell)\s+(?:me|us))\b"
-    r"|\bdid\s+the\s+(?:ai|a\.i\.|(?:chat\s?)?bot)\s+(?:give|list)\b"
-    r"|\baccording\s+to\s+(?:the\s+(?:ai|a\.i\.|(?:chat\s?)?bot|assistant)|chat\s?gpt)\b",
+    rf"|\bdid\s+{_THE_AI}\s+(?:give|list)\b"
+    rf"|\baccording\s+to\s+(?:{_THE_AI}|the\s+assistant|chat\s?gpt)\b",
     re.I,
 )
 # Or asks of a chat without naming who said it: what either side said may answer ("remind me
@@ -341,7 +343,9 @@ def read_question(text: str, now: datetime, zone: tzinfo = UTC) -> Question:
     by_assistant = bool(_BY_ASSISTANT.search(text))
     to_assistant = by_assistant or bool(_OF_A_CHAT.search(text))
     told = to_assistant or bool(_TOLD.search(text))
-    asked = Question(text, None, order_of(text), [], to_assistant, None, told, by_assistant)
+    asked = Question(
+        text, order=order_of(text), to_assistant=to_assistant, told=told, by_assistant=by_assistant
+    )
     if (anchor := anchor_of(text)) and (day := _holiday_anchor(anchor, now, zone)):
         # "Two days before Christmas": a named day needs no search for its date.
         return dataclasses.replace(asked, window=anchor.window(day, zone))

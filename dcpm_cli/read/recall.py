@@ -45,14 +45,13 @@ said ("what did you recommend…?", "in our previous conversation…", "remind m
 assistant's replies with the user's words (the user's a little below them, at REPLY_WEIGHT of
 their score, when it names the assistant as the one who said it); a reply is in no passage
 (those are the user's words), so its context is its conversation's best passage: the user's
-words it answered. Any other
-question searches them too, a little below the user's own words (at REPLY_WEIGHT of their
-score, searched apart so that they neither take the user's words' places among the candidates
-nor rescale their scores): what the assistant told the user is found when nothing the user said
-answers as well. Asked what the assistant said, or what someone told the user ("where was I
-told to keep my emergency fund?"), a reply ranked below the user's turn it answered trades
-places with it (`_answers_first`): the user's turn is worded like the question, the reply holds
-what is asked for. Each reply hit names the turn it answered."""
+words it answered. Any other question searches them too, a little below the user's own words
+(at REPLY_WEIGHT of their score, searched apart so that they neither take the user's words'
+places among the candidates nor rescale their scores): what the assistant told the user is found
+when nothing the user said answers as well. Asked what the assistant said, or what someone told
+the user ("where was I told to keep my emergency fund?"), a reply ranked below the user's turn
+it answered trades places with it (`_answers_first`): the user's turn is worded like the
+question, the reply holds what is asked for. Each reply hit names the turn it answered."""
 
 from __future__ import annotations
 
