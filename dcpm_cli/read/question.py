@@ -152,6 +152,8 @@ _NEWEST = re.compile(
     r"|(?:did|do|have|had|was|were)\s+(?:I|we)\s+last(?!\s+(?:at|for|in|with|long|through|until|the|a|that|this)\b))\b",
     re.I,
 )
+# How far back a question looks ("so far", "lately"): its scope, as the words above are its order.
+_SCOPE = re.compile(r"\b(?:so far|lately|recently|ever|yet|to date|up to now|until now)\b", re.I)
 
 # The other side of a chat as people name it: "the AI", "the chatbot", "the bot".
 _THE_AI = r"\bthe\s+(?:ai|a\.i\.|(?:chat\s?)?bot)"
@@ -323,6 +325,12 @@ class Question:
         return self.text
 
     @property
+    def words(self) -> str:
+        """What is matched word for word (BM25): the search text without the words that say
+        which end of a history is asked for or how far back (`matched_words`)."""
+        return matched_words(self.search_text)
+
+    @property
     def only_time(self) -> bool:
         """The question asks about a time and nothing else ("What did I do last weekend?",
         "what happened yesterday?"): what was said then is the answer, whatever its words."""
@@ -353,6 +361,14 @@ def read_question(text: str, now: datetime, zone: tzinfo = UTC) -> Question:
         # The event is searched for its date (read/recall.py), not as a second thing asked.
         return dataclasses.replace(asked, anchor=anchor)
     return dataclasses.replace(asked, window=window_of(text, now, zone), cues=cues_of(text))
+
+
+def matched_words(text: str) -> str:
+    """`text` without the words that say which end of a history it asks for or how far back
+    ("what is my current 5K PB?", "how many pages have I written so far?", "when did I first…"):
+    those are read as an order (`order_of`), and matched word for word they find any input that
+    says "my current job" or "two so far", whatever it is about. Meaning (the vector) keeps them."""
+    return " ".join(_SCOPE.sub(" ", _EARLIEST.sub(" ", _NEWEST.sub(" ", text))).split())
 
 
 def content_words(text: str) -> set[str]:

@@ -93,6 +93,7 @@ from dcpm_cli.read.question import (
     Question,
     Window,
     content_words,
+    matched_words,
     read_question,
 )
 
@@ -551,7 +552,9 @@ def _candidates(
     during = (
         (min(w.start, w.noon or w.start), w.end + TOLD_LATER) if w is not None and asked.only_time else None
     )
-    for n, (vector, text) in enumerate(zip(vectors, [asked.search_text, *asked.cues], strict=True)):
+    # (BM25 matches the question's words without its order and scope: `matched_words`.)
+    texts = [asked.words, *map(matched_words, asked.cues)]
+    for n, (vector, text) in enumerate(zip(vectors, texts, strict=True)):
         # A rare token is looked for in the question's search only: a cue is a part of it.
         got = _scored(
             store,
@@ -955,6 +958,8 @@ def _text_search(
     store: Store, warnings: list[str], collection: str, query: str, k: int, **filters: Any
 ) -> list[tuple[Found, float]]:
     """BM25 hits, or none with a warning: a failure must not pass for "no word matched"."""
+    if not re.search(r"\w", query):
+        return []  # ("What's new lately?": no word left to match)
     kept = _KEPT.get()
     key = (collection, query, tuple(sorted((n, tuple(v or ())) for n, v in filters.items())))
     if kept is not None and key in kept.done and kept.done[key][0] >= k:

@@ -547,6 +547,21 @@ def test_first_and_latest_ask_for_one_end_of_a_history():
     assert order_of("What is my favourite colour?") is None
 
 
+@pytest.mark.parametrize(
+    ("question", "words"),
+    [
+        ("What is my current 5K personal best?", "What is my 5K personal best?"),
+        ("How many pages have I written so far?", "How many pages have I written ?"),
+        ("When did I first go climbing?", "When did I go climbing?"),
+        ("Which gig did I go to most recently?", "Which gig did I go to ?"),
+        ("Am I still in the choir?", "Am I in the choir?"),
+        ("How long did I last at that job?", "How long did I last at that job?"),  # no order asked
+    ],
+)
+def test_the_words_matched_are_the_question_without_its_order_and_scope(question, words):
+    assert read_question(question, MONDAY).words == words
+
+
 # -- on the store ----------------------------------------------------------------------------
 
 
@@ -569,6 +584,22 @@ def test_a_dated_question_prefers_what_was_said_then(store, embedder, writer):
     # --as-of is the question's date when no other is given.
     as_of = recall(store, embedder, "Which jazz concert did I go to last Friday?", k=3, as_of=MONDAY)
     assert as_of.hits[0].id == blue_note
+
+
+def test_asked_how_things_are_now_an_input_sharing_only_now_is_no_answer(store, embedder, writer):
+    """ "Current" says which state is asked for, not what about: "my current job" and "currently
+    reading" answer nothing of a personal best (they came second and third on word matches)."""
+    _said(
+        writer,
+        ("2026-01-10", "a", "Signed up for the spring 10K. Running three times a week now."),
+        ("2026-02-14", "b", "A new best at the parkrun this morning: 24:10 for the 5K!"),
+        ("2026-02-20", "c", "My current job is fine, but my current manager keeps changing the rota."),
+        ("2026-02-21", "d", "Currently reading a novel about a lighthouse keeper, currently on chapter six."),
+    )  # fmt: skip
+    got = recall(store, embedder, "What's my current personal best?", k=4, now=MONDAY)
+    texts = [h.text for h in got.hits]
+    assert texts[0].startswith("A new best at the parkrun")
+    assert not any("current" in t.lower() for t in texts), texts
 
 
 def test_a_named_day_finds_what_was_said_on_it_before_what_only_names_it(store, embedder, writer, cli):
