@@ -32,9 +32,11 @@ like its first answers are found (a count over several conversations, "How many 
 I been working on…?", finds the third project through the first two). BM25 keeps the
 question's words.
 
-The question is read first (read/question.py, rules only): the things it names are searched each
-on their own and a cue its best hits miss is brought into them; what was said in the time window
-it names is lifted (a time counted from an event, "a week after dad's operation", counts from
+The question is read first (read/question.py, rules only): BM25 matches it without the words
+that say which end of a history it asks for or how far back ("current", "first", "so far": its
+order, read as one; the vector keeps them); the things it names are searched each on their
+own and a cue its best hits miss is brought into them; what was said in the time window it
+names is lifted (a time counted from an event, "a week after dad's operation", counts from
 the day the event's best match was said, which is shown beside what was said then); and hits
 saying nearly the same are shown newest first, each naming the others, so a change of mind never
 stored as a chain still reads as one (an exact-token hit keeps its first place); asked how things
