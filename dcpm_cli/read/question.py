@@ -367,8 +367,15 @@ def matched_words(text: str) -> str:
     """`text` without the words that say which end of a history it asks for or how far back
     ("what is my current 5K PB?", "how many pages have I written so far?", "when did I first…"):
     those are read as an order (`order_of`), and matched word for word they find any input that
-    says "my current job" or "two so far", whatever it is about. Meaning (the vector) keeps them."""
-    return " ".join(_SCOPE.sub(" ", _EARLIEST.sub(" ", _NEWEST.sub(" ", text))).split())
+    says "my current job" or "two so far", whatever it is about. Meaning (the vector) keeps them.
+    A capital after the first word is a name and stays ("did Ever call?", "did I hear back from
+    Current?"); a question left with nothing to match ("who is ever?") is matched whole."""
+
+    def drop(m: re.Match[str]) -> str:
+        return m.group(0) if m.group(0)[0].isupper() and re.search(r"\w", text[: m.start()]) else " "
+
+    left = " ".join(_SCOPE.sub(drop, _EARLIEST.sub(drop, _NEWEST.sub(drop, text))).split())
+    return left if content_words(left) else text
 
 
 def content_words(text: str) -> set[str]:

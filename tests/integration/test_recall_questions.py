@@ -556,6 +556,11 @@ def test_first_and_latest_ask_for_one_end_of_a_history():
         ("Which gig did I go to most recently?", "Which gig did I go to ?"),
         ("Am I still in the choir?", "Am I in the choir?"),
         ("How long did I last at that job?", "How long did I last at that job?"),  # no order asked
+        # A capital after the first word is a name; nothing else left to match: the whole question.
+        ("Did Ever call about the flat?", "Did Ever call about the flat?"),
+        ("Did I hear back from Current?", "Did I hear back from Current?"),
+        ("Who is ever?", "Who is ever?"),
+        ("Still doing parkrun?", "doing parkrun?"),
     ],
 )
 def test_the_words_matched_are_the_question_without_its_order_and_scope(question, words):
@@ -600,6 +605,21 @@ def test_asked_how_things_are_now_an_input_sharing_only_now_is_no_answer(store, 
     texts = [h.text for h in got.hits]
     assert texts[0].startswith("A new best at the parkrun")
     assert not any("current" in t.lower() for t in texts), texts
+
+
+def test_a_name_that_is_an_order_word_is_still_matched(store, embedder, writer):
+    """ "Ever" is a name: "who is Ever?" has nothing else to match, and finds her (a review found
+    it found nothing, its vector below the floor and its one word left out)."""
+    ids = _said(
+        writer,
+        ("2026-03-02", "a", "Ever called about the flat viewing, she can do Thursday."),
+        ("2026-03-03", "b", "Called the landlord about the boiler again."),
+        ("2026-03-04", "c", "Mum called about Sunday lunch."),
+    )  # fmt: skip
+    ever = ids["Ever called about the flat viewing, she can do Thursday."]
+    for question in ("Who is Ever?", "Did Ever call?"):
+        got = recall(store, embedder, question, k=3, now=MONDAY)
+        assert got.hits and got.hits[0].id == ever, question
 
 
 def test_a_named_day_finds_what_was_said_on_it_before_what_only_names_it(store, embedder, writer, cli):
