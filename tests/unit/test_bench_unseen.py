@@ -104,3 +104,47 @@ def test_fresh_questions_get_the_same_haystacks_and_may_not_reuse_an_id(tmp_path
     with pytest.raises(SystemExit) as refused:
         unseen.main(["--eval", str(tmp_path), "--out", str(out), "--fresh", str(tmp_path / "clash.json.gz")])
     assert refused.value.code == 2
+
+
+def test_a_fresh_turn_sharing_eight_words_with_earlier_data_is_reported(tmp_path: Path, capsys) -> None:
+    """A round is to be written anew: a user turn with 8 words in a row of LongMemEval's or an
+    earlier round's is named, and the check fails; 7 in a row, or the same words in the assistant's
+    turns, pass."""
+    from benchmarks import fresh_overlap
+
+    old = oracle_record("q0")
+    old["haystack_sessions"] = [
+        session("Yesterday I drove to the olive festival in Serpa with my aunt", True)
+    ]
+    write(tmp_path / unseen.ORACLE, [old])
+    earlier = oracle_record("fA01")
+    earlier["haystack_sessions"] = [session("My Bugaboo pram came second hand off DoneDeal last week", True)]
+    write(tmp_path / "fresh_A.json.gz", [earlier])
+    new = [oracle_record("fZ01"), oracle_record("fZ02"), oracle_record("fZ03")]
+    new[0]["haystack_sessions"] = [
+        session("So yesterday I drove to the olive festival in Serpa again!", True)
+    ]
+    new[1]["haystack_sessions"] = [session("Drove to the olive festival in Serpa today", True)]  # 7 in a row
+    new[2]["haystack_sessions"] = [
+        [{"role": "assistant", "content": "My Bugaboo pram came second hand off DoneDeal last week"}]
+    ]
+    write(tmp_path / "fresh_Z.json.gz", new)
+    argv = [
+        str(tmp_path / "fresh_Z.json.gz"),
+        "--eval",
+        str(tmp_path),
+        "--earlier",
+        str(tmp_path / "fresh_A.json.gz"),
+    ]
+    with pytest.raises(SystemExit) as stopped:
+        fresh_overlap.main(argv)
+    assert stopped.value.code == 1
+    out = capsys.readouterr().out
+    assert out.startswith("fZ01 | ") and "fZ02" not in out and "fZ03" not in out
+    assert out.rstrip().endswith("1 user turns share a run of 8 words with earlier data")
+
+    new.pop(0)
+    write(tmp_path / "fresh_Z.json.gz", new)
+    with pytest.raises(SystemExit) as stopped:
+        fresh_overlap.main(argv)
+    assert stopped.value.code == 0
