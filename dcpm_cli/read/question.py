@@ -154,6 +154,8 @@ _NEWEST = re.compile(
 )
 # How far back a question looks ("so far", "lately"): its scope, as the words above are its order.
 _SCOPE = re.compile(r"\b(?:so far|lately|recently|ever|yet|to date|up to now|until now)\b", re.I)
+# Either, as BM25 leaves them out (`matched_words`): one pass, so a match's place is the question's.
+_ORDER_OR_SCOPE = re.compile(f"{_NEWEST.pattern}|{_EARLIEST.pattern}|{_SCOPE.pattern}", re.I)
 
 # The other side of a chat as people name it: "the AI", "the chatbot", "the bot".
 _THE_AI = r"\bthe\s+(?:ai|a\.i\.|(?:chat\s?)?bot)"
@@ -374,7 +376,7 @@ def matched_words(text: str) -> str:
     def drop(m: re.Match[str]) -> str:
         return m.group(0) if m.group(0)[0].isupper() and re.search(r"\w", text[: m.start()]) else " "
 
-    left = " ".join(_SCOPE.sub(drop, _EARLIEST.sub(drop, _NEWEST.sub(drop, text))).split())
+    left = " ".join(_ORDER_OR_SCOPE.sub(drop, text).split())
     return left if content_words(left) else text
 
 

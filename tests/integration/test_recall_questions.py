@@ -561,6 +561,7 @@ def test_first_and_latest_ask_for_one_end_of_a_history():
         ("Did I hear back from Current?", "Did I hear back from Current?"),
         ("Who is ever?", "Who is ever?"),
         ("Still doing parkrun?", "doing parkrun?"),
+        ("How much have I saved up to now?", "How much have I saved ?"),  # not "…saved up to ?"
     ],
 )
 def test_the_words_matched_are_the_question_without_its_order_and_scope(question, words):
