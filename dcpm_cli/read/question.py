@@ -131,6 +131,13 @@ _CALENDAR = re.compile(
     rf"|\d{{4}}-\d{{2}}-\d{{2}})\b",
     re.I,
 )
+# A bare plural ("nights", "night shifts", "exams"; not "christmas", "she moves", "the exams")
+# names a kind of thing, not one event: "sleep through the day after nights" counts from none of
+# them, and the day after whichever mention of nights the store holds is no time of the question.
+_KIND = re.compile(
+    r"(?!(?:i|we|he|she|they|you|it|the|a|an|my|our|his|her|their|your|its|this|that|these|those)\b)"
+    r"(?:[a-z]+\s+)?[a-z]+(?<![su])s"
+)
 # A time counted from an event the question names: "about a week after dad's operation", "two
 # days before the trip", "the day after the concert", "the weekend after Easter". Its date is the
 # event's, found in the store (read/recall.py) or the calendar's; not "the day before
@@ -394,6 +401,8 @@ def anchor_of(text: str) -> Anchor | None:
     event = _clean(_INVERTED_TAIL.sub("", event))
     if not _content(event) and _named_day(event) is None:
         return None
+    if _KIND.fullmatch(event) and _named_day(event) is None:
+        return None  # "the day after nights": a kind of thing, not one event to count from
     sign = 1 if direction.lower() == "after" else -1
     said = m.group(0)
     phrase = said[: said.rfind(event) + len(event)].strip()

@@ -517,6 +517,13 @@ def test_a_time_counted_from_a_named_day_needs_no_event_search():
         ("What did I do a week after that?", None, 0, 0),
         ("What am I doing the week after next?", None, 0, 0),
         ("The day after tomorrow, what's on?", None, 0, 0),
+        # A bare plural names a kind of thing, not one event: nothing to count from.
+        ("What have I spent on sleeping through the day after nights?", None, 0, 0),
+        ("How did I feel the day after night shifts?", None, 0, 0),
+        # ... but one with its article, a clause or a singular is one.
+        ("What did I do the day after the exams?", "the exams", 1, 1),
+        ("What did I do the week after she moves?", "she moves", 1, 7),
+        ("What did I do the day after surgery?", "surgery", 1, 1),
     ],
 )  # fmt: skip
 def test_a_time_counted_from_an_event_names_the_event(question, event, first, last):
@@ -706,6 +713,27 @@ def test_a_time_counted_from_an_event_finds_what_was_said_then(store, embedder, 
     assert nowhere.period is None
     before = recall(store, embedder, question, k=3, as_of=_at("2026-07-10"))
     assert before.period is None
+
+
+def test_a_kind_of_thing_after_the_time_words_is_no_event_to_count_from(store, embedder, writer):
+    """ "What have I spent on sleeping through the day after nights?": "nights" are a kind of
+    shift, not one event. Counting a day from the one mention of nights the store holds put what
+    was said the next day, of anything, above the thing bought; the question is asked as it is."""
+    ids = _said(
+        writer,
+        ("2026-01-10", "a", "Ordered a blackout roller blind for the bedroom, 64 pounds."),
+        ("2026-01-24", "b", "The white noise machine came, 38 quid, worth it already."),
+        ("2026-02-11", "c", "Ward manager wants me on three nights on, four off from March."),
+        ("2026-02-12", "d", "Tickets for the street art exhibition next weekend, so excited."),
+        ("2026-02-12", "e", "Trying a lemon rosemary chicken with quinoa tonight."),
+        ("2026-02-12", "f", "Finished The Power on my Kindle today, what should I read next?"),
+    )  # fmt: skip
+    question = "What have I spent on sleeping through the day after nights?"
+    got = recall(store, embedder, question, k=3, now=_at("2026-02-19"))
+    assert got.period is None
+    ranked = [h.id for h in got.hits]
+    # (fifth, behind three things said on the 12th, when the day after the nights was counted)
+    assert ids["Ordered a blackout roller blind for the bedroom, 64 pounds."] in ranked[:2]
 
 
 def test_two_weekends_ago_finds_what_was_told_of_it_on_the_monday(store, embedder, writer):
