@@ -147,10 +147,19 @@ _ANOTHERS = r"(?:\b(?:his|her|their)|(?<!\bmy)\s\w+['’]s)\s+(?:\S+\s+){0,2}?"
 
 # A sentence telling of the user's own doing: "I" or "we" in it, or, as a journal writes, a verb
 # in the past first ("Went to the rally on Saturday", "Spent yesterday at the allotment").
-_MY_DOING = re.compile(
-    r"(?-i:\bI\b)|\bwe\b|^\W*(?:\w+ed|went|got|had|spent|took|made|did|saw|met|ran|came|ate|"
-    r"drove|flew|bought|caught|left|sat|swam|rode|won|lost|gave|found|kept|began|brought|sang|"
-    r"wrote|slept|woke|built|paid|sold|taught|heard|wore|spoke|threw|fell|hit|put|set|read|cut)\b",
+_PAST = (
+    r"(?:\w+ed|went|got|had|spent|took|made|did|saw|met|ran|came|ate|drove|flew|bought|caught|left|"
+    r"sat|swam|rode|won|lost|gave|found|kept|began|brought|sang|wrote|slept|woke|built|paid|sold|"
+    r"taught|heard|wore|spoke|threw|fell|hit|put|set|read|cut)"
+)
+_MY_DOING = re.compile(rf"(?-i:\bI\b)|\bwe\b|^\W*{_PAST}\b", re.I)
+# What another did, told in a clause of its own after a verb of telling or knowing, is theirs:
+# "I heard my neighbour Dave went to the rally on Saturday", "I think Sue flew out on Friday"
+# (not "I heard the band on Saturday": no verb of its own; "Mum said we went on Saturday" says we).
+_REPORTED = re.compile(
+    r"\b(?:heard|said|says|told(?:\s+\w+)?|tells(?:\s+\w+)?|mentioned|reckons?|thinks?|thought|"
+    r"read|learned|learnt|found\s+out|guess(?:ed)?)\s+(?:that\s+)?"
+    rf"(?=(?:\w+['’]?s?\s+){{1,3}}?(?:{_PAST}|was|were|is|are|has|will)\b)",
     re.I,
 )
 # A question naming a speaker of a conversation ("What did Maya say about the flat?") lifts that
@@ -748,12 +757,13 @@ def _scored(
 def _says_a_day_in(row: Candidate | None, said: datetime, window: Window) -> bool:
     """Whether the user's input names a day in `window` as the day of something they did ("went
     to the steam rally on Saturday", "my cousin and I went fishing on Saturday"; not "my
-    neighbour Dave went to the rally on Saturday"), read against when it was said in the
-    window's zone (`day_said`)."""
+    neighbour Dave went to the rally on Saturday", nor "I heard Dave went…"), read against when
+    it was said in the window's zone (`day_said`)."""
     if not isinstance(row, RawInput) or row.role != "user":
         return False  # an item's time is its event's already; a reply tells of no day of mine
     zone = window.start.tzinfo or UTC
-    days = (day_said(s, said, zone) for s in SENTENCE_END.split(row.text) if _MY_DOING.search(s))
+    clauses = (c for s in SENTENCE_END.split(row.text) for c in _REPORTED.split(s))
+    days = (day_said(c, said, zone) for c in clauses if _MY_DOING.search(c))
     return any(day is not None and window.start.date() <= day < window.end.date() for day in days)
 
 

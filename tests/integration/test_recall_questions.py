@@ -740,7 +740,8 @@ def test_two_weekends_ago_finds_what_was_told_of_it_on_the_monday(store, embedde
     """ "What did I get up to two weekends ago?", asked on a Friday: the camping trip told of on
     the Monday after that weekend, as on Saturday, answers first (what was said that weekend
     saying "today" is no more of it than the rest said then, and a neighbour's day out on the
-    Saturday is not the user's); what was said that weekend next; the rest after."""
+    Saturday is not the user's, nor a sister's the user heard of); what was said that weekend
+    next; the rest after."""
     ids = _said(
         writer,
         ("2024-05-11", "s", "Is Dickens worth reading if you found school English dull?"),
@@ -750,6 +751,7 @@ def test_two_weekends_ago_finds_what_was_told_of_it_on_the_monday(store, embedde
         ("2024-05-08", "c", "What should I get my sister for her birthday? She likes gardening."),
         ("2024-05-23", "d", "Can you explain how compound interest works on a savings account?"),
         ("2024-05-14", "n", "My neighbour Dave went to the steam rally on Saturday, loved it."),
+        ("2024-05-13", "h", "I heard my sister went to the car boot sale on Saturday, got a bargain."),
     )  # fmt: skip
     got = recall(store, embedder, "What did I get up to two weekends ago?", k=4, now=_at("2024-05-24"))
     assert got.period is not None and got.period.days == "2024-05-11 to 2024-05-12"
