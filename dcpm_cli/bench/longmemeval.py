@@ -370,7 +370,7 @@ class BenchResult:
 
 
 def run(
-    path: Path,
+    path: Path | Sequence[Path],
     embedder: Embedder,
     settings: Settings,
     *,
@@ -381,14 +381,23 @@ def run(
     progress: Callable[[int, int], None] | None = None,
     replies: bool = False,
 ) -> BenchResult:
-    """Run the protocol over `path`; write each question's rankings to `out` as JSONL. With
+    """Run the protocol over `path` (or several files, pooled: the halves of a built set, the
+    rounds of fresh questions); write each question's rankings to `out` as JSONL. With
     `replies`, dcpm's stores hold the assistant's turns too (the baselines keep the protocol's
     user turns)."""
     if granularity not in ("session", "turn"):
         raise InputError(f"unknown granularity {granularity!r}", "use session or turn")
     t_start = time.perf_counter()
-    records = load(path)
-    result = BenchResult(str(path), embedder.model_id, granularity, list(ks), replies=replies)
+    paths = [path] if isinstance(path, Path) else list(path)
+    records = [rec for p in paths for rec in load(p)]
+    seen: set[str] = set()
+    for rec in records:
+        if (qid := str(rec.get("question_id"))) in seen:
+            hint = "pool files that hold different questions"
+            raise InputError(f"question {qid!r} is in more than one of the files", hint)
+        seen.add(qid)
+    named = ", ".join(map(str, paths))
+    result = BenchResult(named, embedder.model_id, granularity, list(ks), replies=replies)
     questions = []
     for rec in records:
         if str(rec["question_id"]).endswith("_abs"):

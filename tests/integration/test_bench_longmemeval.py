@@ -164,6 +164,25 @@ def test_the_command_prints_the_table(cli, mini_file, tmp_path):
     assert bad.exit_code != 0 and "no such file" in bad.stderr
 
 
+def test_several_files_are_pooled_into_one_table(cli, mini_file, tmp_path):
+    """The halves of a built set, or rounds of fresh questions, scored as one: every question of
+    every file counted once, in one table; a question in two files is refused, not counted twice."""
+    records = bench.load(mini_file)
+    halves = []
+    for n, part in enumerate((records[:1], records[1:])):
+        halves.append(tmp_path / f"half_{n}.json")
+        halves[-1].write_text(json.dumps(part))
+    out = tmp_path / "ranks.jsonl"
+    pooled = cli("bench", "longmemeval", *map(str, halves), "--out", str(out), "--k", "5")
+    assert pooled.exit_code == 0, pooled.output
+    assert "2 questions scored (1 abstention skipped)" in pooled.stdout
+    assert [json.loads(line)["question_id"] for line in out.read_text().splitlines()] == ["q1", "q2"]
+    twice = cli("bench", "longmemeval", str(halves[0]), str(mini_file))
+    assert twice.exit_code != 0 and "'q1' is in more than one of the files" in twice.stderr
+    qa = cli("bench", "longmemeval", *map(str, halves), "--qa")
+    assert qa.exit_code != 0 and "--qa reads one file" in qa.stderr
+
+
 def test_assistant_turns_are_stored_for_dcpm_when_asked(cli, embedder, settings, tmp_path):
     # The answer is in the assistant's reply only; the user's turn says nothing of it (LongMemEval's
     # chats often open with the assistant's text, the user's turn a bare "continue").

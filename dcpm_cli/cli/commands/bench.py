@@ -38,7 +38,14 @@ def _ks(value: str) -> list[int]:
 @bench_app.command("longmemeval")
 def longmemeval(
     ctx: typer.Context,
-    file: Annotated[Path, typer.Argument(help="A LongMemEval .json or .json.gz file.", show_default=False)],
+    files: Annotated[
+        list[Path],
+        typer.Argument(
+            help="LongMemEval .json or .json.gz files; several are pooled into one table (retrieval only).",
+            metavar="FILE",
+            show_default=False,
+        ),
+    ],
     limit: Annotated[
         int | None, typer.Option("--limit", "-n", min=1, help="The first N questions (QA counts abstention).")
     ] = None,
@@ -92,13 +99,17 @@ def longmemeval(
             "--assistant-turns is for retrieval at session granularity",
             "--qa stores every turn already; turn granularity's gold is user turns only",
         )
+    if qa and len(files) > 1:
+        from dcpm_cli.errors import InputError
+
+        raise InputError("--qa reads one file", "run --qa on each file")
     m = _memory(ctx)
     if qa:
-        _qa(m, file, limit, per_type, ablation, llm, judge, out)
+        _qa(m, files[0], limit, per_type, ablation, llm, judge, out)
         return
     with render.progress("questions", enabled=True) as bar:
         result = bench.run(
-            file, m.embedder, m.settings, limit=limit, granularity=granularity.value,
+            files, m.embedder, m.settings, limit=limit, granularity=granularity.value,
             ks=_ks(k), out=out, progress=bar, replies=assistant_turns,
         )  # fmt: skip
     typer.echo(bench.report(result))
