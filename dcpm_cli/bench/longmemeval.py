@@ -388,13 +388,12 @@ def run(
     if granularity not in ("session", "turn"):
         raise InputError(f"unknown granularity {granularity!r}", "use session or turn")
     t_start = time.perf_counter()
-    paths = [path] if isinstance(path, Path) else list(path)
+    paths = [Path(path)] if isinstance(path, str | Path) else list(path)
     records = [rec for p in paths for rec in load(p)]
     seen: set[str] = set()
     for rec in records:
         if (qid := str(rec.get("question_id"))) in seen:
-            hint = "pool files that hold different questions"
-            raise InputError(f"question {qid!r} is in more than one of the files", hint)
+            raise InputError(f"question {qid!r} is given twice", "give each question once, across the files")
         seen.add(qid)
     named = ", ".join(map(str, paths))
     result = BenchResult(named, embedder.model_id, granularity, list(ks), replies=replies)

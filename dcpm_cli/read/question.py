@@ -131,12 +131,15 @@ _CALENDAR = re.compile(
     rf"|\d{{4}}-\d{{2}}-\d{{2}})\b",
     re.I,
 )
-# A bare plural ("nights", "night shifts", "exams"; not "christmas", "she moves", "the exams")
-# names a kind of thing, not one event: "sleep through the day after nights" counts from none of
-# them, and the day after whichever mention of nights the store holds is no time of the question.
+# A recurring time of the day or week, as shifts are named ("nights", "night shifts", "lates",
+# "weekends", "nights on the ward"), is no one event: "sleep through the day after nights" counts
+# from none of them, and the day after whichever mention of nights the store holds is no time of
+# the question. (Other bare plurals may name one: "finals", "the day before school starts".)
 _KIND = re.compile(
-    r"(?!(?:i|we|he|she|they|you|it|the|a|an|my|our|his|her|their|your|its|this|that|these|those)\b)"
-    r"(?:[a-z]+\s+)?[a-z]+(?<![su])s"
+    r"(?:(?:night|day|late|early|long|double|split|weekend)\s+)?"
+    r"(?:nights|days|mornings|afternoons|evenings|weekends|weekdays|lates|earlies|shifts|nightshifts)"
+    r"(?:\s+(?:on|at|in|with)\b.*)?",
+    re.I,
 )
 # A time counted from an event the question names: "about a week after dad's operation", "two
 # days before the trip", "the day after the concert", "the weekend after Easter". Its date is the

@@ -145,21 +145,24 @@ _BY_THE_EVENT = r"\b(?:after|before|since|until|till|following|ahead\s+of)\s+(?:
 _MY_EVENT = re.compile(r"^\s*(?:my|our)\b", re.I)
 _ANOTHERS = r"(?:\b(?:his|her|their)|(?<!\bmy)\s\w+['’]s)\s+(?:\S+\s+){0,2}?"
 
-# A sentence telling of the user's own doing: "I" or "we" in it, or, as a journal writes, a verb
-# in the past first ("Went to the rally on Saturday", "Spent yesterday at the allotment").
+# A sentence telling of the user's own doing: "I" (or, typed in lowercase, "i went", "i'd") or
+# "we" in it, or, as a journal writes, a verb in the past first ("Went to the rally on Saturday",
+# "Spent yesterday at the allotment").
 _PAST = (
     r"(?:\w+ed|went|got|had|spent|took|made|did|saw|met|ran|came|ate|drove|flew|bought|caught|left|"
     r"sat|swam|rode|won|lost|gave|found|kept|began|brought|sang|wrote|slept|woke|built|paid|sold|"
     r"taught|heard|wore|spoke|threw|fell|hit|put|set|read|cut)"
 )
-_MY_DOING = re.compile(rf"(?-i:\bI\b)|\bwe\b|^\W*{_PAST}\b", re.I)
+_MY_DOING = re.compile(rf"(?-i:\bI\b)|\bi(?=\s+[a-z]|['’])|\bwe\b|^\W*{_PAST}\b", re.I)
 # What another did, told in a clause of its own after a verb of telling or knowing, is theirs:
 # "I heard my neighbour Dave went to the rally on Saturday", "I think Sue flew out on Friday"
 # (not "I heard the band on Saturday": no verb of its own; "Mum said we went on Saturday" says we).
+# (A clause's subject is not joined by these: "I heard a noise and went downstairs on Saturday".)
+_NOT_A_SUBJECT = r"(?:and|then|but|so|or|to|in|at|on|for|with|from|about|into|of|up|out|off|back|home)"
 _REPORTED = re.compile(
     r"\b(?:heard|said|says|told(?:\s+\w+)?|tells(?:\s+\w+)?|mentioned|reckons?|thinks?|thought|"
     r"read|learned|learnt|found\s+out|guess(?:ed)?)\s+(?:that\s+)?"
-    rf"(?=(?:\w+['’]?s?\s+){{1,3}}?(?:{_PAST}|was|were|is|are|has|will)\b)",
+    rf"(?=(?:(?!{_NOT_A_SUBJECT}\b)[\w'’-]+\s+){{1,3}}?(?:{_PAST}|was|were|is|are|has|been|gone|will)\b)",
     re.I,
 )
 # A question naming a speaker of a conversation ("What did Maya say about the flat?") lifts that

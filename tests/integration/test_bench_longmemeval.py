@@ -178,7 +178,7 @@ def test_several_files_are_pooled_into_one_table(cli, mini_file, tmp_path):
     assert "2 questions scored (1 abstention skipped)" in pooled.stdout
     assert [json.loads(line)["question_id"] for line in out.read_text().splitlines()] == ["q1", "q2"]
     twice = cli("bench", "longmemeval", str(halves[0]), str(mini_file))
-    assert twice.exit_code != 0 and "'q1' is in more than one of the files" in twice.stderr
+    assert twice.exit_code != 0 and "question 'q1' is given twice" in twice.stderr
     qa = cli("bench", "longmemeval", *map(str, halves), "--qa")
     assert qa.exit_code != 0 and "--qa reads one file" in qa.stderr
 

@@ -517,11 +517,14 @@ def test_a_time_counted_from_a_named_day_needs_no_event_search():
         ("What did I do a week after that?", None, 0, 0),
         ("What am I doing the week after next?", None, 0, 0),
         ("The day after tomorrow, what's on?", None, 0, 0),
-        # A bare plural names a kind of thing, not one event: nothing to count from.
+        # A recurring time, as shifts are named, is no one event: nothing to count from.
         ("What have I spent on sleeping through the day after nights?", None, 0, 0),
         ("How did I feel the day after night shifts?", None, 0, 0),
-        # ... but one with its article, a clause or a singular is one.
+        ("what did i eat the day after Nights on the ward", None, 0, 0),
+        # ... but other plurals, clauses and singulars are events.
         ("What did I do the day after the exams?", "the exams", 1, 1),
+        ("what did i do the day after finals", "finals", 1, 1),
+        ("What did I buy the day before dad arrives?", "dad arrives", -1, -1),
         ("What did I do the week after she moves?", "she moves", 1, 7),
         ("What did I do the day after surgery?", "surgery", 1, 1),
     ],
@@ -761,6 +764,24 @@ def test_two_weekends_ago_finds_what_was_told_of_it_on_the_monday(store, embedde
         ids["Is Dickens worth reading if you found school English dull?"],
         ids["What did I get up to today? Coffee, then the bus, then coffee again."],
     }
+
+
+def test_a_day_typed_in_lowercase_is_still_the_users_own(store, embedder, writer):
+    """A journal typed in lowercase ("i went fishing on saturday", told on the Monday) tells of the
+    user's own weekend as "I went…" does; "i heard dave went…" tells of Dave's."""
+    ids = _said(
+        writer,
+        ("2024-05-13", "a", "i went fishing with my cousin on saturday, caught nothing lol"),
+        ("2024-05-14", "b", "i heard dave went to the car boot sale on saturday, got a lamp"),
+        ("2024-05-11", "c", "Is Dickens worth reading if you found school English dull?"),
+        ("2024-05-08", "d", "What should I get my sister for her birthday? She likes gardening."),
+    )  # fmt: skip
+    got = recall(store, embedder, "what did i do last weekend?", k=3, now=_at("2024-05-16"))
+    assert got.period is not None and got.period.days == "2024-05-11 to 2024-05-12"
+    assert [h.id for h in got.hits[:2]] == [
+        ids["i went fishing with my cousin on saturday, caught nothing lol"],
+        ids["Is Dickens worth reading if you found school English dull?"],
+    ]
 
 
 def test_the_weekend_after_an_event_finds_what_was_said_on_it(store, embedder, writer):
