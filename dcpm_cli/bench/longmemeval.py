@@ -392,7 +392,7 @@ def run(
     records = [rec for p in paths for rec in load(p)]
     seen: set[str] = set()
     for rec in records:
-        if (qid := str(rec.get("question_id"))) in seen:
+        if (qid := str(rec["question_id"])) in seen:  # (`load` checked every record has one)
             raise InputError(f"question {qid!r} is given twice", "give each question once, across the files")
         seen.add(qid)
     named = ", ".join(map(str, paths))

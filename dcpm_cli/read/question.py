@@ -404,8 +404,8 @@ def anchor_of(text: str) -> Anchor | None:
     event = _clean(_INVERTED_TAIL.sub("", event))
     if not _content(event) and _named_day(event) is None:
         return None
-    if _KIND.fullmatch(event) and _named_day(event) is None:
-        return None  # "the day after nights": a kind of thing, not one event to count from
+    if _KIND.fullmatch(event):
+        return None  # "the day after nights": a recurring time, not one event to count from
     sign = 1 if direction.lower() == "after" else -1
     said = m.group(0)
     phrase = said[: said.rfind(event) + len(event)].strip()
