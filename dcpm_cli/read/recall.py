@@ -138,6 +138,9 @@ _RARE = re.compile(r"(?<!\w)(?=\w{5})(?=\w*\d)(?:\w*[^\W\d]\w*|\d{5,})(?!\w)")  
 # people misremember dates.
 TIME_BOOST = 0.3
 TOLD_LATER = timedelta(days=3)
+# A question about a time alone searches this far around it (or as far as the time is long)
+# for what was said nearest then, when little or nothing was said in it.
+NEAR_TIME = timedelta(days=14)
 # A sentence that dates something else by the event ("got home Wednesday after the knee op")
 # does not date the event.
 _BY_THE_EVENT = r"\b(?:after|before|since|until|till|following|ahead\s+of)\s+(?:\S+\s+){0,3}?"
@@ -563,9 +566,11 @@ def _candidates(
     # question's words ("what did I do" is like no input): below the similarity floor too.
     w = asked.window
     # A part of a day searches from that day's noon too, where an input dated by day alone is.
-    during = (
-        (min(w.start, w.noon or w.start), w.end + TOLD_LATER) if w is not None and asked.only_time else None
-    )
+    during = []
+    if w is not None and asked.only_time:
+        during.append((min(w.start, w.noon or w.start), w.end + TOLD_LATER))
+        if _time_alone(asked):
+            during.append(_near_span(w))  # what was said nearest then comes next (`_nearest_next`)
     # (BM25 matches the question's words without its order and scope: `matched_words`.)
     texts = [asked.words, *map(matched_words, asked.cues)]
     for n, (vector, text) in enumerate(zip(vectors, texts, strict=True)):
@@ -584,7 +589,7 @@ def _candidates(
             found,
             said,
             exact if n == 0 and raw else None,
-            during if n == 0 else None,
+            during if n == 0 else [],
             REPLIES if raw is not None and not asked.to_assistant else None,
         )
         lists.append(got)
@@ -621,11 +626,59 @@ def _candidates(
                 top_then = max((scores[key] for key in then), default=0.0)
                 for key in dated:
                     scores[key] += top_then
+            if _time_alone(asked):
+                _nearest_next(scores, rows, said, then, asked.window)
     _prefer_named_speaker(store, asked.text, scores, rows, found)
     top = max((v for key, v in scores.items() if key not in exact), default=0.0)
     for key in exact:
         scores[key] = top + (1 - SEMANTIC_WEIGHT) + scores.get(key, 0.0)
     return _Candidates(scores, rows, found, said, exact)
+
+
+def _time_alone(asked: Question) -> bool:
+    """Asks of a time and nothing else, the time not counted from an event nor named ("what did I
+    do two weekends ago?"): besides what was said then, an input's words say nothing of it."""
+    return asked.only_time and asked.anchor is None and asked.window is not None and not asked.window.named
+
+
+def _nearest_next(
+    scores: dict[Key, float],
+    rows: dict[Key, Candidate],
+    said: dict[Key, datetime],
+    then: set[Key],
+    window: Window,
+) -> None:
+    """Below what was said in the window (and told in the days after), the rest: first the
+    user's doings told with their day near it ("I went to a Sprachcafé on Saturday", the weekend
+    after the one asked: people count "two weekends ago" differently), then the rest nearest that
+    time, on either side; a day's inputs by their scores. What a question about a time alone
+    meets next is the time beside it, not whatever is worded like "what did I do"."""
+    start, end = window.start, window.end + TOLD_LATER
+    span = _near_span(window)
+    near = dataclasses.replace(window, start=span[0], end=span[1], noon=None)
+
+    def days_off(key: Key) -> float:
+        when = said.get(key)
+        if when is None:
+            return math.inf
+        return max(
+            (start - when).days + 1 if when < start else 0, (when - end).days + 1 if when >= end else 0
+        )
+
+    def order(key: Key) -> tuple[bool, float, float]:
+        told = key in said and _says_a_day_in(rows.get(key), said[key], near)
+        return not told, days_off(key), -scores[key]
+
+    rest = sorted((key for key in scores if key not in then), key=order)
+    top = max((scores[key] for key in rest), default=0.0)
+    for n, key in enumerate(rest):
+        scores[key] = top * (len(rest) - n) / len(rest)
+
+
+def _near_span(window: Window) -> tuple[datetime, datetime]:
+    """Around a time asked alone, as far as it is long (at least NEAR_TIME) on either side."""
+    span = max(window.end - window.start, NEAR_TIME)
+    return window.start - span, window.end + TOLD_LATER + span
 
 
 def _answers_first(store: Store, got: _Candidates, asked: Question, as_of: datetime | None) -> None:
@@ -698,13 +751,13 @@ def _scored(
     found: dict[Key, MemoryItem | RawInput],
     said: dict[Key, datetime],
     exact: dict[Key, Candidate] | None,
-    during: tuple[datetime, datetime] | None = None,
+    during: list[tuple[datetime, datetime]] | None = None,
     beside: RawFilter | None = None,
 ) -> dict[Key, float]:
     """Every candidate of one search text with its score (own + context); the rows, objects and
     times it met are added to `rows`, `found` and `said`. With `exact`, the inputs holding a rare
     token of `query` word for word are candidates too, and added to `exact`; with `during`, the
-    `depth` nearest said then, with no floor; with `beside`, those inputs too, scored on the
+    `depth` nearest said in each of its spans, with no floor; with `beside`, those inputs too, scored on the
     scale of the others (`_search`)."""
     mine_rows, own, scale = _search(
         store, vector, query, depth, item_kinds, raw, min_similarity, warnings, during, beside
@@ -999,12 +1052,12 @@ def _search(
     raw: RawFilter | None,
     min_similarity: float,
     warnings: list[str],
-    during: tuple[datetime, datetime] | None = None,
+    during: list[tuple[datetime, datetime]] | None = None,
     beside: RawFilter | None = None,
 ) -> tuple[dict[Key, Candidate], dict[Key, float], tuple[float, float]]:
     """Items and raw inputs found by vector or BM25 search, their fused scores, and the scale
     those were fused on (the best cosine and BM25 met, replies searched apart left out); with
-    `during`, also the nearest said in that span, whatever their similarity. With `beside`
+    `during`, also the nearest said in each of its spans, whatever their similarity. With `beside`
     (the assistant's replies, for a question not about them), those inputs are searched apart,
     as deep, and scored on the scale of the rest (divided by the others' best cosine and BM25):
     they neither take the others' places among the candidates nor rescale their scores."""
@@ -1029,15 +1082,15 @@ def _search(
     if item_kinds:
         take("items", store.vector_search("items", vector, depth, kinds=item_kinds), dense, min_similarity)
         take("items", _text_search(store, warnings, "items", query, depth, kinds=item_kinds), lexical)
-        if during:
-            then = store.vector_search("items", vector, depth, during=during, kinds=item_kinds)
+        for span in during or []:
+            then = store.vector_search("items", vector, depth, during=span, kinds=item_kinds)
             take("items", then, dense, None)
     if raw:
         # Inputs not extracted yet are memory too: dcpm is useful before any LLM has run.
         take("raw", store.vector_search("raw", vector, depth, **raw), dense, min_similarity)
         take("raw", _text_search(store, warnings, "raw", query, depth, **raw), lexical)
-        if during:
-            take("raw", store.vector_search("raw", vector, depth, during=during, **raw), dense, None)
+        for span in during or []:
+            take("raw", store.vector_search("raw", vector, depth, during=span, **raw), dense, None)
     own = _fuse(dense, lexical)
     scale = (max(dense.values(), default=0.0), max(lexical.values(), default=0.0))
     if beside:

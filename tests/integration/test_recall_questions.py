@@ -683,6 +683,25 @@ def test_a_question_about_a_time_alone_finds_what_was_said_then(store, embedder,
     assert named.hits[0].id == ids["Did the weekly shop and cleaned the bathroom."]
 
 
+def test_a_time_alone_with_nothing_said_then_finds_what_was_said_nearest_it(store, embedder, writer):
+    """Nothing was said last weekend. What comes next is the time beside it: a doing told with
+    its day (the weekend before, which the user may have meant), then what was said nearest it,
+    not an old line worded like "what did I do"."""
+    ids = _said(
+        writer,
+        ("2026-01-17", "a", "What I love doing at the weekend is nothing at all."),
+        ("2026-02-26", "b", "Booked the dentist for next month."),
+        ("2026-03-02", "c", "Went to the climbing wall with Sam on Saturday, my arms are dead."),
+        ("2025-11-08", "d", "Anna and I did the Saturday market again."),
+    )  # fmt: skip
+    got = recall(store, embedder, "What did I do last weekend?", k=4, now=MONDAY)
+    assert [h.id for h in got.hits[:2]] == [
+        ids["Went to the climbing wall with Sam on Saturday, my arms are dead."],
+        ids["Booked the dentist for next month."],
+    ]
+    assert any("nothing found was said last weekend" in w for w in got.warnings), got.warnings
+
+
 def test_a_time_counted_from_an_event_finds_what_was_said_then(store, embedder, writer, cli):
     """ "About a week after dad's operation": no date is named, and the answer ("Got the
     offer!!") shares no word and little meaning with the question. The operation is found,
