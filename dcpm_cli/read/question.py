@@ -267,6 +267,21 @@ _ANY_DOING = _STOP | frozenset(
     )
 )
 
+# What a question asking only what was done or said at a time says besides the time: not a kind
+# of thing, a feeling ("how was I feeling"), a place ("where did I go") or another person ("what
+# did she do").
+_BARE_DOING = frozenset(
+    re.findall(
+        r"\S+",
+        "a an the i me my we our us it this that of to in on at for with from by and or but did do does "
+        "done doing have has had was were is are be been being what when happen happened happening up "
+        "get got getting say said saying write wrote written note noted journal journaled log logged "
+        "anything something everything stuff all about so far whole can could would will you please "
+        "remind show list again oh hey hi ok okay just also then last past previous over during "
+        "around through throughout",
+    )
+)
+
 
 @dataclass(frozen=True)
 class Window:
@@ -354,6 +369,20 @@ class Question:
             return True
         rest = self.text.replace(self.window.phrase, " ")
         return not any(w not in _ANY_DOING for w in _words(_without_time(rest)))
+
+    @property
+    def only_when(self) -> bool:
+        """Asks what was said or done at a time and nothing more ("what did I do two weekends
+        ago?", "what happened yesterday?", "remind me what I said on Tuesday"): no kind of thing,
+        no feeling, no place, no one else, no event to count from, no named day; not what the
+        assistant or another told. Beside the time, an input's words say nothing of whether it
+        answers."""
+        if self.window is None or self.anchor is not None or self.window.named:
+            return False
+        if self.by_assistant or (self.told and not self.to_assistant):
+            return False
+        rest = self.text.replace(self.window.phrase, " ")
+        return not any(w not in _BARE_DOING for w in _words(_without_time(rest)))
 
 
 def read_question(text: str, now: datetime, zone: tzinfo = UTC) -> Question:

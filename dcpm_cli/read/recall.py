@@ -60,6 +60,8 @@ from __future__ import annotations
 import dataclasses
 import math
 import re
+import sys
+from collections.abc import Iterator, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta, tzinfo
@@ -138,9 +140,11 @@ _RARE = re.compile(r"(?<!\w)(?=\w{5})(?=\w*\d)(?:\w*[^\W\d]\w*|\d{5,})(?!\w)")  
 # people misremember dates.
 TIME_BOOST = 0.3
 TOLD_LATER = timedelta(days=3)
-# A question about a time alone searches this far around it (or as far as the time is long)
-# for what was said nearest then, when little or nothing was said in it.
+# A question asking only what was done at a time searches this far around it (or as far as the
+# time is long), its NEAR_DEPTH inputs most like the question at least, for what was said
+# nearest then: what comes next when little or nothing was said in it.
 NEAR_TIME = timedelta(days=14)
+NEAR_DEPTH = 100
 # A sentence that dates something else by the event ("got home Wednesday after the knee op")
 # does not date the event.
 _BY_THE_EVENT = r"\b(?:after|before|since|until|till|following|ahead\s+of)\s+(?:\S+\s+){0,3}?"
@@ -205,6 +209,8 @@ _ID = re.compile(r"[mr]_[0-9a-f]{6,}")  # an item's or a raw input's id
 _IDS_HINT = "ids are in `dcpm recall --json`; `dcpm show ID` tells what one is"
 Key = tuple[str, str]  # ("items" | "raw", id)
 Candidate = MemoryItem | RawInput
+# A time searched for what was said then: [start, end), and how many of its best to take.
+Span = tuple[datetime, datetime, int]
 
 
 def recall(
@@ -566,11 +572,13 @@ def _candidates(
     # question's words ("what did I do" is like no input): below the similarity floor too.
     w = asked.window
     # A part of a day searches from that day's noon too, where an input dated by day alone is.
-    during = []
+    during: list[Span] = []
     if w is not None and asked.only_time:
-        during.append((min(w.start, w.noon or w.start), w.end + TOLD_LATER))
-        if _time_alone(asked):
-            during.append(_near_span(w))  # what was said nearest then comes next (`_nearest_next`)
+        during.append((min(w.start, w.noon or w.start), w.end + TOLD_LATER, depth))
+        if asked.only_when:
+            # What was said nearest then comes next (`_nearest_next`): searched as deep whatever
+            # k is, so the top hits do not depend on it.
+            during.append((*_near(w, as_of), max(depth, NEAR_DEPTH)))
     # (BM25 matches the question's words without its order and scope: `matched_words`.)
     texts = [asked.words, *map(matched_words, asked.cues)]
     for n, (vector, text) in enumerate(zip(vectors, texts, strict=True)):
@@ -589,7 +597,7 @@ def _candidates(
             found,
             said,
             exact if n == 0 and raw else None,
-            during if n == 0 else [],
+            during if n == 0 else (),
             REPLIES if raw is not None and not asked.to_assistant else None,
         )
         lists.append(got)
@@ -626,19 +634,13 @@ def _candidates(
                 top_then = max((scores[key] for key in then), default=0.0)
                 for key in dated:
                     scores[key] += top_then
-            if _time_alone(asked):
+            if asked.only_when:
                 _nearest_next(scores, rows, said, then, asked.window)
     _prefer_named_speaker(store, asked.text, scores, rows, found)
     top = max((v for key, v in scores.items() if key not in exact), default=0.0)
     for key in exact:
         scores[key] = top + (1 - SEMANTIC_WEIGHT) + scores.get(key, 0.0)
     return _Candidates(scores, rows, found, said, exact)
-
-
-def _time_alone(asked: Question) -> bool:
-    """Asks of a time and nothing else, the time not counted from an event nor named ("what did I
-    do two weekends ago?"): besides what was said then, an input's words say nothing of it."""
-    return asked.only_time and asked.anchor is None and asked.window is not None and not asked.window.named
 
 
 def _nearest_next(
@@ -648,37 +650,34 @@ def _nearest_next(
     then: set[Key],
     window: Window,
 ) -> None:
-    """Below what was said in the window (and told in the days after), the rest: first the
-    user's doings told with their day near it ("I went to a Sprachcafé on Saturday", the weekend
-    after the one asked: people count "two weekends ago" differently), then the rest nearest that
-    time, on either side; a day's inputs by their scores. What a question about a time alone
-    meets next is the time beside it, not whatever is worded like "what did I do"."""
-    start, end = window.start, window.end + TOLD_LATER
-    span = _near_span(window)
-    near = dataclasses.replace(window, start=span[0], end=span[1], noon=None)
+    """Below what was said in the window (and told in the days after it), the rest by how many
+    days from the window the day it is about lies, either side: the day an input tells of as the
+    day of the user's own doing ("went climbing on Saturday", said on Monday: Saturday), else the
+    day it was said (an item's: its event's); a day's by their scores. A question asking only what
+    was done then meets the time beside it next (a weekend before or after: people count "two
+    weekends ago" differently), not whatever is worded like "what did I do"."""
+    zone = window.start.tzinfo or UTC
+    first, after = window.start.astimezone(zone).date(), window.end.astimezone(zone).date()
 
-    def days_off(key: Key) -> float:
+    def days_off(key: Key) -> int:
         when = said.get(key)
         if when is None:
-            return math.inf
-        return max(
-            (start - when).days + 1 if when < start else 0, (when - end).days + 1 if when >= end else 0
-        )
+            return sys.maxsize
+        day = next(iter(_days_told(rows.get(key), when, zone)), when.astimezone(zone).date())
+        return (first - day).days if day < first else (day - after).days + 1 if day >= after else 0
 
-    def order(key: Key) -> tuple[bool, float, float]:
-        told = key in said and _says_a_day_in(rows.get(key), said[key], near)
-        return not told, days_off(key), -scores[key]
-
-    rest = sorted((key for key in scores if key not in then), key=order)
+    rest = sorted((key for key in scores if key not in then), key=lambda key: (days_off(key), -scores[key]))
     top = max((scores[key] for key in rest), default=0.0)
     for n, key in enumerate(rest):
         scores[key] = top * (len(rest) - n) / len(rest)
 
 
-def _near_span(window: Window) -> tuple[datetime, datetime]:
-    """Around a time asked alone, as far as it is long (at least NEAR_TIME) on either side."""
-    span = max(window.end - window.start, NEAR_TIME)
-    return window.start - span, window.end + TOLD_LATER + span
+def _near(window: Window, as_of: datetime | None) -> tuple[datetime, datetime]:
+    """Around a time asked alone: as far as it is long on either side, NEAR_TIME at least; not
+    past `as_of` (what was said later is not shown, and would take the search's places)."""
+    reach = max(window.end - window.start, NEAR_TIME)
+    end = window.end + TOLD_LATER + reach
+    return window.start - reach, end if as_of is None else min(end, as_of)
 
 
 def _answers_first(store: Store, got: _Candidates, asked: Question, as_of: datetime | None) -> None:
@@ -751,14 +750,14 @@ def _scored(
     found: dict[Key, MemoryItem | RawInput],
     said: dict[Key, datetime],
     exact: dict[Key, Candidate] | None,
-    during: list[tuple[datetime, datetime]] | None = None,
+    during: Sequence[Span] = (),
     beside: RawFilter | None = None,
 ) -> dict[Key, float]:
     """Every candidate of one search text with its score (own + context); the rows, objects and
     times it met are added to `rows`, `found` and `said`. With `exact`, the inputs holding a rare
     token of `query` word for word are candidates too, and added to `exact`; with `during`, the
-    `depth` nearest said in each of its spans, with no floor; with `beside`, those inputs too, scored on the
-    scale of the others (`_search`)."""
+    nearest said in each of its spans (as many as each asks), with no floor; with `beside`, those
+    inputs too, scored on the scale of the others (`_search`)."""
     mine_rows, own, scale = _search(
         store, vector, query, depth, item_kinds, raw, min_similarity, warnings, during, beside
     )
@@ -815,12 +814,19 @@ def _says_a_day_in(row: Candidate | None, said: datetime, window: Window) -> boo
     to the steam rally on Saturday", "my cousin and I went fishing on Saturday"; not "my
     neighbour Dave went to the rally on Saturday", nor "I heard Dave went…"), read against when
     it was said in the window's zone (`day_said`)."""
+    days = _days_told(row, said, window.start.tzinfo or UTC)
+    return any(window.start.date() <= day < window.end.date() for day in days)
+
+
+def _days_told(row: Candidate | None, said: datetime, zone: tzinfo) -> Iterator[date]:
+    """The days the user's input names as the days of what they did, in `zone` (`_says_a_day_in`);
+    none for an item (its time is its event's already) or a reply (it tells of no day of mine)."""
     if not isinstance(row, RawInput) or row.role != "user":
-        return False  # an item's time is its event's already; a reply tells of no day of mine
-    zone = window.start.tzinfo or UTC
+        return
     clauses = (c for s in SENTENCE_END.split(row.text) for c in _REPORTED.split(s))
-    days = (day_said(c, said, zone) for c in clauses if _MY_DOING.search(c))
-    return any(day is not None and window.start.date() <= day < window.end.date() for day in days)
+    for clause in clauses:
+        if _MY_DOING.search(clause) and (day := day_said(clause, said, zone)) is not None:
+            yield day
 
 
 def _prefer_named_speaker(
@@ -1052,12 +1058,13 @@ def _search(
     raw: RawFilter | None,
     min_similarity: float,
     warnings: list[str],
-    during: list[tuple[datetime, datetime]] | None = None,
+    during: Sequence[Span] = (),
     beside: RawFilter | None = None,
 ) -> tuple[dict[Key, Candidate], dict[Key, float], tuple[float, float]]:
     """Items and raw inputs found by vector or BM25 search, their fused scores, and the scale
     those were fused on (the best cosine and BM25 met, replies searched apart left out); with
-    `during`, also the nearest said in each of its spans, whatever their similarity. With `beside`
+    `during`, also the nearest said in each of its spans (as many as each asks), whatever
+    their similarity. With `beside`
     (the assistant's replies, for a question not about them), those inputs are searched apart,
     as deep, and scored on the scale of the rest (divided by the others' best cosine and BM25):
     they neither take the others' places among the candidates nor rescale their scores."""
@@ -1082,15 +1089,15 @@ def _search(
     if item_kinds:
         take("items", store.vector_search("items", vector, depth, kinds=item_kinds), dense, min_similarity)
         take("items", _text_search(store, warnings, "items", query, depth, kinds=item_kinds), lexical)
-        for span in during or []:
-            then = store.vector_search("items", vector, depth, during=span, kinds=item_kinds)
+        for start, end, deep in during:
+            then = store.vector_search("items", vector, deep, during=(start, end), kinds=item_kinds)
             take("items", then, dense, None)
     if raw:
         # Inputs not extracted yet are memory too: dcpm is useful before any LLM has run.
         take("raw", store.vector_search("raw", vector, depth, **raw), dense, min_similarity)
         take("raw", _text_search(store, warnings, "raw", query, depth, **raw), lexical)
-        for span in during or []:
-            take("raw", store.vector_search("raw", vector, depth, during=span, **raw), dense, None)
+        for start, end, deep in during:
+            take("raw", store.vector_search("raw", vector, deep, during=(start, end), **raw), dense, None)
     own = _fuse(dense, lexical)
     scale = (max(dense.values(), default=0.0), max(lexical.values(), default=0.0))
     if beside:

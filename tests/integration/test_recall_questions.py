@@ -231,6 +231,27 @@ def test_a_question_about_a_time_and_nothing_else(question, only_time):
 
 
 @pytest.mark.parametrize(
+    ("question", "only_when"),
+    [
+        ("What did I do two weekends ago?", True),
+        ("what happened yesterday?", True),
+        ("What was I up to in February?", True),
+        ("Can you remind me what I said on Tuesday?", True),
+        ("How was I feeling the past week?", False),  # a feeling: its words still count
+        ("Where did I go last month?", False),  # a place
+        ("What did she do last weekend?", False),  # another person
+        ("What did you tell me last weekend?", False),  # what was told, not done
+        ("What did we do over Easter?", False),  # a named day: what is said of it names it
+        ("What did I do the day after dad's operation?", False),  # counted from an event
+        ("What did I buy at the garden centre last weekend?", False),
+    ],
+)
+def test_a_question_asking_only_what_was_done_at_a_time(question, only_when):
+    """Only then does what was said nearest the time come next, whatever its words."""
+    assert read_question(question, MONDAY).only_when is only_when
+
+
+@pytest.mark.parametrize(
     ("zone", "question", "day"),
     [
         ("America/New_York", "What did I do last Thanksgiving?", "2025-11-27"),
@@ -683,23 +704,34 @@ def test_a_question_about_a_time_alone_finds_what_was_said_then(store, embedder,
     assert named.hits[0].id == ids["Did the weekly shop and cleaned the bathroom."]
 
 
-def test_a_time_alone_with_nothing_said_then_finds_what_was_said_nearest_it(store, embedder, writer):
-    """Nothing was said last weekend. What comes next is the time beside it: a doing told with
-    its day (the weekend before, which the user may have meant), then what was said nearest it,
-    not an old line worded like "what did I do"."""
+def test_a_time_alone_with_nothing_said_then_finds_what_was_done_nearest_it(store, embedder, writer):
+    """Nothing was said last weekend. What comes next is the time beside it, by the day each
+    input is about (the climbing was on Saturday the 28th, told on the 2nd), not an old line
+    worded like "what did I do"; and what was said after --as-of takes no place of it."""
     ids = _said(
         writer,
         ("2026-01-17", "a", "What I love doing at the weekend is nothing at all."),
-        ("2026-02-26", "b", "Booked the dentist for next month."),
+        ("2026-03-01", "b", "Booked the dentist for next month."),
         ("2026-03-02", "c", "Went to the climbing wall with Sam on Saturday, my arms are dead."),
-        ("2025-11-08", "d", "Anna and I did the Saturday market again."),
+        ("2026-03-05", "d", "Long day of meetings, the new budget is finally signed off."),
+        ("2025-11-08", "e", "Anna and I did the Saturday market again."),
     )  # fmt: skip
-    got = recall(store, embedder, "What did I do last weekend?", k=4, now=MONDAY)
-    assert [h.id for h in got.hits[:2]] == [
-        ids["Went to the climbing wall with Sam on Saturday, my arms are dead."],
+    nearest = [
+        ids["Long day of meetings, the new budget is finally signed off."],
         ids["Booked the dentist for next month."],
+        ids["Went to the climbing wall with Sam on Saturday, my arms are dead."],
     ]
+    got = recall(store, embedder, "What did I do last weekend?", k=3, now=MONDAY)
+    assert [h.id for h in got.hits] == nearest
     assert any("nothing found was said last weekend" in w for w in got.warnings), got.warnings
+    # Said after the time asked as of: hidden, and the same hits come first.
+    _said(writer, *((f"2026-03-{d}", f"later{d}", f"Tidied the shed, day {d}.") for d in range(10, 20)))
+    hidden = recall(store, embedder, "What did I do last weekend?", k=3, as_of=MONDAY)
+    assert [h.id for h in hidden.hits] == nearest
+    # A question that names a feeling keeps its words: the low day comes before the nearer ones.
+    _said(writer, ("2026-02-27", "f", "Feeling really low and anxious, could barely sleep."))
+    felt = recall(store, embedder, "How was I feeling last weekend?", k=3, as_of=MONDAY)
+    assert felt.hits[0].text.startswith("Feeling really low")
 
 
 def test_a_time_counted_from_an_event_finds_what_was_said_then(store, embedder, writer, cli):
