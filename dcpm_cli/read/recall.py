@@ -315,6 +315,8 @@ def _recall(
             parts = [f"{told} told in the {TOLD_LATER.days} days after"] if told else []
             if told < len(out):
                 parts.append("the rest from other days" if told else "these hits are from other days")
+                if asked.only_when:
+                    parts[-1] += ", the nearest first"  # (`_nearest_next`)
             warnings.append(f"nothing found was said {w.phrase} ({period.days}): {', '.join(parts)}")
     return Recall(
         query=query,
