@@ -113,8 +113,19 @@ _WEEKDAY_OF_DATE = re.compile(
     rf"(?=\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_MONTHS}|may)\b|(?:{_MONTHS}|may)\s+\d)",
     re.I,
 )
+# A year ("in 2025", "during 2024", "back in 2023", "since 2024"): a number of that size after
+# "in" may be an amount ("did I pay in 2000 euros?"), so not before a unit.
+_YEAR = re.compile(
+    r"\b(?:(since)|in|during|throughout)\s+((?:19|20)\d{2})\b(?![-–/.,]\d)"
+    r"(?!\s*(?:%|percent|euros?|dollars?|pounds?|quid|bucks|rupees|yen|usd|eur|gbp|steps|calories|kcal|"
+    r"words|pages|km|miles|metres|meters|people|times|points)\b)",
+    re.I,
+)
 _HAVE_DONE = re.compile(r"\b(?:have|has|'ve)\s+\w+|\b(?:I|we)'ve\b", re.I)
 _ASKS_ABOUT_PAST = re.compile(r"\b(?:did|was|were|had|happened|went)\b", re.I)
+_SINCE = re.compile(r"\bsince\s+$", re.I)  # right before a calendar phrase
+# "I was thinking about rearranging the bedroom this weekend": a plan told in the past tense.
+_WAS_PLANNING = re.compile(r"\b(?:I|we)\s+(?:was|were)\s+\w+ing\b", re.I)
 # Calendar phrases dateparser reads. "May" only with a day or a preposition: "May I…" is a verb.
 _CALENDAR = re.compile(
     rf"\b(?:(?:last|past|previous|this)\s+(?:week|month|year|{_WEEKDAYS})"
@@ -158,8 +169,9 @@ _NEWEST = re.compile(
     r"now(?!\s+that\b)|any more|anymore|still"
     # at the end only: not "at the moment the power went out", "is my commute any longer since…"
     r"|(?:at the moment|at present|any longer)(?=\W*$)"
-    # "when did I last go", not "how long did I last at that job"
-    r"|(?:did|do|have|had|was|were)\s+(?:I|we)\s+last(?!\s+(?:at|for|in|with|long|through|until|the|a|that|this)\b))\b",
+    # "when did I last go", not "how long did I last at that job" nor "where was I last weekend"
+    r"|(?:did|do|have|had|was|were)\s+(?:I|we)\s+last(?!\s+(?:at|for|in|with|long|through|until|the|a|that|this|"
+    rf"week|weekend|month|year|night|summer|winter|spring|autumn|fall|{_WEEKDAYS})\b))\b",
     re.I,
 )
 # How far back a question looks ("so far", "lately"): its scope, as the words above are its order.
@@ -498,15 +510,18 @@ def window_of(text: str, now: datetime, zone: tzinfo = UTC) -> Window | None:
         today = _day_start(now)
         # The Saturday of the weekend that last began before now (this one if it is Sat/Sun).
         saturday = today - timedelta(days=(today.weekday() - 5) % 7)
-        if m.group(1).lower() == "this" and today.weekday() < 5:
-            saturday += timedelta(days=7)  # asked on a weekday: "this weekend" is the coming one
+        past = _ASKS_ABOUT_PAST.search(text) and not _WAS_PLANNING.search(text)
+        if m.group(1).lower() == "this" and today.weekday() < 5 and not past:
+            # asked on a weekday: "this weekend" is the coming one, but the one just gone in a
+            # question about the past ("what did I do this weekend?", asked on Monday)
+            saturday += timedelta(days=7)
         elif m.group(1).lower() != "this" and today.weekday() >= 5:
             saturday -= timedelta(days=7)  # asked during a weekend: "last weekend" is the one before
         return Window(saturday, saturday + timedelta(days=2), m.group(0))
     if m := _THIS_WEEKDAY.search(text):
         today = _day_start(now)
         weekday = _WEEKDAYS.split("|").index(m.group(2).lower())
-        if m.group(1) or _ASKS_ABOUT_PAST.search(text):
+        if m.group(1) or (_ASKS_ABOUT_PAST.search(text) and not _WAS_PLANNING.search(text)):
             back = (today.weekday() - weekday) % 7 or (7 if m.group(1) else 0)
             day = today - timedelta(days=back)
         else:
@@ -542,6 +557,9 @@ def window_of(text: str, now: datetime, zone: tzinfo = UTC) -> Window | None:
         # A date the question holds is nearer than a named day ("on the 23rd, before Christmas"),
         # but a year names which one ("Christmas Day last year", "Christmas this year").
         w = _calendar(m.group(0), now)
+        if w is not None and (since := _SINCE.search(text, 0, m.start())) and w.start <= now:
+            # "since January", "since last week": from its start until now.
+            return Window(w.start, now, since.group(0) + m.group(0))
         if holiday is None or w is None or w.end - w.start < timedelta(days=365):
             return w
         if of_year := _holiday(holiday, now, zone, about_past=True, year=w.start.year):
@@ -555,6 +573,12 @@ def window_of(text: str, now: datetime, zone: tzinfo = UTC) -> Window | None:
     for m in _SEASON.finditer(text):
         if w := _season(m, now, zone, about_past=about_past):
             return w
+    # A year alone, the widest.
+    if m := _YEAR.search(text):
+        start = datetime(int(m.group(2)), 1, 1, tzinfo=zone)
+        if start <= now:
+            end = now if m.group(1) else min(start.replace(year=start.year + 1), now)
+            return Window(start, end, m.group(0))
     return None
 
 
@@ -808,6 +832,7 @@ def cues_of(text: str) -> list[str]:
     # last" name a time, not two events ("before Christmas" names one: "did I quit before or
     # after Christmas?").
     text = _BEFORE_LAST.sub("then", _DAY_BEFORE_YESTERDAY.sub("then", text))
+    text = _YEAR.sub("then", text)  # "since 2025" is a time too
     named = [d for d in named_days.as_time(text) if d.group(1) or d.group(5)]
     named += [d for d in named_days.as_time(text, named_days.LONG_WEEKEND) if d.group(1) or d.group(6)]
     end = len(text)

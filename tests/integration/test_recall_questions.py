@@ -126,6 +126,16 @@ MONDAY = _at("2026-03-09")
         ("What did I do over the Christmas holidays?", "2025-12-24", "2026-01-02"),
         ("What did we have for Thanksgiving dinner?", "2025-11-27", "2025-11-28"),
         ("What did I do on the 23rd of December, before Christmas?", "2025-12-23", "2025-12-24"),
+        # A year; "since" a month, a week or a year runs until the question; "this weekend" in a
+        # question about the past, asked on a Monday, is the one just gone, in a plan the coming one.
+        ("What did I do in 2025?", "2025-01-01", "2026-01-01"),
+        ("What happened during 2024?", "2024-01-01", "2025-01-01"),
+        ("How many runs have I logged since 2025?", "2025-01-01", "2026-03-09"),
+        ("What have I read since January?", "2026-01-01", "2026-03-09"),
+        ("What have I done since last week?", "2026-03-02", "2026-03-09"),
+        ("What did I do this weekend?", "2026-03-07", "2026-03-09"),
+        ("I was thinking of repainting the hall this weekend. Any tips?", "2026-03-14", "2026-03-16"),
+        ("I was thinking of going to the market this Friday. Is it open?", "2026-03-13", "2026-03-14"),
     ],
 )
 def test_time_phrases_read_against_the_question_date(question, start, end):
@@ -350,6 +360,9 @@ def test_a_named_day_asked_about_keeps_its_window(question, day):
 def test_a_named_day_not_taken_as_a_time_leaves_no_month_behind():
     # Not all July: the month is the named day's, and the named day is a plan here.
     assert window_of("What were our plans for the Fourth of July?", SEPTEMBER) is None
+    # A number of a year's size after "in" may be an amount; a year to come is no time asked of.
+    assert window_of("Did I pay in 2000 euros for the boiler?", SEPTEMBER) is None
+    assert window_of("What did I do in 2031?", SEPTEMBER) is None
     # A long weekend touches a weekend: the US Thursday Christmas is none; Saturday's is Friday's.
     new_york = ZoneInfo("America/New_York")
     window = window_of("What did I do over the long weekend?", _at("2025-12-29"), new_york)
@@ -575,6 +588,8 @@ def test_first_and_latest_ask_for_one_end_of_a_history():
     assert order_of("Where is Mum living now?") == NEWEST
     assert order_of("When did I last have dinner out?") == NEWEST
     assert order_of("How long did I last at that job?") is None
+    assert order_of("Where was I last weekend?") is None, "a time, not the latest"
+    assert order_of("How was I last week?") is None
     assert order_of("What is my favourite colour?") is None
 
 
