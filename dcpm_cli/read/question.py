@@ -23,6 +23,7 @@ several things it names. Rules only, no LLM: the read path never calls one.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import re
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta, tzinfo
@@ -113,19 +114,32 @@ _WEEKDAY_OF_DATE = re.compile(
     rf"(?=\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_MONTHS}|may)\b|(?:{_MONTHS}|may)\s+\d)",
     re.I,
 )
-# A year ("in 2025", "during 2024", "back in 2023", "since 2024"): a number of that size after
-# "in" may be an amount ("did I pay in 2000 euros?"), so not before a unit.
+# A year ("in 2025", "during 2024", "since 2025"): only where a time ends, as a season's does (a
+# number that size after "in" may be an amount, "in 2000 euros", a house, "in 2019 Elm Street",
+# or a title, "published in 1984 by Orwell"); not someone's birth or a thing's making.
+_YEAR_AFTER = (
+    r"(?=['’]s\b|\s*[,.;:?!)]|\s*$|\s+(?:and|or|but|so|when|while|before|after|with|for|at|in|on|to|of|i|"
+    r"we|my|our|did|was|were|had|have|has|is|then|compared|versus|vs|than|through|until|till|what|how)\b)"
+)
 _YEAR = re.compile(
-    r"\b(?:(since)|in|during|throughout)\s+((?:19|20)\d{2})\b(?![-–/.,]\d)"
-    r"(?!\s*(?:%|percent|euros?|dollars?|pounds?|quid|bucks|rupees|yen|usd|eur|gbp|steps|calories|kcal|"
-    r"words|pages|km|miles|metres|meters|people|times|points)\b)",
+    r"(?<!\bborn )(?<!\bpublished )(?<!\breleased )(?<!\bfounded )(?<!\bbuilt )(?<!\bmade )"
+    r"\b(?:(since)|in|during|throughout)\s+((?:19|20)\d{2})\b" + _YEAR_AFTER,
     re.I,
 )
+_YEARS_JOINED = frozenset(
+    re.findall(r"\S+", "and or to through until till compared with versus vs than in during")
+)
+_ANY_YEAR = re.compile(r"\b(?:19|20)\d{2}\b" + _YEAR_AFTER, re.I)  # "in 2024 or 2025": both
 _HAVE_DONE = re.compile(r"\b(?:have|has|'ve)\s+\w+|\b(?:I|we)'ve\b", re.I)
 _ASKS_ABOUT_PAST = re.compile(r"\b(?:did|was|were|had|happened|went)\b", re.I)
-_SINCE = re.compile(r"\bsince\s+$", re.I)  # right before a calendar phrase
-# "I was thinking about rearranging the bedroom this weekend": a plan told in the past tense.
-_WAS_PLANNING = re.compile(r"\b(?:I|we)\s+(?:was|were)\s+\w+ing\b", re.I)
+_SINCE = re.compile(r"\bsince\s+(?:the\s+)?$", re.I)  # right before a calendar phrase
+# Words of a plan, told in the past tense too ("I was thinking of repainting the hall this
+# weekend", "did I book a table for this weekend?", "what was the plan for…").
+_PLANS = re.compile(
+    r"\b(?:plan|plans|planned|planning|book|booked|booking|thinking|hoping|going|meaning|meant|want|"
+    r"wanted|wanting|supposed|intend|intended|scheduled|arranged|due|will|would|'d|'ll)\b",
+    re.I,
+)
 # Calendar phrases dateparser reads. "May" only with a day or a preposition: "May I…" is a verb.
 _CALENDAR = re.compile(
     rf"\b(?:(?:last|past|previous|this)\s+(?:week|month|year|{_WEEKDAYS})"
@@ -170,8 +184,9 @@ _NEWEST = re.compile(
     # at the end only: not "at the moment the power went out", "is my commute any longer since…"
     r"|(?:at the moment|at present|any longer)(?=\W*$)"
     # "when did I last go", not "how long did I last at that job" nor "where was I last weekend"
-    r"|(?:did|do|have|had|was|were)\s+(?:I|we)\s+last(?!\s+(?:at|for|in|with|long|through|until|the|a|that|this|"
-    rf"week|weekend|month|year|night|summer|winter|spring|autumn|fall|{_WEEKDAYS})\b))\b",
+    r"|(?:did|do|have|had)\s+(?:I|we)\s+last(?!\s+(?:at|for|in|with|long|through|until|the|a|that|this)\b)"
+    r"|(?:was|were)\s+(?:I|we)\s+last(?!\s+(?:at|for|in|with|long|through|until|the|a|that|this|week|weekend|"
+    rf"month|year|night|summer|winter|spring|autumn|fall|{_WEEKDAYS})\b))\b",
     re.I,
 )
 # How far back a question looks ("so far", "lately"): its scope, as the words above are its order.
@@ -510,10 +525,11 @@ def window_of(text: str, now: datetime, zone: tzinfo = UTC) -> Window | None:
         today = _day_start(now)
         # The Saturday of the weekend that last began before now (this one if it is Sat/Sun).
         saturday = today - timedelta(days=(today.weekday() - 5) % 7)
-        past = _ASKS_ABOUT_PAST.search(text) and not _WAS_PLANNING.search(text)
-        if m.group(1).lower() == "this" and today.weekday() < 5 and not past:
-            # asked on a weekday: "this weekend" is the coming one, but the one just gone in a
-            # question about the past ("what did I do this weekend?", asked on Monday)
+        # Asked on a weekday, "this weekend" is the coming one; asked on a Monday or Tuesday
+        # of what was done, the one just gone, nearer ("what did I do this weekend?"), unless
+        # it asks of a plan ("did I book a table for this weekend?").
+        just_gone = today.weekday() <= 1 and _ASKS_ABOUT_PAST.search(text) and not _PLANS.search(text)
+        if m.group(1).lower() == "this" and today.weekday() < 5 and not just_gone:
             saturday += timedelta(days=7)
         elif m.group(1).lower() != "this" and today.weekday() >= 5:
             saturday -= timedelta(days=7)  # asked during a weekend: "last weekend" is the one before
@@ -521,7 +537,7 @@ def window_of(text: str, now: datetime, zone: tzinfo = UTC) -> Window | None:
     if m := _THIS_WEEKDAY.search(text):
         today = _day_start(now)
         weekday = _WEEKDAYS.split("|").index(m.group(2).lower())
-        if m.group(1) or (_ASKS_ABOUT_PAST.search(text) and not _WAS_PLANNING.search(text)):
+        if m.group(1) or (_ASKS_ABOUT_PAST.search(text) and not _PLANS.search(text)):
             back = (today.weekday() - weekday) % 7 or (7 if m.group(1) else 0)
             day = today - timedelta(days=back)
         else:
@@ -552,6 +568,8 @@ def window_of(text: str, now: datetime, zone: tzinfo = UTC) -> Window | None:
         third = _THIRDS[(part.group(1) or part.group(2)).lower()]
         start = month.start + timedelta(days=10 * third)
         end = month.end if third == 2 else month.start + timedelta(days=10 * third + 10)
+        if (since := _SINCE.search(text, 0, part.start())) and start <= now:
+            return Window(start, now, since.group(0) + part.group(0))  # "since early March"
         return Window(start, end, part.group(0))
     for m in filter(apart, _CALENDAR.finditer(text)):
         # A date the question holds is nearer than a named day ("on the 23rd, before Christmas"),
@@ -573,12 +591,17 @@ def window_of(text: str, now: datetime, zone: tzinfo = UTC) -> Window | None:
     for m in _SEASON.finditer(text):
         if w := _season(m, now, zone, about_past=about_past):
             return w
-    # A year alone, the widest.
+    # A year alone, the widest; of several ("in 2024 or 2025"), from the first to the last.
     if m := _YEAR.search(text):
-        start = datetime(int(m.group(2)), 1, 1, tzinfo=zone)
+        found = list(_ANY_YEAR.finditer(text, m.start(2)))
+        apart_by = {w for a, b in itertools.pairwise(found) for w in _words(text[a.end() : b.start()])}
+        if not apart_by <= _YEARS_JOINED:
+            return None  # "the concert in 2024 or the one in 2025": two times, no one window
+        years = sorted({int(y.group(0)) for y in found})
+        start = datetime(years[0], 1, 1, tzinfo=zone)
         if start <= now:
-            end = now if m.group(1) else min(start.replace(year=start.year + 1), now)
-            return Window(start, end, m.group(0))
+            end = now if m.group(1) else min(datetime(years[-1] + 1, 1, 1, tzinfo=zone), now)
+            return Window(start, end, text[m.start() : found[-1].end()])
     return None
 
 
@@ -832,7 +855,6 @@ def cues_of(text: str) -> list[str]:
     # last" name a time, not two events ("before Christmas" names one: "did I quit before or
     # after Christmas?").
     text = _BEFORE_LAST.sub("then", _DAY_BEFORE_YESTERDAY.sub("then", text))
-    text = _YEAR.sub("then", text)  # "since 2025" is a time too
     named = [d for d in named_days.as_time(text) if d.group(1) or d.group(5)]
     named += [d for d in named_days.as_time(text, named_days.LONG_WEEKEND) if d.group(1) or d.group(6)]
     end = len(text)
@@ -889,7 +911,8 @@ def _clean(piece: str) -> str:
 def _content(piece: str) -> bool:
     """At least one word that is not a function word, a question word or part of a time phrase
     ("since May 2025" names a time, not a second event) or of the order asked ("most recently")."""
-    return any(w not in _STOP for w in _words(_EARLIEST.sub(" ", _NEWEST.sub(" ", _without_time(piece)))))
+    words = _words(_EARLIEST.sub(" ", _NEWEST.sub(" ", _without_time(piece))))
+    return any(w not in _STOP and not _ANY_YEAR.fullmatch(w) for w in words)  # "since 2025": a time
 
 
 def _without_time(piece: str) -> str:
@@ -902,8 +925,10 @@ def _without_time(piece: str) -> str:
         _DAY_BEFORE_YESTERDAY,
         _LAST_NIGHT,
         _WEEKEND,
+        _PART_OF_MONTH,
         _CALENDAR,
         _SEASON_NAMED,
+        _YEAR,
     ):
         piece = phrase.sub(" ", piece)
     return piece

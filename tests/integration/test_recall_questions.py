@@ -135,7 +135,14 @@ MONDAY = _at("2026-03-09")
         ("What have I done since last week?", "2026-03-02", "2026-03-09"),
         ("What did I do this weekend?", "2026-03-07", "2026-03-09"),
         ("I was thinking of repainting the hall this weekend. Any tips?", "2026-03-14", "2026-03-16"),
+        ("Did I book a table for this weekend?", "2026-03-14", "2026-03-16"),
         ("I was thinking of going to the market this Friday. Is it open?", "2026-03-13", "2026-03-14"),
+        ("I was working this Friday, did I log my hours?", "2026-03-06", "2026-03-07"),
+        # Several years joined are one time; a since-phrase with "the" or a part of a month too.
+        ("Did I run the marathon in 2024 or 2025?", "2024-01-01", "2026-01-01"),
+        ("How much did I spend on rent in 2024 compared with in 2025?", "2024-01-01", "2026-01-01"),
+        ("What have I read since the 3rd of March?", "2026-03-03", "2026-03-09"),
+        ("What have I cooked since early February?", "2026-02-01", "2026-03-09"),
     ],
 )
 def test_time_phrases_read_against_the_question_date(question, start, end):
@@ -363,6 +370,15 @@ def test_a_named_day_not_taken_as_a_time_leaves_no_month_behind():
     # A number of a year's size after "in" may be an amount; a year to come is no time asked of.
     assert window_of("Did I pay in 2000 euros for the boiler?", SEPTEMBER) is None
     assert window_of("What did I do in 2031?", SEPTEMBER) is None
+    assert window_of("Which friend was born in 1990?", SEPTEMBER) is None
+    assert window_of("Did I live in 2019 Elm Street?", SEPTEMBER) is None
+    # Two years told apart by what they hold are two times, no one window; each is a cue.
+    two = "Which did I enjoy more, the concert in 2024 or the one in 2025?"
+    assert window_of(two, SEPTEMBER) is None
+    assert cues_of(two) == ["the concert in 2024", "the one in 2025"]
+    # Asked on a Friday, "this weekend" is the coming one, of a doing too: the one gone is far.
+    friday = _at("2026-03-13")
+    assert f"{window_of('What did I do this weekend?', friday).start:%Y-%m-%d}" == "2026-03-14"
     # A long weekend touches a weekend: the US Thursday Christmas is none; Saturday's is Friday's.
     new_york = ZoneInfo("America/New_York")
     window = window_of("What did I do over the long weekend?", _at("2025-12-29"), new_york)
@@ -589,6 +605,7 @@ def test_first_and_latest_ask_for_one_end_of_a_history():
     assert order_of("When did I last have dinner out?") == NEWEST
     assert order_of("How long did I last at that job?") is None
     assert order_of("Where was I last weekend?") is None, "a time, not the latest"
+    assert order_of("When did I last fall off my bike?") == NEWEST, "after 'did I last' a verb"
     assert order_of("How was I last week?") is None
     assert order_of("What is my favourite colour?") is None
 
