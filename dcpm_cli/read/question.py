@@ -102,6 +102,8 @@ _SOUTH = ("Australia/", "NZ", "Antarctica/", "Pacific/Auckland", "Pacific/Chatha
           "Africa/Windhoek", "Indian/Mauritius", "Indian/Reunion")  # fmt: skip
 _THIRDS = {"early": 0, "start": 0, "beginning": 0, "mid": 1, "middle": 1, "late": 2, "end": 2}
 _WEEKDAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
+# A month's or a weekday's name: what is left of a time after "since" in a piece of a question.
+_DAY_NAMES = frozenset(f"{_MONTHS}|may|{_ABBR}|{_WEEKDAYS}".split("|"))
 # "two weekends ago" (the weekend before last), "three Saturdays ago": counted back from the
 # last one gone by.
 _WEEKENDS_AGO = re.compile(rf"\b{_COUNT}\s+(weekend|{_WEEKDAYS})s?\s+ago\b", re.I)
@@ -144,14 +146,14 @@ _PLANS = re.compile(
 _CALENDAR = re.compile(
     rf"\b(?:(?:last|past|previous|this)\s+(?:week|month|year|{_WEEKDAYS})"
     rf"|yesterday|today|tonight|this morning|this afternoon|this evening"
-    rf"|(?:on|last|this|past)\s+(?:{_WEEKDAYS})"
+    rf"|(?:on|last|this|past)\s+(?:{_WEEKDAYS})|(?<=since )(?:{_WEEKDAYS})"
     rf"|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_MONTHS}|may)(?:,?\s+\d{{4}})?"
-    rf"|(?:{_MONTHS}|(?<=in |on )may)(?:\s+\d{{1,2}}(?:st|nd|rd|th)?)?(?:,?\s+\d{{4}})?"
+    rf"|(?:{_MONTHS}|(?<=in |on )may|(?<=since )may)(?:\s+\d{{1,2}}(?:st|nd|rd|th)?)?(?:,?\s+\d{{4}})?"
     rf"|may\s+\d{{1,2}}(?:st|nd|rd|th)?(?:,?\s+\d{{4}})?|may,?\s+\d{{4}}"
-    # An abbreviation is a month after "on / in" ("Did I lend Jan 2000 euros?", "the kids of
-    # Jan", "Jan's car" are not), or after a day.
+    # An abbreviation is a month after "on / in / since" ("Did I lend Jan 2000 euros?", "the kids
+    # of Jan", "Jan's car" are not), or after a day; a bare weekday only after "since".
     rf"|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_ABBR})\.?(?:,?\s+(?:19|20)\d{{2}})?"
-    rf"|(?:(?<=on )|(?<=in ))(?:{_ABBR})\.?(?:\s+\d{{1,2}}(?:st|nd|rd|th)?)?"
+    rf"|(?:(?<=on )|(?<=in )|(?<=since ))(?:{_ABBR})\.?(?:\s+\d{{1,2}}(?:st|nd|rd|th)?)?"
     rf"(?:,?\s+(?:19|20)\d{{2}})?(?!['’])"
     rf"|\d{{4}}-\d{{2}}-\d{{2}})\b",
     re.I,
@@ -533,6 +535,8 @@ def window_of(text: str, now: datetime, zone: tzinfo = UTC) -> Window | None:
             saturday += timedelta(days=7)
         elif m.group(1).lower() != "this" and today.weekday() >= 5:
             saturday -= timedelta(days=7)  # asked during a weekend: "last weekend" is the one before
+        if (since := _SINCE.search(text, 0, m.start())) and saturday <= now:
+            return Window(saturday, now, since.group(0) + m.group(0))  # "since last weekend"
         return Window(saturday, saturday + timedelta(days=2), m.group(0))
     if m := _THIS_WEEKDAY.search(text):
         today = _day_start(now)
@@ -912,7 +916,8 @@ def _content(piece: str) -> bool:
     """At least one word that is not a function word, a question word or part of a time phrase
     ("since May 2025" names a time, not a second event) or of the order asked ("most recently")."""
     words = _words(_EARLIEST.sub(" ", _NEWEST.sub(" ", _without_time(piece))))
-    return any(w not in _STOP and not _ANY_YEAR.fullmatch(w) for w in words)  # "since 2025": a time
+    # "since 2025", "since May", "since Monday": a time, what is left of one after "since".
+    return any(w not in _STOP and w not in _DAY_NAMES and not _ANY_YEAR.fullmatch(w) for w in words)
 
 
 def _without_time(piece: str) -> str:

@@ -143,6 +143,10 @@ MONDAY = _at("2026-03-09")
         ("How much did I spend on rent in 2024 compared with in 2025?", "2024-01-01", "2026-01-01"),
         ("What have I read since the 3rd of March?", "2026-03-03", "2026-03-09"),
         ("What have I cooked since early February?", "2026-02-01", "2026-03-09"),
+        ("What have I read since May?", "2025-05-01", "2026-03-09"),
+        ("How much have I spent since Jan?", "2026-01-01", "2026-03-09"),
+        ("What have I eaten since Wednesday?", "2026-03-04", "2026-03-09"),
+        ("What did I do since last weekend?", "2026-03-07", "2026-03-09"),
     ],
 )
 def test_time_phrases_read_against_the_question_date(question, start, end):
