@@ -118,13 +118,13 @@ _WEEKDAY_OF_DATE = re.compile(
 )
 # A year ("in 2025", "during 2024", "since 2025"): only where a time ends, as a season's does (a
 # number that size after "in" may be an amount, "in 2000 euros", a house, "in 2019 Elm Street",
-# or a title, "published in 1984 by Orwell"); not someone's birth or a thing's making.
+# or a title, "published in 1984 by Orwell"); not someone's birth or a work's publishing.
 _YEAR_AFTER = (
     r"(?=['’]s\b|\s*[,.;:?!)]|\s*$|\s+(?:and|or|but|so|when|while|before|after|with|for|at|in|on|to|of|i|"
     r"we|my|our|did|was|were|had|have|has|is|then|compared|versus|vs|than|through|until|till|what|how)\b)"
 )
 _YEAR = re.compile(
-    r"(?<!\bborn )(?<!\bpublished )(?<!\breleased )(?<!\bfounded )(?<!\bbuilt )(?<!\bmade )"
+    r"(?<!\bborn )(?<!\bpublished )(?<!\breleased )(?<!\bfounded )"
     r"\b(?:(since)|in|during|throughout)\s+((?:19|20)\d{2})\b" + _YEAR_AFTER,
     re.I,
 )
@@ -138,7 +138,7 @@ _SINCE = re.compile(r"\bsince\s+(?:the\s+)?$", re.I)  # right before a calendar 
 # Words of a plan, told in the past tense too ("I was thinking of repainting the hall this
 # weekend", "did I book a table for this weekend?", "what was the plan for…").
 _PLANS = re.compile(
-    r"\b(?:plan|plans|planned|planning|book|booked|booking|thinking|hoping|going|meaning|meant|want|"
+    r"\b(?:plan|plans|planned|planning|book|booked|booking|thinking|hoping|going(?!\s+on\b)|meaning|meant|want|"
     r"wanted|wanting|supposed|intend|intended|scheduled|arranged|due|will|would|'d|'ll)\b",
     re.I,
 )

@@ -1066,10 +1066,10 @@ def _search(
     """Items and raw inputs found by vector or BM25 search, their fused scores, and the scale
     those were fused on (the best cosine and BM25 met, replies searched apart left out); with
     `during`, also the nearest said in each of its spans (as many as each asks), whatever
-    their similarity. With `beside`
-    (the assistant's replies, for a question not about them), those inputs are searched apart,
-    as deep, and scored on the scale of the rest (divided by the others' best cosine and BM25):
-    they neither take the others' places among the candidates nor rescale their scores."""
+    their similarity. With `beside` (the assistant's replies, for a question not about them),
+    those inputs are searched apart, as deep, and scored on the scale of the rest (divided by
+    the others' best cosine and BM25): they neither take the others' places among the
+    candidates nor rescale their scores."""
     rows: dict[Key, Candidate] = {}
     dense: dict[Key, float] = {}
     lexical: dict[Key, float] = {}

@@ -138,6 +138,7 @@ MONDAY = _at("2026-03-09")
         ("Did I book a table for this weekend?", "2026-03-14", "2026-03-16"),
         ("I was thinking of going to the market this Friday. Is it open?", "2026-03-13", "2026-03-14"),
         ("I was working this Friday, did I log my hours?", "2026-03-06", "2026-03-07"),
+        ("What was going on this weekend?", "2026-03-07", "2026-03-09"),  # not a plan
         # Several years joined are one time; a since-phrase with "the" or a part of a month too.
         ("Did I run the marathon in 2024 or 2025?", "2024-01-01", "2026-01-01"),
         ("How much did I spend on rent in 2024 compared with in 2025?", "2024-01-01", "2026-01-01"),
@@ -375,6 +376,8 @@ def test_a_named_day_not_taken_as_a_time_leaves_no_month_behind():
     assert window_of("Did I pay in 2000 euros for the boiler?", SEPTEMBER) is None
     assert window_of("What did I do in 2031?", SEPTEMBER) is None
     assert window_of("Which friend was born in 1990?", SEPTEMBER) is None
+    made = window_of("What friends have I made in 2025?", SEPTEMBER)
+    assert made is not None and made.start.year == 2025, "made in a year: a doing then"
     assert window_of("Did I live in 2019 Elm Street?", SEPTEMBER) is None
     # Two years told apart by what they hold are two times, no one window; each is a cue.
     two = "Which did I enjoy more, the concert in 2024 or the one in 2025?"
