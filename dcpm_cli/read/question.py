@@ -131,6 +131,7 @@ _YEAR = re.compile(
 _YEARS_JOINED = frozenset(
     re.findall(r"\S+", "and or to through until till compared with versus vs than in during")
 )
+_A_MONTH = re.compile(rf"\b(?:{_MONTHS}|may|{_ABBR})\b", re.I)
 _ANY_YEAR = re.compile(r"\b(?:19|20)\d{2}\b" + _YEAR_AFTER, re.I)  # "in 2024 or 2025": both
 _HAVE_DONE = re.compile(r"\b(?:have|has|'ve)\s+\w+|\b(?:I|we)'ve\b", re.I)
 _ASKS_ABOUT_PAST = re.compile(r"\b(?:did|was|were|had|happened|went)\b", re.I)
@@ -550,7 +551,9 @@ def window_of(text: str, now: datetime, zone: tzinfo = UTC) -> Window | None:
     about_past = bool(_ASKS_ABOUT_PAST.search(text) or _HAVE_DONE.search(text))
     holiday = next(named_days.as_time(text), None)
     long = next(named_days.as_time(text, named_days.LONG_WEEKEND), None)
-    of_day = _holiday(holiday, now, zone, about_past=about_past) if holiday else None
+    # A year said apart names which ("in 2024, what did we do for Christmas?", "…in March?").
+    year = _year_apart(text)
+    of_day = _holiday(holiday, now, zone, about_past=about_past, year=year) if holiday else None
     weekend = _long_weekend(long, now, zone, about_past=about_past) if long else None
     # The month of "the Fourth of July", "the late May bank holiday" is the named day's, taken as
     # a time or not ("what were our plans for the Fourth of July?" is not all July); but where
@@ -579,6 +582,8 @@ def window_of(text: str, now: datetime, zone: tzinfo = UTC) -> Window | None:
         # A date the question holds is nearer than a named day ("on the 23rd, before Christmas"),
         # but a year names which one ("Christmas Day last year", "Christmas this year").
         w = _calendar(m.group(0), now)
+        if w is not None and year and _A_MONTH.search(m.group(0)) and not re.search(r"\d{4}", m.group(0)):
+            w = dataclasses.replace(_calendar(f"{m.group(0)} {year}", now) or w, phrase=m.group(0))
         if w is not None and (since := _SINCE.search(text, 0, m.start())) and w.start <= now:
             # "since January", "since last week": from its start until now.
             return Window(w.start, now, since.group(0) + m.group(0))
@@ -650,6 +655,15 @@ def _season(m: re.Match[str], now: datetime, zone: tzinfo, *, about_past: bool) 
     if since:
         return Window(start, now, m.group(0))
     return Window(start, ending(start), m.group(0))
+
+
+def _year_apart(text: str) -> int | None:
+    """The one year a question names apart from its other times ("In 2024, what did we do for
+    Christmas?"), not since it; else None."""
+    if (m := _YEAR.search(text)) is None or m.group(1):
+        return None
+    years = {int(y.group(0)) for y in _ANY_YEAR.finditer(text)}
+    return years.pop() if len(years) == 1 else None
 
 
 def _holiday(

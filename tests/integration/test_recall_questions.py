@@ -148,6 +148,10 @@ MONDAY = _at("2026-03-09")
         ("How much have I spent since Jan?", "2026-01-01", "2026-03-09"),
         ("What have I eaten since Wednesday?", "2026-03-04", "2026-03-09"),
         ("What did I do since last weekend?", "2026-03-07", "2026-03-09"),
+        # A year said apart names which named day, month or date.
+        ("In 2024, what did we do for Christmas?", "2024-12-24", "2024-12-27"),
+        ("What did I do in March in 2024?", "2024-03-01", "2024-04-01"),
+        ("In 2024, what did I do on 3 March?", "2024-03-03", "2024-03-04"),
     ],
 )
 def test_time_phrases_read_against_the_question_date(question, start, end):
