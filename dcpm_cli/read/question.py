@@ -188,7 +188,8 @@ _NEWEST = re.compile(
     r"|(?:at the moment|at present|any longer)(?=\W*$)"
     # "when did I last go", not "how long did I last at that job" nor "where was I last weekend"
     r"|(?:did|do|have|had)\s+(?:I|we)\s+last(?!\s+(?:at|for|in|with|long|through|until|the|a|that|this)\b)"
-    r"|(?:was|were)\s+(?:I|we)\s+last(?!\s+(?:at|for|in|with|long|through|until|the|a|that|this|week|weekend|"
+    # ("when was I last at the dentist?", "…in Paris?": a place, the latest time there)
+    r"|(?:was|were)\s+(?:I|we)\s+last(?!\s+(?:for|long|through|until|the|a|that|this|week|weekend|"
     rf"month|year|night|summer|winter|spring|autumn|fall|{_WEEKDAYS})\b))\b",
     re.I,
 )

@@ -618,6 +618,7 @@ def test_first_and_latest_ask_for_one_end_of_a_history():
     assert order_of("Where was I last weekend?") is None, "a time, not the latest"
     assert order_of("When did I last fall off my bike?") == NEWEST, "after 'did I last' a verb"
     assert order_of("How was I last week?") is None
+    assert order_of("When was I last at the dentist?") == NEWEST, "a place: the latest time there"
     assert order_of("What is my favourite colour?") is None
 
 
