@@ -14,6 +14,7 @@ from datetime import UTC, date, datetime
 from typing import Any
 
 from dcpm_cli.chunking import EXTRACT_CHARS, pieces
+from dcpm_cli.models import speaker_of
 
 # An input longer than this is shown as one piece of it (the one sharing most words with the
 # query), in the table, `--format prompt` and the JSON: a 2 MB journal pasted in one go would
@@ -192,6 +193,8 @@ def recall_prompt_text(result: Any) -> str:
             "; a 'said' line is the user's own words, not yet read into beliefs: "
             "an older one may have changed since"
         )
+        if any(h.kind == "raw" and h.role != "assistant" and speaker_of(h.text) for h in result.hits):
+            about += " (one that begins with a name, 'Ana: …', is that person's words in a conversation)"
     if any(h.role == "assistant" for h in result.hits):
         about += "; an 'assistant said' line is the assistant's reply in a conversation, not the user's words"
     lines = [f"Relevant memory about the user{when} ({about}):"]

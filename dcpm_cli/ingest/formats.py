@@ -268,10 +268,11 @@ def looks_like_jsonl(text: str, source: str = "the input") -> bool:
     return isinstance(obj, dict) and "content" in obj
 
 
-def _json_lines_of_another_shape(text: str) -> bool:
-    """Two or more lines, every one a JSON object, none with "content"."""
+def _json_lines_of_another_shape(text: str, least: int = 2) -> bool:
+    """`least` or more lines, every one a JSON object, none with "content" (one piped or read
+    from a file is a record too: a nightly job piping one a night; one typed is a note)."""
     lines = [ln for ln in text.splitlines() if ln.strip()]
-    if len(lines) < 2 or not all(ln.lstrip().startswith("{") for ln in lines):
+    if len(lines) < least or not all(ln.lstrip().startswith("{") for ln in lines):
         return False
     try:
         objects = [json.loads(ln) for ln in lines]
@@ -332,7 +333,7 @@ def parse(
             if looks_like_journal(text)
             else Format.text
         )
-        if fmt is Format.text and _json_lines_of_another_shape(text):
+        if fmt is Format.text and _json_lines_of_another_shape(text, least=2 if source == "cli" else 1):
             # `{"text": …, "date": …}` a line is a log meant as many inputs, not one text of
             # braces: stored whole it would be one input said now, found by no date.
             raise InputError(

@@ -140,7 +140,7 @@ _SINCE = re.compile(r"\bsince\s+(?:the\s+)?$", re.I)  # right before a calendar 
 # weekend", "did I book a table for this weekend?", "what was the plan for…").
 _PLANS = re.compile(
     r"\b(?:plan|plans|planned|planning|book|booked|booking|thinking|hoping|going(?!\s+on\b)|meaning|meant|want|"
-    r"wanted|wanting|supposed|intend|intended|scheduled|arranged|due|will|would|'d|'ll)\b",
+    r"wanted|wanting|supposed|intend|intended|scheduled|arranged|due|will|would|'d|'ll|am|are|i'm|we're)\b",
     re.I,
 )
 # Calendar phrases dateparser reads. "May" only with a day or a preposition: "May I…" is a verb.
@@ -529,10 +529,10 @@ def window_of(text: str, now: datetime, zone: tzinfo = UTC) -> Window | None:
         today = _day_start(now)
         # The Saturday of the weekend that last began before now (this one if it is Sat/Sun).
         saturday = today - timedelta(days=(today.weekday() - 5) % 7)
-        # Asked on a weekday, "this weekend" is the coming one; asked on a Monday or Tuesday
-        # of what was done, the one just gone, nearer ("what did I do this weekend?"), unless
-        # it asks of a plan ("did I book a table for this weekend?").
-        just_gone = today.weekday() <= 1 and _ASKS_ABOUT_PAST.search(text) and not _PLANS.search(text)
+        # Asked on a weekday, "this weekend" is the coming one; asked of what was done, the one
+        # just gone ("what did I do this weekend?"), as for "this Saturday", unless it asks of a
+        # plan ("did I book a table for this weekend?", "what was the plan…").
+        just_gone = _ASKS_ABOUT_PAST.search(text) and not _PLANS.search(text)
         if m.group(1).lower() == "this" and today.weekday() < 5 and not just_gone:
             saturday += timedelta(days=7)
         elif m.group(1).lower() != "this" and today.weekday() >= 5:

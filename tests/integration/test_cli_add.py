@@ -151,6 +151,13 @@ def test_conversations_that_open_with_the_same_words_at_the_same_time_are_both_s
         assert got["stored"] == 1, session
 
 
+def test_a_time_in_the_future_is_stored_and_said_to_be_one(cli) -> None:
+    """A typo (2062 for 2026) would otherwise pass unseen: the input is kept, the note says so."""
+    typo = cli("add", "--no-extract", "--at", "2062-03-01", "Paid the plumber.")
+    assert typo.exit_code == 0 and "is in the future" in typo.stderr
+    assert "is in the future" not in cli("add", "--no-extract", "--at", "2026-03-01", "Paid.").stderr
+
+
 def test_no_extract_stores_raw_only_and_process_extracts_later(cli, llm) -> None:
     added = cli("add", "I switched to green tea.", "--no-extract", "--at", "2026-07-02")
 

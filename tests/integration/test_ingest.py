@@ -292,8 +292,11 @@ def test_json_lines_of_another_shape_are_refused_not_stored_as_one_text() -> Non
 
     assert '"content"' in e.value.message and "--format text" in (e.value.hint or "")
     assert len(ingest.parse(log, Format.text)) == 1
-    # one JSON object, or lines of prose among them, are text as before
+    # one JSON object typed, or lines of prose among them, are text as before; one piped is a
+    # record (a nightly job piping one a night would store each as braces said now)
     assert len(ingest.parse('{"note": "one object"}')) == 1
+    with pytest.raises(InputError):
+        ingest.parse('{"text": "went to the gym", "date": "2026-03-01"}\n', source="stdin")
     assert len(ingest.parse('{"a": 1}\nand a line of prose')) == 1
 
 

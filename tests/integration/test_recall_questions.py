@@ -387,9 +387,13 @@ def test_a_named_day_not_taken_as_a_time_leaves_no_month_behind():
     two = "Which did I enjoy more, the concert in 2024 or the one in 2025?"
     assert window_of(two, SEPTEMBER) is None
     assert cues_of(two) == ["the concert in 2024", "the one in 2025"]
-    # Asked on a Friday, "this weekend" is the coming one, of a doing too: the one gone is far.
+    # Asked on a Friday too, a doing "this weekend" is of the one gone, as "this Saturday" is;
+    # a plan, or what one is doing, of the coming one.
     friday = _at("2026-03-13")
-    assert f"{window_of('What did I do this weekend?', friday).start:%Y-%m-%d}" == "2026-03-14"
+    assert f"{window_of('What did I do this weekend?', friday).start:%Y-%m-%d}" == "2026-03-07"
+    assert f"{window_of('What did I do this Saturday?', friday).start:%Y-%m-%d}" == "2026-03-07"
+    told = window_of("Did I tell you what I'm doing this weekend?", friday)
+    assert f"{told.start:%Y-%m-%d}" == "2026-03-14"
     # A long weekend touches a weekend: the US Thursday Christmas is none; Saturday's is Friday's.
     new_york = ZoneInfo("America/New_York")
     window = window_of("What did I do over the long weekend?", _at("2025-12-29"), new_york)

@@ -7,6 +7,7 @@ import json
 
 import pytest
 
+from dcpm_cli import views
 from dcpm_cli.errors import InputError
 from dcpm_cli.ingest.formats import parse_jsonl
 from dcpm_cli.models import speaker_of
@@ -91,6 +92,9 @@ def test_a_named_speaker_ranks_first_when_both_said_the_same(writer, store, embe
         # Never a filter, and not a change of mind: the other speaker's turn stays, named apart.
         assert {maya, sam} <= set(ids)
         assert got.hits[0].same_as == []
+    # A reader of --format prompt is told whose words a named line is, not "the user's".
+    header = views.recall_prompt_text(got).splitlines()[0]
+    assert "'Ana: …', is that person's words" in header
 
 
 def test_a_named_speaker_is_a_preference_not_a_filter(writer, store, embedder):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from datetime import timedelta
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -12,6 +13,7 @@ from dcpm_cli.cli.app import NoSupersedes, _memory, app
 from dcpm_cli.errors import EXIT_INTERRUPTED, EXIT_LLM
 from dcpm_cli.ingest.formats import Format
 from dcpm_cli.ingest.text import clock_change, clock_change_at, is_wall_clock, parse_time, read_file
+from dcpm_cli.models import utcnow
 
 
 @app.command()
@@ -77,6 +79,9 @@ def add(
     try:
         content, source = _read_input(text, file, kept)
         when = parse_time(at, "--at") if at is not None else None  # "" is no time
+        if when is not None and when > utcnow() + timedelta(days=1):
+            # (a typo, 2062 for 2026: stored all the same, said then; `recall` shows it today)
+            render.note(f"--at {at} is in the future: the input is stored as said then")
         sess = session if session is not None else (file.stem if file else "")
         if fmt is Format.auto and file is not None:
             fmt = ingest.default_format_for(file)
