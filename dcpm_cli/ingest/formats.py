@@ -231,6 +231,13 @@ def parse_jsonl(
                 "one to three words each starting with a capital (Maya, Élodie Roux, Mary Ann de la "
                 "Cruz), a name in a script without capitals (李雷), or Speaker 2",
             )
+        if "content" not in obj and role is None:
+            # `{"text": …, "date": …}`: a log of another shape, not a turn with a bad role
+            raise InputError(
+                f"{source} line {n}: not a chat log line: each line needs "
+                '"content" (and "role": user, assistant or system; "timestamp" optional)',
+                "rename the fields, or store it as one text with --format text",
+            )
         if role not in ROLES:
             raise InputError(f"{source} line {n}: role must be one of {', '.join(ROLES)}, got {role!r}")
         if not isinstance(content, str) or not content.strip():

@@ -297,6 +297,11 @@ def test_json_lines_of_another_shape_are_refused_not_stored_as_one_text() -> Non
     assert len(ingest.parse('{"note": "one object"}')) == 1
     with pytest.raises(InputError):
         ingest.parse('{"text": "went to the gym", "date": "2026-03-01"}\n', source="stdin")
+    # A .jsonl file of that shape is read as a chat log: it is told what a line needs, not that
+    # a role is wrong.
+    with pytest.raises(InputError) as e:
+        ingest.parse(log, Format.jsonl, source="log.jsonl")
+    assert '"content"' in e.value.message and "role must be" not in e.value.message
     assert len(ingest.parse('{"a": 1}\nand a line of prose')) == 1
 
 
