@@ -233,11 +233,7 @@ def parse_jsonl(
             )
         if "content" not in obj and role is None:
             # `{"text": …, "date": …}`: a log of another shape, not a turn with a bad role
-            raise InputError(
-                f"{source} line {n}: not a chat log line: each line needs "
-                '"content" (and "role": user, assistant or system; "timestamp" optional)',
-                "rename the fields, or store it as one text with --format text",
-            )
+            raise _another_shape(f"{source} line {n}: not a chat log line")
         if role not in ROLES:
             raise InputError(f"{source} line {n}: role must be one of {', '.join(ROLES)}, got {role!r}")
         if not isinstance(content, str) or not content.strip():
@@ -273,6 +269,14 @@ def looks_like_jsonl(text: str, source: str = "the input") -> bool:
     except json.JSONDecodeError:
         return False
     return isinstance(obj, dict) and "content" in obj
+
+
+def _another_shape(what: str) -> InputError:
+    """The error for JSON lines of another shape than a chat log's (`{"text": …, "date": …}`)."""
+    return InputError(
+        f'{what}: each line needs "content" (and "role": user, assistant or system; "timestamp" optional)',
+        "rename the fields, or store it as one text with --format text",
+    )
 
 
 def _json_lines_of_another_shape(text: str, least: int = 2) -> bool:
@@ -343,11 +347,7 @@ def parse(
         if fmt is Format.text and _json_lines_of_another_shape(text, least=2 if source == "cli" else 1):
             # `{"text": …, "date": …}` a line is a log meant as many inputs, not one text of
             # braces: stored whole it would be one input said now, found by no date.
-            raise InputError(
-                f"{source} looks like JSON lines but not a chat log: each line needs "
-                '"content" (and "role": user, assistant or system; "timestamp" optional)',
-                "rename the fields, or store it as one text with --format text",
-            )
+            raise _another_shape(f"{source} looks like JSON lines but not a chat log")
     if fmt is Format.jsonl:
         return parse_jsonl(text, session=session, source=source, at=at, at_wall=at_wall)
     if fmt is Format.markdown:

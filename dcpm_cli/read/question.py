@@ -537,9 +537,8 @@ def window_of(text: str, now: datetime, zone: tzinfo = UTC) -> Window | None:
             saturday += timedelta(days=7)
         elif m.group(1).lower() != "this" and today.weekday() >= 5:
             saturday -= timedelta(days=7)  # asked during a weekend: "last weekend" is the one before
-        if (since := _SINCE.search(text, 0, m.start())) and saturday <= now:
-            return Window(saturday, now, since.group(0) + m.group(0))  # "since last weekend"
-        return Window(saturday, saturday + timedelta(days=2), m.group(0))
+        # ("since last weekend": from it until now)
+        return _since(text, m, saturday, now) or Window(saturday, saturday + timedelta(days=2), m.group(0))
     if m := _THIS_WEEKDAY.search(text):
         today = _day_start(now)
         weekday = _WEEKDAYS.split("|").index(m.group(2).lower())
@@ -576,18 +575,15 @@ def window_of(text: str, now: datetime, zone: tzinfo = UTC) -> Window | None:
         third = _THIRDS[(part.group(1) or part.group(2)).lower()]
         start = month.start + timedelta(days=10 * third)
         end = month.end if third == 2 else month.start + timedelta(days=10 * third + 10)
-        if (since := _SINCE.search(text, 0, part.start())) and start <= now:
-            return Window(start, now, since.group(0) + part.group(0))  # "since early March"
-        return Window(start, end, part.group(0))
+        return _since(text, part, start, now) or Window(start, end, part.group(0))  # "since early March" too
     for m in filter(apart, _CALENDAR.finditer(text)):
         # A date the question holds is nearer than a named day ("on the 23rd, before Christmas"),
         # but a year names which one ("Christmas Day last year", "Christmas this year").
         w = _calendar(m.group(0), now)
         if w is not None and year and _A_MONTH.search(m.group(0)) and not re.search(r"\d{4}", m.group(0)):
             w = dataclasses.replace(_calendar(f"{m.group(0)} {year}", now) or w, phrase=m.group(0))
-        if w is not None and (since := _SINCE.search(text, 0, m.start())) and w.start <= now:
-            # "since January", "since last week": from its start until now.
-            return Window(w.start, now, since.group(0) + m.group(0))
+        if w is not None and (since := _since(text, m, w.start, now)):
+            return since  # "since January", "since last week"
         if holiday is None or w is None or w.end - w.start < timedelta(days=365):
             return w
         if of_year := _holiday(holiday, now, zone, about_past=True, year=w.start.year):
@@ -656,6 +652,14 @@ def _season(m: re.Match[str], now: datetime, zone: tzinfo, *, about_past: bool) 
     if since:
         return Window(start, now, m.group(0))
     return Window(start, ending(start), m.group(0))
+
+
+def _since(text: str, m: re.Match[str], start: datetime, now: datetime) -> Window | None:
+    """From `start` (that of the time `m` matched) until `now`, when "since" comes right before
+    it ("since January", "since the 3rd of March", "since last weekend"); else None."""
+    if (since := _SINCE.search(text, 0, m.start())) and start <= now:
+        return Window(start, now, since.group(0) + m.group(0))
+    return None
 
 
 def _year_apart(text: str) -> int | None:
