@@ -11,7 +11,7 @@ from pathlib import Path
 from dcpm_cli.errors import InputError
 from dcpm_cli.ingest import exports as ingest_exports
 from dcpm_cli.ingest.text import check_json_depth, is_wall_clock, parse_time, refuse_binary
-from dcpm_cli.models import RawInput, speaker_of, spoken_by, utcnow
+from dcpm_cli.models import RawInput, short_hash, speaker_of, spoken_by, utcnow
 
 ROLES = ("user", "assistant", "system")
 
@@ -209,9 +209,14 @@ def parse_jsonl(
     role defaults to "user".
     Turns that share a time (a log given `--at`, timestamps to the minute or the day) keep
     their order a microsecond apart: each is its own input ("yes" said twice is two), and a
-    turn sees the ones before it as its conversation."""
+    turn sees the ones before it as its conversation.
+    A log of several turns given no session (piped, or typed) is one conversation all the same,
+    named after its first turn (`_log_session`): its replies are read with the questions they
+    answer, and piped again it is the same session, so nothing is stored twice."""
     out = []
     same: dict[tuple[str, datetime], int] = {}  # (session, time) → turns at it so far
+    log_session = session
+    several = sum(1 for ln in text.splitlines() if ln.strip()) > 1  # one line is a lone input
     for n, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
@@ -241,7 +246,9 @@ def parse_jsonl(
         refuse_binary(content, f"{source} line {n}: content")  # JSON can spell a NUL or half a character
         stamp = obj.get("timestamp")
         said = parse_time(stamp, f"timestamp on line {n}") if stamp is not None else (at or utcnow())
-        sess = str(obj.get("session") or session)
+        if not log_session and not obj.get("session") and several:
+            log_session = _log_session(source, said if stamp is not None else at, content)
+        sess = str(obj.get("session") or log_session)
         refuse_binary(sess, f"{source} line {n}: session")
         earlier = same.get((sess, said), 0)
         same[(sess, said)] = earlier + 1
@@ -258,6 +265,16 @@ def parse_jsonl(
             )
         )
     return out
+
+
+def _log_session(source: str, first: datetime | None, content: str) -> str:
+    """The session of a chat log given none: "stdin 2026-02-08 21:10", its first turn's time as
+    written (a log with no times: its first words' hash, as stable when it is piped again)."""
+    return (
+        f"{source} {first:%Y-%m-%d %H:%M}"
+        if first is not None
+        else f"{source} {short_hash(content.strip(), n=8)}"
+    )
 
 
 def looks_like_jsonl(text: str, source: str = "the input") -> bool:

@@ -206,6 +206,7 @@ _LEAST = 1e-6  # the score of a hit that must be found whatever its cosine
 
 K = TypeVar("K")
 _ID = re.compile(r"[mr]_[0-9a-f]{6,}")  # an item's or a raw input's id
+_LIKE_AN_ID = re.compile(r"[mr]_\w+")  # a word written as an id, perhaps mistyped
 _IDS_HINT = "ids are in `dcpm recall --json`; `dcpm show ID` tells what one is"
 Key = tuple[str, str]  # ("items" | "raw", id)
 Candidate = MemoryItem | RawInput
@@ -1359,6 +1360,10 @@ def arcs(
     target = target.strip()
     if not target:
         raise InputError("give an item id (m_...) or a query", 'dcpm history "what do I eat?"')
+    if _LIKE_AN_ID.fullmatch(target) and not _ID.fullmatch(target):
+        # "m_doesnotexist", a mistyped id: no query anyone asks, and a search for it finds
+        # nothing, which would read as "no belief yet" to a script checking the exit code
+        raise InputError(f"no item with id {target!r}", _IDS_HINT)
     if not _ID.fullmatch(target):
         result = recall(
             store, embedder, target, k=k, kinds=list(ITEM_KINDS), min_similarity=min_similarity, chains=chains

@@ -446,25 +446,28 @@ class Store(GraphVerbs, JournalVerbs, EraseVerbs, StagingVerbs):
             known.update(r["content_hash"] for r in rows)
         return known
 
-    def said_before(self, raws: Sequence[RawInput]) -> dict[str, tuple[str, int]]:
-        """content hash → (session, its number of inputs) of a stored input with the same words,
-        speaker and moment as one of `raws` but from another source (file, stdin, tool): what
-        the writer needs to tell a journal renamed, or piped in after it was imported by name,
-        from a new conversation that happens to open with the same "Hi" at the same time."""
+    def said_before(self, raws: Sequence[RawInput]) -> dict[str, tuple[str, int, str]]:
+        """content hash → (session, its number of inputs, source) of a stored input with the same words,
+        speaker and moment as one of `raws` but from another source (file, stdin, tool) or in
+        another session: what the writer needs to tell a journal renamed, a chat piped in after
+        it was imported by name or again under another session, from a new conversation that
+        happens to open with the same "Hi" at the same time."""
         by_time: dict[datetime, list[RawInput]] = {}  # aware times: equal across zones
         for r in raws:
             by_time.setdefault(r.said_at, []).append(r)
         live = f"status != {_q(REPLACED)}"  # an edited day's old words are not its input
-        found: dict[str, str] = {}
+        found: dict[str, tuple[str, str]] = {}
         times = sorted(by_time)
         for i in range(0, len(times), 500):
             where = f"said_at IN ({', '.join(timestamp(t) for t in times[i : i + 500])}) AND {live}"
             for row in self._rows(S.RAW, where, ["text", "role", "said_at", "source", "session"]):
                 for r in by_time.get(row["said_at"], []):
-                    if (r.text, r.role) == (row["text"], row["role"]) and r.source != row["source"]:
-                        found[r.content_hash] = row["session"] or ""
-        sizes = {s: self.count(S.RAW, f"session = {_q(s)} AND {live}") for s in set(found.values())}
-        return {h: (session, sizes[session]) for h, session in found.items()}
+                    same = (r.text, r.role) == (row["text"], row["role"])
+                    if same and (r.source, r.session) != (row["source"], row["session"] or ""):
+                        found[r.content_hash] = (row["session"] or "", row["source"])
+        sessions = {s for s, _ in found.values()}
+        sizes = {s: self.count(S.RAW, f"session = {_q(s)} AND {live}") for s in sessions}
+        return {h: (session, sizes[session], source) for h, (session, source) in found.items()}
 
     def add_raw(self, raws: Sequence[RawInput], vectors: np.ndarray | None, why: str = "") -> None:
         """Append new inputs and their passages (the caller holds the write lock); a marker

@@ -165,10 +165,12 @@ class Writer:
     def _known(self, raws: list[RawInput]) -> set[str]:
         """The content hashes of `raws` stored before: the same input, or a whole session of
         them stored before from another source (a journal renamed, or piped in after it was
-        imported by name): every input of the session said before, word for word, by the same
-        speaker at the same moment, in one stored session of as many inputs. A session that
-        only shares some turns ("Hi" at the same time) is new, all of it; so is a lone input
-        with no session (it is its own lookup by hash)."""
+        imported by name, or piped again under another session): every input of the session
+        said before, word for word, by the same speaker at the same moment, in one stored
+        session of as many inputs. A session that only shares some turns ("Hi" at the same
+        time) is new, all of it; so is a lone input with no session (it is its own lookup by
+        hash). A chat log's turn stored with no session (piped before a piped chat was given
+        one) is known turn by turn: each was its own input."""
         known = self.store.known_raw_hashes([r.content_hash for r in raws])
         rest = [r for r in raws if r.content_hash not in known]
         if not (len(rest) > 1 or any(r.session for r in rest)):
@@ -179,8 +181,13 @@ class Writer:
             sessions.setdefault(r.session, []).append(r)
         for group in sessions.values():
             matched = {before.get(r.content_hash) for r in group}
-            if len(matched) == 1 and (m := matched.pop()) is not None and m[1] == len(group):
+            # (one "Yes." typed in two sessions at one time is two inputs; a conversation piped
+            # again under another session name is the same one)
+            m = matched.pop() if len(matched) == 1 else None
+            if m is not None and m[1] == len(group) and (m[2] != group[0].source or len(group) > 1):
                 known.update(r.content_hash for r in group)
+            if group[0].session and len(group) > 1:  # a chat log's turns, once stored with no session
+                known.update(r.content_hash for r in group if before.get(r.content_hash, ("-",))[0] == "")
         return known
 
     # -- the whole pipeline ---------------------------------------------------------------

@@ -10,7 +10,7 @@ from support.fitness import FITNESS, assert_one_chain_of_five, fitness_replies
 from support.replies import extraction, item, item_id, judged
 
 from dcpm_cli.ingest import formats as ingest
-from dcpm_cli.models import DONE, PENDING
+from dcpm_cli.models import DONE, PENDING, RawInput
 
 FITNESS_JOURNAL = "# Fitness\n\n" + "\n".join(f"## {day}\n{text}\n" for day, text, _ in FITNESS)
 
@@ -100,6 +100,57 @@ def test_a_chat_log_piped_twice_changes_nothing(cli, llm) -> None:
     store = cli.open_store()
     assert len(store.all_items()) == 2
     assert len(store.raw_by_status(["done", "context", "pending"])) == 3
+
+
+NICOTINE = (
+    '{"role": "user", "content": "Should I use nicotine patches or gum?", '
+    '"timestamp": "2026-02-08T21:10:00"}\n'
+    '{"role": "assistant", "content": "Combine a 21mg patch with 2mg gum for cravings.", '
+    '"timestamp": "2026-02-08T21:10:30"}\n'
+)
+
+
+def test_a_chat_piped_without_a_session_is_one_conversation_and_never_stored_twice(cli, tmp_path):
+    """A chat piped with no session used to be turns of no conversation: a reply was shown
+    without the question it answered, and piping it again with `-s` stored a second copy."""
+    piped = json.loads(cli("add", "--no-extract", "-", "--json", input=NICOTINE).stdout)
+    assert piped["stored"] == 2
+    reply = next(
+        h
+        for h in json.loads(cli("recall", "what did you recommend for nicotine?", "--json").stdout)["hits"]
+        if h["role"] == "assistant"
+    )
+    assert reply["reply_to"]["text"] == "Should I use nicotine patches or gum?"
+    assert "session stdin 2026-02-08 21:10" in cli("show", reply["id"]).stdout
+    # Piped again, under a session name, twice, or added from a file: the same conversation.
+    (tmp_path / "nicotine.jsonl").write_text(NICOTINE)
+    for again in (
+        ["-"],
+        ["-s", "quitting", "-"],
+        ["-s", "quit-2", "-"],
+        ["--file", str(tmp_path / "nicotine.jsonl")],
+    ):
+        got = json.loads(cli("add", "--no-extract", *again, "--json", input=NICOTINE).stdout)
+        assert (got["stored"], got["already_stored"]) == (0, 2), again
+    # A log with no times is named by its first words: piped again, it is the same too.
+    untimed = '{"role": "user", "content": "Hello there"}\n{"role": "assistant", "content": "Hi!"}\n'
+    assert [
+        json.loads(cli("add", "--no-extract", "-", "--json", input=untimed).stdout)["stored"] for _ in "ab"
+    ] == [2, 0]
+    assert len(cli.open_store().raw_by_status(["done", "context", "pending"])) == 4
+
+
+def test_a_chat_stored_with_no_session_before_is_not_stored_again_now_it_gets_one(cli, writer):
+    """Stores written before a piped chat was given a session hold its turns with none: piping
+    the same log again is not a new conversation."""
+    old = [
+        RawInput(r.text, r.role, "", r.source, r.said_at, wall_clock=r.wall_clock)
+        for r in ingest.parse(NICOTINE, source="stdin")
+    ]
+    assert writer.persist(old)[0] and not old[0].session
+    assert cli("add", "--no-extract", "Bought oat milk.").exit_code == 0  # a lone note: no session either
+    got = json.loads(cli("add", "--no-extract", "-", "--json", input=NICOTINE).stdout)
+    assert (got["stored"], got["already_stored"]) == (0, 2)
 
 
 def test_a_journal_renamed_or_piped_in_after_its_import_is_not_stored_twice(cli, tmp_path):

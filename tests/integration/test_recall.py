@@ -208,7 +208,11 @@ def test_history_shows_each_state_with_its_source(cli, fitness):
 def test_history_of_an_id_not_in_the_store_is_an_error_not_a_query(cli, fitness):
     """A mistyped id used to fall back to a text search and answer "no beliefs match", exit 0;
     like `show`, it is an unknown id (exit 2). A query still finds beliefs."""
-    for target, what in (("m_2d171cb34da8", "no item"), ("r_0123456789ab", "no input")):
+    for target, what in (
+        ("m_2d171cb34da8", "no item"),
+        ("r_0123456789ab", "no input"),
+        ("m_doesnotexist", "no item"),
+    ):
         res = cli("history", target)
         assert res.exit_code == 2 and what in res.stderr, (target, res.stdout, res.stderr)
     assert cli("history", "  ").exit_code == 2

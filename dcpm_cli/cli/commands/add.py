@@ -32,7 +32,11 @@ def add(
     ] = Format.auto,
     session: Annotated[
         str | None,
-        typer.Option("--session", "-s", help="Session id (default: the file name, else none)."),
+        typer.Option(
+            "--session",
+            "-s",
+            help="Session id (default: the file name; a chat log piped, its first turn's time; else none).",
+        ),
     ] = None,
     at: Annotated[
         str | None, typer.Option("--at", help="When it was said (ISO date/time) (default: now).")
