@@ -298,6 +298,10 @@ _ANY_DOING = _STOP | frozenset(
     )
 )
 
+# The other side of a chat by its names (`_BY_ASSISTANT`): in a question naming it as the one who
+# said something, who said it, not what was said.
+_THE_OTHER_SIDE = frozenset(("assistant", "ai", "a.i", "chatbot", "bot", "chat", "chatgpt"))
+
 # What a question asking only what was done or said at a time says besides the time: not a kind
 # of thing, a feeling ("how was I feeling"), a place ("where did I go") or another person ("what
 # did she do").
@@ -399,7 +403,9 @@ class Question:
             # and what was said then answers, whatever its words ("Got the offer!!").
             return True
         rest = self.text.replace(self.window.phrase, " ")
-        return not any(w not in _ANY_DOING for w in _words(_without_time(rest)))
+        # ("What did the assistant say last month?": the one named as saying it is no content.)
+        bare = _ANY_DOING | _THE_OTHER_SIDE if self.by_assistant else _ANY_DOING
+        return not any(w not in bare for w in _words(_without_time(rest)))
 
     @property
     def only_when(self) -> bool:

@@ -631,6 +631,13 @@ def _candidates(
             top_told = max((scores[key] for key in then - proper), default=0.0)
             for key in proper:
                 scores[key] += max(top_else, top_told)
+            if asked.by_assistant:
+                # "What did the assistant say last month?": its replies said then, above the
+                # user's own words of then (a journal's day, however like the question's words).
+                mine = max((scores[key] for key in proper if not _is_reply(rows.get(key))), default=0.0)
+                for key in proper:
+                    if _is_reply(rows.get(key)):
+                        scores[key] += mine
             # (A day is not a part of one: "yesterday's quiz" is not "last night" by its words.)
             if asked.window.noon is None:
                 dated = [k for k in then - proper if _says_a_day_in(rows.get(k), said[k], asked.window)]

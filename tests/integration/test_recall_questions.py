@@ -1576,6 +1576,43 @@ def test_asked_what_the_assistant_said_its_reply_comes_before_the_journal_on_the
     assert said.hits[0].text.startswith("Said to Tom I'd never buy another combi boiler")
 
 
+def test_what_the_assistant_said_at_a_time_is_its_replies_then_before_the_journal(
+    store, embedder, cli, tmp_path
+):
+    """ "What did the assistant say last month?" named the assistant, so it was no question about a
+    time alone: "last month" was matched word for word ("Last day at Halden", January) and the
+    month's journal days came first, with none of the assistant's replies (found by a user test)."""
+    journal = tmp_path / "journal.md"
+    journal.write_text(
+        "## 2026-01-19\nLast day at Halden. Packed up my desk and said goodbye to the team.\n\n"
+        "## 2026-02-02\nFirst day at Fernleaf Energy. My manager is Priya; the office is in the old mill.\n\n"
+        "## 2026-02-14\nDinner with Sam at the Thai place. We talked about the summer trip.\n\n"
+        "## 2026-02-21\nRan 8k in the park, felt strong. Knee held up fine.\n\n"
+        "## 2026-03-03\nPriya asked me to lead the grid-storage pilot. Nervous but excited.\n"
+    )
+    assert cli("add", "--no-extract", "--file", str(journal)).exit_code == 0
+    _chatted(cli, [
+        ("02-01T20:00", "job", "user", "How should I prepare for my first week at a new job?"),
+        ("02-01T20:01", "job", "assistant", "Write down names as you meet people, ask your manager what "
+         "success looks like at 90 days, and book short one-to-ones with your team."),
+        ("02-22T09:00", "knee", "user", "Any tips for a sore knee after running?"),
+        ("02-22T09:01", "knee", "assistant", "Ice it for 15 minutes, rest a day or two, and strengthen "
+         "your quads and hips; if it swells, see a physio."),
+    ])  # fmt: skip
+    march = _at("2026-03-12")
+    for asked in (
+        "what did the assistant say last month?",
+        "what did the chatbot tell me in February?",
+        "What did you tell me last month?",
+    ):
+        got = recall(store, embedder, asked, k=4, as_of=march)
+        assert {h.text[:8] for h in got.hits[:2]} == {"Write do", "Ice it f"}, asked
+        assert all(h.reply_to is not None for h in got.hits[:2])
+    # Not naming the assistant, a month asked of alone is the user's days.
+    mine = recall(store, embedder, "what did I do last month?", k=3, as_of=march)
+    assert all(h.role == "user" for h in mine.hits)
+
+
 def test_a_reply_that_matches_better_than_its_conversation_is_its_own_context(store, embedder, cli, tmp_path):
     """ "quitline number", not asked of the assistant: the reply that gives it answered "how do I
     bring it up without a fight?", which matches nothing of the question. Its context was that
