@@ -142,6 +142,10 @@ class RawInput:
     # said_at was written without an offset (a day, a time of day): a time of the user's zone,
     # read as UTC until it is stored, so that its identity never depends on the zone setting.
     wall_clock: bool = False
+    # said_at was written in the input for this input alone (a chat line's time of day, a journal
+    # entry's day, an export message's time), not given to a whole log or typed: the same words
+    # by the same speaker at that moment are this input, in whatever session or source they come.
+    own_moment: bool = False
 
     def __post_init__(self) -> None:
         if not self.content_hash:

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from enum import StrEnum
 from pathlib import Path
+from typing import Any
 
 from dcpm_cli.errors import InputError
 from dcpm_cli.ingest import exports as ingest_exports
-from dcpm_cli.ingest.text import check_json_depth, is_wall_clock, parse_time, refuse_binary
+from dcpm_cli.ingest.text import check_json_depth, has_time_of_day, is_wall_clock, parse_time, refuse_binary
 from dcpm_cli.models import RawInput, short_hash, speaker_of, spoken_by, utcnow
 
 ROLES = ("user", "assistant", "system")
@@ -174,6 +176,7 @@ def parse_markdown(
                 said_at=said or utcnow(),
                 position="" if said else f"{source}#{i}",
                 wall_clock=at_wall if when is None and at is not None else said is not None,
+                own_moment=when is not None,  # its own day's entry
             )
         )
     return out
@@ -209,62 +212,93 @@ def parse_jsonl(
     role defaults to "user".
     Turns that share a time (a log given `--at`, timestamps to the minute or the day) keep
     their order a microsecond apart: each is its own input ("yes" said twice is two), and a
-    turn sees the ones before it as its conversation.
+    turn sees the ones before it as its conversation. A line with no timestamp in a log that
+    has them was said at the time of the line before it (of the first that has one, before
+    that): a reply logged without one still answers the question above it.
     A log of several turns given no session (piped, or typed) is one conversation all the same,
     named after its first turn (`_log_session`): its replies are read with the questions they
     answer, and piped again it is the same session, so nothing is stored twice."""
+    turns = [_turn(n, line, source) for n, line in enumerate(text.splitlines(), 1) if line.strip()]
+    stamps = [t.stamp for t in turns if t.stamp is not None]
+    times = [parse_time(t.stamp, f"timestamp on line {t.n}") if t.stamp is not None else None for t in turns]
+    # (the lines before the first timed one take its time)
+    logged, logged_stamp = next(((t, x.stamp) for t, x in zip(times, turns, strict=True) if t), (None, None))
     out = []
     same: dict[tuple[str, datetime], int] = {}  # (session, time) → turns at it so far
     log_session = session
-    several = sum(1 for ln in text.splitlines() if ln.strip()) > 1  # one line is a lone input
-    for n, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        check_json_depth(line, f"{source} line {n}")
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as e:
-            raise InputError(f"{source} line {n}: not JSON ({e.msg})") from e
-        if not isinstance(obj, dict):
-            raise InputError(f"{source} line {n}: expected an object with role and content")
-        name = obj.get("speaker", obj.get("name"))
-        # A turn between two people names its speaker; a person is a user of the memory.
-        role, content = obj.get("role", "user" if name is not None else None), obj.get("content")
-        if name is not None and (not isinstance(name, str) or not speaker_of(f"{name.strip()}: ")):
-            raise InputError(
-                f"{source} line {n}: speaker must be a name, got {name!r}",
-                "one to three words each starting with a capital (Maya, Élodie Roux, Mary Ann de la "
-                "Cruz), a name in a script without capitals (李雷), or Speaker 2",
-            )
-        if "content" not in obj and role is None:
-            # `{"text": …, "date": …}`: a log of another shape, not a turn with a bad role
-            raise _another_shape(f"{source} line {n}: not a chat log line")
-        if role not in ROLES:
-            raise InputError(f"{source} line {n}: role must be one of {', '.join(ROLES)}, got {role!r}")
-        if not isinstance(content, str) or not content.strip():
-            raise InputError(f"{source} line {n}: content must be a non-empty string")
-        refuse_binary(content, f"{source} line {n}: content")  # JSON can spell a NUL or half a character
-        stamp = obj.get("timestamp")
-        said = parse_time(stamp, f"timestamp on line {n}") if stamp is not None else (at or utcnow())
-        if not log_session and not obj.get("session") and several:
-            log_session = _log_session(source, said if stamp is not None else at, content)
-        sess = str(obj.get("session") or log_session)
-        refuse_binary(sess, f"{source} line {n}: session")
+    for turn, own in zip(turns, times, strict=True):
+        if own is not None:
+            logged, logged_stamp = own, turn.stamp
+        said = logged or at or utcnow()
+        if not log_session and not turn.obj.get("session") and len(turns) > 1:  # one line: a lone input
+            log_session = _log_session(source, said if stamps or at else None, turn.text)
+        sess = str(turn.obj.get("session") or log_session)
+        refuse_binary(sess, f"{source} line {turn.n}: session")
         earlier = same.get((sess, said), 0)
         same[(sess, said)] = earlier + 1
-        text = spoken_by(name.strip(), content.strip()) if name is not None else content.strip()
         out.append(
             RawInput(
-                text=text,
-                role=role,
+                text=turn.text,
+                role=turn.role,
                 session=sess,
                 source=source,
                 said_at=said + timedelta(microseconds=earlier),
-                position="" if stamp is not None or at else f"{source}#{n}",
-                wall_clock=is_wall_clock(stamp) if stamp is not None else (at is not None and at_wall),
+                position="" if stamps or at else f"{source}#{turn.n}",
+                wall_clock=is_wall_clock(logged_stamp) if stamps else (at is not None and at_wall),
+                own_moment=turn.stamp is not None and has_time_of_day(turn.stamp),
             )
         )
     return out
+
+
+@dataclass(frozen=True)
+class _Turn:
+    n: int  # its line
+    obj: dict[str, Any]
+    role: str
+    text: str  # as stored: "Name: content" for a named speaker
+    stamp: str | float | None
+
+
+def _turn(n: int, line: str, source: str) -> _Turn:
+    """One chat log line, checked."""
+    where = f"{source} line {n}"
+    check_json_depth(line, where)
+    try:
+        obj = json.loads(line)
+    except json.JSONDecodeError as e:
+        raise InputError(f"{where}: not JSON ({e.msg})") from e
+    if not isinstance(obj, dict):
+        raise InputError(f"{where}: expected an object with role and content")
+    name = obj.get("speaker", obj.get("name"))
+    # A turn between two people names its speaker; a person is a user of the memory.
+    role, content = obj.get("role", "user" if name is not None else None), obj.get("content")
+    if name is not None and (not isinstance(name, str) or not speaker_of(f"{name.strip()}: ")):
+        raise InputError(
+            f"{where}: speaker must be a name, got {json.dumps(name, ensure_ascii=False)}",
+            "one to three words each starting with a capital (Maya, Élodie Roux, Mary Ann de la "
+            "Cruz), a name in a script without capitals (李雷), or Speaker 2",
+        )
+    if "content" not in obj and role is None:
+        # `{"text": …, "date": …}`: a log of another shape, not a turn with a bad role
+        raise _another_shape(f"{where}: not a chat log line")
+    if role is None:
+        raise InputError(f'{where}: no "role" (one of {", ".join(ROLES)})')
+    role = role.strip().lower() if isinstance(role, str) else role  # "User" is the user
+    if role not in ROLES:
+        got = json.dumps(role, ensure_ascii=False)
+        raise InputError(f"{where}: role must be one of {', '.join(ROLES)}, got {got}")
+    if not isinstance(content, str) or not content.strip():
+        raise InputError(f"{where}: content must be a non-empty string")
+    refuse_binary(content, f"{where}: content")  # JSON can spell a NUL or half a character
+    stamp = obj.get("timestamp")
+    if stamp is not None and (isinstance(stamp, bool) or not isinstance(stamp, str | int | float)):
+        raise InputError(
+            f"{where}: timestamp must be a date, a time or Unix seconds, got {json.dumps(stamp)}",
+            "use an ISO date like 2026-03-01 or 2026-03-01T18:30, or Unix seconds",
+        )
+    text = spoken_by(name.strip(), content.strip()) if name is not None else content.strip()
+    return _Turn(n, obj, role, text, stamp)
 
 
 def _log_session(source: str, first: datetime | None, content: str) -> str:
@@ -293,6 +327,32 @@ def _another_shape(what: str) -> InputError:
     return InputError(
         f'{what}: each line needs "content" (and "role": user, assistant or system; "timestamp" optional)',
         "rename the fields, or store it as one text with --format text",
+    )
+
+
+def _one_json_document(text: str, source: str) -> str | None:
+    """A text that is one JSON value over several lines, or an array: the chat turns it holds as
+    JSON lines (an array of turns, or `{"messages": [...]}`, as chat APIs write them), or an
+    error when it holds none; None for any other text (one JSON line is a chat log line or a
+    record, `looks_like_jsonl`)."""
+    body = text.strip()
+    if not body.startswith(("[", "{")):
+        return None
+    try:
+        check_json_depth(body, source)
+        value = json.loads(body)
+    except (InputError, json.JSONDecodeError, RecursionError):
+        return None  # JSON lines (each line checked on its own, by number), or a bracket's text
+    if isinstance(value, dict) and "\n" not in body and "messages" not in value:
+        return None  # one line: a chat log's, or a record (`_json_lines_of_another_shape`)
+    turns = value.get("messages") if isinstance(value, dict) and "content" not in value else value
+    turns = [turns] if isinstance(turns, dict) else turns
+    if isinstance(turns, list) and turns and all(isinstance(t, dict) and "content" in t for t in turns):
+        return "\n".join(json.dumps(t, ensure_ascii=False) for t in turns)
+    raise InputError(
+        f"{source} is one JSON document, not a chat log",
+        'a chat log is a JSON array of {"role", "content"[, "timestamp"]} turns, or one such object a '
+        "line; to store the JSON as one text, --format text",
     )
 
 
@@ -353,6 +413,10 @@ def parse(
         return ingest_exports.parse_export(text, fmt.value, source=source)
     if fmt is Format.notes:
         raise InputError("--format notes reads a folder: dcpm add --file DIR --format notes")
+    if fmt is Format.auto and (turns := _one_json_document(text, source)) is not None:
+        # A chat log as one JSON array (or pretty-printed): its turns, as JSON lines would be
+        # read; stored whole it was one text "said" now by the user, the assistant's words too.
+        text, fmt = turns, Format.jsonl
     if fmt is Format.auto:
         fmt = (
             Format.jsonl

@@ -1183,7 +1183,9 @@ def _filters(filters: dict[str, Sequence[str] | None]) -> str | None:
     return " AND ".join(clauses) or None
 
 
-_RAW_COLUMNS = [f.name for f in dataclasses.fields(RawInput) if f.name not in ("position", "wall_clock")]
+_RAW_COLUMNS = [
+    f.name for f in dataclasses.fields(RawInput) if f.name not in ("position", "wall_clock", "own_moment")
+]
 _ITEM_COLUMNS = [f.name for f in dataclasses.fields(MemoryItem)]
 _PASSAGE_COLUMNS = [f.name for f in dataclasses.fields(Passage)]
 _COLUMNS = {S.RAW: _RAW_COLUMNS, S.ITEMS: _ITEM_COLUMNS, S.PASSAGES: _PASSAGE_COLUMNS}

@@ -170,12 +170,17 @@ class Writer:
         session of as many inputs. A session that only shares some turns ("Hi" at the same
         time) is new, all of it; so is a lone input with no session (it is its own lookup by
         hash). A chat log's turn stored with no session (piped before a piped chat was given
-        one) is known turn by turn: each was its own input."""
+        one) is known turn by turn: each was its own input; so is one with a moment of its own
+        (`RawInput.own_moment`)."""
         known = self.store.known_raw_hashes([r.content_hash for r in raws])
         rest = [r for r in raws if r.content_hash not in known]
-        if not (len(rest) > 1 or any(r.session for r in rest)):
+        if not (len(rest) > 1 or any(r.session or r.own_moment for r in rest)):
             return known
         before = self.store.said_before(rest)
+        # A moment of its own (a chat line's time of day, a journal's day): the same words by the
+        # same speaker then are the same input, however much else the log holds now (a growing
+        # log piped again, a journal piped with a new entry, `tail` piped every night).
+        known.update(r.content_hash for r in rest if r.own_moment and r.content_hash in before)
         sessions: dict[str, list[RawInput]] = {}
         for r in rest:
             sessions.setdefault(r.session, []).append(r)

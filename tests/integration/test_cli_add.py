@@ -121,7 +121,8 @@ def test_a_chat_piped_without_a_session_is_one_conversation_and_never_stored_twi
         if h["role"] == "assistant"
     )
     assert reply["reply_to"]["text"] == "Should I use nicotine patches or gum?"
-    assert "session stdin 2026-02-08 21:10" in cli("show", reply["id"]).stdout
+    shown = cli("show", reply["id"]).stdout
+    assert "session stdin 2026-02-08 21:10" in shown
     # Piped again, under a session name, twice, or added from a file: the same conversation.
     (tmp_path / "nicotine.jsonl").write_text(NICOTINE)
     for again in (
@@ -138,6 +139,49 @@ def test_a_chat_piped_without_a_session_is_one_conversation_and_never_stored_twi
         json.loads(cli("add", "--no-extract", "-", "--json", input=untimed).stdout)["stored"] for _ in "ab"
     ] == [2, 0]
     assert len(cli.open_store().raw_by_status(["done", "context", "pending"])) == 4
+
+
+def test_a_growing_log_piped_again_stores_only_its_new_lines_whatever_came_before(cli, tmp_path):
+    """A nightly job that mixes `-s`, `--file` and `tail` (found by a user test): a turn stored
+    before under another session or from another source was stored again whenever the log
+    piped now held more than what was stored then, and a journal piped with one new entry
+    stored all its entries again."""
+
+    def turn(day: int, text: str, role: str = "user") -> str:
+        return json.dumps({"role": role, "content": text, "timestamp": f"2026-03-{day:02d}T21:00:00"}) + "\n"
+
+    log = [turn(d, f"Day {d}: Miso {w}.") + turn(d, f"Noted {w}.", "assistant") for d, w in enumerate(
+        ["came home", "hid all day", "ate tuna", "found the sofa", "met the vet", "slept on my desk"], 1
+    )]  # fmt: skip
+    stored = [
+        json.loads(cli("add", "--no-extract", *how, "--json", input="".join(lines)).stdout)["stored"]
+        for how, lines in [
+            (["-s", "bot-march", "-"], log[:2]),  # the first two nights, under a name
+            (["-"], log[:4]),  # the whole log so far, with two new nights
+            (["-"], log[3:5]),  # `tail`: yesterday again, and today
+        ]
+    ]
+    (tmp_path / "miso.jsonl").write_text("".join(log))
+    stored.append(
+        json.loads(cli("add", "--no-extract", "--file", str(tmp_path / "miso.jsonl"), "--json").stdout)[
+            "stored"
+        ]
+    )
+    assert stored == [4, 4, 2, 2]
+    assert len(cli.open_store().raw_by_status(["done", "context", "pending"])) == 12
+
+    journal = "".join(f"## 2026-04-0{d}\nWalked Miso's route, day {d}.\n\n" for d in (1, 2, 3))
+    (tmp_path / "journal.md").write_text(journal)
+    assert (
+        json.loads(cli("add", "--no-extract", "--file", str(tmp_path / "journal.md"), "--json").stdout)[
+            "stored"
+        ]
+        == 3
+    )
+    grown = json.loads(
+        cli("add", "--no-extract", "-", "--json", input=journal + "## 2026-04-04\nVet day.\n").stdout
+    )
+    assert (grown["stored"], grown["already_stored"]) == (1, 3)
 
 
 def test_a_chat_stored_with_no_session_before_is_not_stored_again_now_it_gets_one(cli, writer):
@@ -164,13 +208,13 @@ def test_a_journal_renamed_or_piped_in_after_its_import_is_not_stored_twice(cli,
     for again in (renamed, piped):
         got = json.loads(again.stdout)
         assert (got["stored"], got["already_stored"]) == (0, 2), again.stderr
-    # A copy with an entry edited is not the journal stored before: all of it is stored (a
-    # session is dropped only when every input of it was said before, in one session as long).
+    # A copy with an entry edited: its other entry, the same words on the same day, is the one
+    # stored before; the edited entry is new (a journal's entry is known by its day and words).
     (tmp_path / "journal-2026.md").write_text(journal.replace("visited", "visited with her dog"))
     edited = json.loads(
         cli("add", "--no-extract", "--file", str(tmp_path / "journal-2026.md"), "--json").stdout
     )
-    assert (edited["stored"], edited["already_stored"]) == (2, 0)
+    assert (edited["stored"], edited["already_stored"]) == (1, 1)
     # The journal edited where it is (its old entry replaced), then copied under another name.
     (tmp_path / "journal.md").write_text(journal.replace("Started", "Started slowly"))
     assert (

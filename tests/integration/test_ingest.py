@@ -3,6 +3,7 @@ input is unusable (exit 2, a clear message, nothing stored)."""
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
@@ -250,13 +251,72 @@ def test_jsonl_timestamps_in_every_form() -> None:
     ]
 
 
+def test_a_line_with_no_timestamp_in_a_timed_log_is_said_at_the_time_of_the_line_before() -> None:
+    """A reply logged without a time was dated now (December, for a March chat) and, said after
+    every other turn, shown as the answer to the last question of the log."""
+    log = "\n".join(
+        [
+            '{"role": "user", "content": "What wine goes with risotto?", "timestamp": "2026-03-05T19:00:00"}',
+            '{"role": "assistant", "content": "A Pinot Noir or an oaked Chardonnay."}',
+            '{"role": "user", "content": "And for dessert?", "timestamp": "2026-03-05T19:05:00"}',
+            '{"role": "assistant", "content": "Try a Tokaji."}',
+        ]
+    )
+    raws = ingest.parse(log, source="stdin")
+    at = datetime(2026, 3, 5, 19, tzinfo=UTC)
+    assert [r.said_at for r in raws] == [
+        at,
+        at + timedelta(microseconds=1),
+        at + timedelta(minutes=5),
+        at + timedelta(minutes=5, microseconds=1),
+    ]
+    assert [r.own_moment for r in raws] == [True, False, True, False]  # a time of its own, or the log's
+    assert all(r.wall_clock for r in raws)
+    # Before the first timed line, its time; a log with none is said now, each line by its place.
+    first = ingest.parse('{"role": "user", "content": "hi"}\n' + log, source="stdin")[0]
+    assert first.said_at == at and first.session == "stdin 2026-03-05 19:00"
+    untimed = ingest.parse('{"role": "user", "content": "a"}\n{"role": "user", "content": "b"}', source="x")
+    assert [r.position for r in untimed] == ["x#1", "x#2"]
+    # A day alone is no moment of one's own: the k-th turns of two logs of a day share it.
+    assert not ingest.parse('{"role": "user", "content": "Hi", "timestamp": "2026-03-05"}')[0].own_moment
+
+
+def test_a_chat_log_as_one_json_document_is_read_as_its_turns() -> None:
+    """An array of turns (or one pretty-printed, or `{"messages": [...]}` as chat APIs write it)
+    was stored as one text said now by the user, the assistant's words in it too."""
+    turns = [
+        {"role": "user", "content": "I moved to Bristol.", "timestamp": "2026-04-01T10:00:00"},
+        {"role": "assistant", "content": "Welcome!", "timestamp": "2026-04-01T10:01:00"},
+    ]
+    for text in (json.dumps(turns), json.dumps(turns, indent=2), json.dumps({"messages": turns})):
+        raws = ingest.parse(text, source="chat.json")
+        assert [(r.role, r.text) for r in raws] == [
+            ("user", "I moved to Bristol."),
+            ("assistant", "Welcome!"),
+        ]
+        assert raws[1].said_at == datetime(2026, 4, 1, 10, 1, tzinfo=UTC)
+    assert ingest.parse(json.dumps(turns[0], indent=1))[0].text == "I moved to Bristol."
+    for other in ("[1, 2, 3]", '{\n  "theme": "dark"\n}'):
+        with pytest.raises(InputError, match="one JSON document, not a chat log"):
+            ingest.parse(other, source="stdin")
+    assert ingest.parse("[draft] notes for the talk")[0].text == "[draft] notes for the talk"
+
+
 @pytest.mark.parametrize(
     ("log", "message"),
     [
         ('{"role": "user", "content": "ok"}\n{"role": "user", "content": "ok\n', "line 2: not JSON"),
         (
             '{"role": "user", "content": "ok"}\n\n{"content": "who said this?"}\n',
-            "line 3: role must be one of user, assistant, system, got None",
+            'line 3: no "role" (one of user, assistant, system)',
+        ),
+        (
+            '{"role": "User", "content": "ok"}\n{"role": 7, "content": "x"}',
+            "line 2: role must be one of user, assistant, system, got 7",
+        ),
+        (
+            '{"role": "user", "content": "ok", "timestamp": true}',
+            "line 1: timestamp must be a date, a time or Unix seconds, got true",
         ),
         ('{"role": "user", "content": "ok"}\n{"role": "bot", "content": "x"}', "line 2: role must be one of"),
         ('{"role": "user", "content": "  "}', "line 1: content must be a non-empty string"),

@@ -284,12 +284,15 @@ def test_history_of_words_not_yet_extracted_says_they_wait(cli):
 
 
 def test_the_same_words_said_at_the_same_time_are_not_each_called_the_newest(cli, tmp_path):
-    # One day written in two journals (the paper one has another day too, so it is not the
-    # phone one imported again).
-    day = "## 2026-03-01\nMoved to Leeds for the new job at the library.\n"
-    for name, text in (("paper.md", day + "\n## 2026-03-02\nUnpacked the kitchen.\n"), ("phone.md", day)):
-        (tmp_path / name).write_text(text)
-        assert cli("add", "--no-extract", "--file", str(tmp_path / name)).exit_code == 0
+    # One day noted twice, typed in two sessions (a journal's entry added again from another
+    # journal is the one stored before: no second input).
+    moved = "Moved to Leeds for the new job at the library."
+    for session in ("paper", "phone"):
+        assert cli("add", "--no-extract", "-s", session, "--at", "2026-03-01", moved).exit_code == 0
+    assert (
+        cli("add", "--no-extract", "-s", "paper", "--at", "2026-03-02", "Unpacked the kitchen.").exit_code
+        == 0
+    )
 
     table = " ".join(cli("recall", "moved to Leeds").stdout.split())
     prompt = cli("recall", "moved to Leeds", "--format", "prompt").stdout
