@@ -236,6 +236,8 @@ def detail(d: dict[str, Any], *, zone: str = "UTC") -> None:
                 "dim",
             )
         )
+        if (asked := d.get("reply_to")) is not None:
+            out.print(Text(f'answering {asked.id}: "{" ".join(asked.text.split())}"', "dim"))
         out.print(r.text, markup=False)
         for i in d["items"]:
             out.print(Text(f"→ {i.kind} {i.id}: {i.text}", "cyan"))

@@ -145,6 +145,7 @@ TOLD_LATER = timedelta(days=3)
 # nearest then: what comes next when little or nothing was said in it.
 NEAR_TIME = timedelta(days=14)
 NEAR_DEPTH = 100
+FAR = 8  # × NEAR_TIME: the second, farther search around a time asked alone (16 weeks each side)
 # A sentence that dates something else by the event ("got home Wednesday after the knee op")
 # does not date the event.
 _BY_THE_EVENT = r"\b(?:after|before|since|until|till|following|ahead\s+of)\s+(?:\S+\s+){0,3}?"
@@ -582,6 +583,8 @@ def _candidates(
             # What was said nearest then comes next (`_nearest_next`): searched as deep whatever
             # k is, so the top hits do not depend on it.
             during.append((*_near(w, as_of), max(depth, NEAR_DEPTH)))
+            # and, where little was said near it (a journal kept now and then), farther off
+            during.append((*_near(w, as_of, FAR), NEAR_DEPTH))
     # (BM25 matches the question's words without its order and scope: `matched_words`.)
     texts = [asked.words, *map(matched_words, asked.cues)]
     for n, (vector, text) in enumerate(zip(vectors, texts, strict=True)):
@@ -682,10 +685,10 @@ def _nearest_next(
         scores[key] = top * (len(rest) - n) / len(rest)
 
 
-def _near(window: Window, as_of: datetime | None) -> tuple[datetime, datetime]:
-    """Around a time asked alone: as far as it is long on either side, NEAR_TIME at least; not
-    past `as_of` (what was said later is not shown, and would take the search's places)."""
-    reach = max(window.end - window.start, NEAR_TIME)
+def _near(window: Window, as_of: datetime | None, times: int = 1) -> tuple[datetime, datetime]:
+    """Around a time asked alone: as far as it is long on either side, NEAR_TIME at least (`times`
+    that); not past `as_of` (what was said later is not shown, and would take the search's places)."""
+    reach = max(window.end - window.start, NEAR_TIME) * times
     end = window.end + TOLD_LATER + reach
     return window.start - reach, end if as_of is None else min(end, as_of)
 
@@ -705,6 +708,8 @@ def _answers_first(store: Store, got: _Candidates, asked: Question, as_of: datet
         return
     scores, rows = got.scores, got.rows
     ranked = [x for x in sorted(scores, key=lambda x: (-scores[x], x))[:ANSWERED_DEPTH] if x not in got.exact]
+    if asked.by_assistant:
+        _with_their_replies(store, got, ranked, as_of)
     place = {key: n for n, key in enumerate(ranked)}
     turns = {
         key: row
@@ -721,6 +726,26 @@ def _answers_first(store: Store, got: _Candidates, asked: Question, as_of: datet
         if answered in turns and place[answered] < place[key]:
             scores[answered], scores[key] = scores[key], scores[answered]
             place[answered], place[key] = place[key], place[answered]
+
+
+def _with_their_replies(store: Store, got: _Candidates, ranked: list[Key], as_of: datetime | None) -> None:
+    """A question naming the assistant as the one who said it ("which book did the AI suggest?")
+    finds the user's turn that asked ("What book should I read to focus better?") more often than
+    the reply, which shares none of its words ("I recommend 'Deep Work' by Cal Newport"): each
+    such turn among `ranked` brings in the reply to it, just above it, for `_answers_first` to
+    rank (a reply is the turn after it, the assistant's; not one said after `as_of`)."""
+    for key in list(ranked):
+        turn = got.rows.get(key)
+        if not isinstance(turn, RawInput) or turn.role != "user" or not turn.session:
+            continue
+        reply = store.turn_after(turn)
+        if reply is None or reply.role != "assistant" or (as_of is not None and reply.said_at > as_of):
+            continue
+        if (there := ("raw", reply.id)) not in got.scores:
+            got.rows[there] = reply
+            got.said[there] = reply.said_at
+            got.scores[there] = got.scores[key] * (1 + 1e-6)
+            ranked.insert(ranked.index(key), there)
 
 
 def _answered(store: Store, reply: RawInput) -> RawInput | None:
@@ -1422,7 +1447,9 @@ def describe(store: Store, ident: str) -> dict[str, Any]:
             "nodes": list(store.get_nodes(list(store.nodes_with_evidence([ident]))).values()),
         }
     if raw := store.get_raw([ident]).get(ident):
-        return {"type": "raw", "raw": raw, "items": store.items_from_raw(ident)}
+        # (a reply: the user's turn it answered, as recall shows it)
+        answered = _answered(store, raw) if raw.role != "user" and raw.session else None
+        return {"type": "raw", "raw": raw, "items": store.items_from_raw(ident), "reply_to": answered}
     if node := store.get_nodes([ident]).get(ident):
         evidence = store.get_items(store.evidence_of(ident))
         raws = store.get_raw(sorted({r for i in evidence.values() for r in i.raw_ids}))

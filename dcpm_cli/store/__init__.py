@@ -576,6 +576,26 @@ class Store(GraphVerbs, JournalVerbs, EraseVerbs, StagingVerbs):
         before = self._said_before(raw.session, raw.said_at, raw.created_at, 1, buy=False)
         return before[-1] if before else None
 
+    def turn_after(self, raw: RawInput) -> RawInput | None:
+        """The input said just after `raw` in its session (the reply to it, when the assistant's),
+        or None; the order is `turn_before`'s. Read a day ahead first, as a reply is minutes off."""
+        if not raw.session:
+            return None
+        cut = (_micros_of(raw.said_at), _micros_of(raw.created_at))
+        base = f"session = {_q(raw.session)} AND said_at >= {timestamp(raw.said_at)}"
+        rows: list[dict[str, Any]] = []
+        for days in (1, 30, None):
+            try:
+                until = "" if days is None else f" AND said_at < {timestamp(raw.said_at + timedelta(days))}"
+            except OverflowError:  # (a time near the year 9999)
+                until = ""
+            rows = self._rows(S.RAW, base + until, _RAW_COLUMNS)
+            rows = [r for r in rows if (_micros_of(r["said_at"]), _micros_of(r["created_at"])) > cut]
+            if rows:
+                break
+        first = min(rows, key=lambda r: (r["said_at"], r["created_at"]), default=None)
+        return self._from_row(RawInput, first) if first is not None else None
+
     def _said_before(
         self, session: str, said: datetime, stored: datetime | None, n: int, *, buy: bool
     ) -> list[RawInput]:

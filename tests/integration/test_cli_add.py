@@ -123,6 +123,8 @@ def test_a_chat_piped_without_a_session_is_one_conversation_and_never_stored_twi
     assert reply["reply_to"]["text"] == "Should I use nicotine patches or gum?"
     shown = cli("show", reply["id"]).stdout
     assert "session stdin 2026-02-08 21:10" in shown
+    assert "answering r_" in shown and ': "Should I use nicotine patches or gum?"' in shown
+    assert json.loads(cli("show", reply["id"], "--json").stdout)["reply_to"]["id"] == reply["reply_to"]["id"]
     # Piped again, under a session name, twice, or added from a file: the same conversation.
     (tmp_path / "nicotine.jsonl").write_text(NICOTINE)
     for again in (

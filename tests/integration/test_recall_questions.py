@@ -752,6 +752,26 @@ def test_a_question_about_a_time_alone_finds_what_was_said_then(store, embedder,
     assert named.hits[0].id == ids["Did the weekly shop and cleaned the bathroom."]
 
 
+def test_a_time_alone_in_a_journal_kept_now_and_then_shows_the_nearest_first(store, embedder, cli, tmp_path):
+    """A month after the last entry, "what did I do last weekend?" said "the nearest first" but
+    showed the 7th of March, the 16th, the 22nd (entries met through their passage carried its
+    last day), and left out the nearest, the 29th, and two more: nothing lay within the four
+    weeks searched around the weekend (found by a user test)."""
+    days = ["02-01", "02-08", "02-21", "03-07", "03-16", "03-22", "03-29"]
+    things = ["Long run along the canal.", "Kinder Scout hike with Priya.", "Told mum about the offer.",
+              "Lazy weekend, watched films.", "Flew back from Lisbon.", "Swam 1km, knee fine.",
+              "Painted the spare room."]  # fmt: skip
+    journal = tmp_path / "journal.md"
+    journal.write_text("".join(f"## 2026-{d}\n{t}\n\n" for d, t in zip(days, things, strict=True)))
+    assert cli("add", "--no-extract", "--file", str(journal)).exit_code == 0
+    got = recall(store, embedder, "what did I do last weekend?", k=8, as_of=_at("2026-04-30"))
+    assert [f"{h.when:%m-%d}" for h in got.hits] == days[::-1]
+    assert got.warnings == [
+        "nothing found was said last weekend (2026-04-25 to 2026-04-26): these hits are from other days, "
+        "the nearest first"
+    ]
+
+
 def test_a_time_alone_with_nothing_said_then_finds_what_was_done_nearest_it(store, embedder, writer):
     """Nothing was said last weekend. What comes next is the time beside it, by the day each
     input is about (the climbing was on Saturday the 28th, told on the 2nd), not an old line
@@ -1611,6 +1631,22 @@ def test_what_the_assistant_said_at_a_time_is_its_replies_then_before_the_journa
     # Not naming the assistant, a month asked of alone is the user's days.
     mine = recall(store, embedder, "what did I do last month?", k=3, as_of=march)
     assert all(h.role == "user" for h in mine.hits)
+
+
+def test_a_question_naming_the_assistant_brings_in_the_reply_to_the_turn_it_finds(store, embedder, cli):
+    """ "Which book did the AI suggest?" found "What book should I read…?" but not the reply to
+    it, "I recommend 'Deep Work'…", which shares none of its words: the podcast reply came first
+    and the book was not among ten hits (tests/data/chatpiper, seven weeks of a user test's
+    journal and chat)."""
+    for name in ("journal.md", "chat.jsonl"):
+        assert cli("add", "--no-extract", "--file", str(TEST_DATA / "chatpiper" / name)).exit_code == 0
+    for asked in ("which book did the AI suggest?", "which book did the assistant suggest?"):
+        got = recall(store, embedder, asked, k=3, as_of=_at("2026-03-23"))
+        deep = [n for n, h in enumerate(got.hits) if h.text.startswith("I recommend 'Deep Work'")]
+        assert deep and deep[0] < 2 and got.hits[deep[0]].reply_to is not None, asked
+    # Not as of a time before it was said.
+    early = recall(store, embedder, "which book did the AI suggest?", k=5, as_of=_at("2026-02-04T21:00:30"))
+    assert not any(h.text.startswith("I recommend 'Deep Work'") for h in early.hits)
 
 
 def test_a_reply_that_matches_better_than_its_conversation_is_its_own_context(store, embedder, cli, tmp_path):
