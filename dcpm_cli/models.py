@@ -142,10 +142,6 @@ class RawInput:
     # said_at was written without an offset (a day, a time of day): a time of the user's zone,
     # read as UTC until it is stored, so that its identity never depends on the zone setting.
     wall_clock: bool = False
-    # said_at was written in the input for this input alone (a chat line's time of day, a journal
-    # entry's day, an export message's time), not given to a whole log or typed: the same words
-    # by the same speaker at that moment are this input, in whatever session or source they come.
-    own_moment: bool = False
 
     def __post_init__(self) -> None:
         if not self.content_hash:
@@ -155,6 +151,13 @@ class RawInput:
             self.content_hash = short_hash(self.text, self.role, self.session, when, n=64)
         if not self.id:
             self.id = "r_" + self.content_hash[:12]
+
+    @property
+    def said_key(self) -> str:
+        """Its words, speaker and moment, wherever it came from (a session, a file, a pipe): what
+        a forget keeps besides its id, so the same turn piped again in another session stays
+        forgotten. A digest, as the id is: no text."""
+        return short_hash(self.text, self.role, self.said_at.astimezone(UTC).isoformat(), n=16)
 
     def in_zone(self, zone: tzinfo) -> RawInput:
         """This input as stored for a user in `zone`: a wall-clock time is that zone's (noon of

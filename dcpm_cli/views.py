@@ -14,7 +14,7 @@ from datetime import UTC, date, datetime
 from typing import Any
 
 from dcpm_cli.chunking import EXTRACT_CHARS, pieces
-from dcpm_cli.models import RawInput, speaker_of
+from dcpm_cli.models import speaker_of
 
 # An input longer than this is shown as one piece of it (the one sharing most words with the
 # query), in the table, `--format prompt` and the JSON: a 2 MB journal pasted in one go would
@@ -25,8 +25,6 @@ SHOWN_CHARS = EXTRACT_CHARS
 def _default(o: Any) -> Any:
     if isinstance(o, datetime | date):
         return o.isoformat()
-    if isinstance(o, RawInput):  # (`own_moment` is how it was read, never stored)
-        return {k: v for k, v in asdict(o).items() if k != "own_moment"}
     if is_dataclass(o) and not isinstance(o, type):
         return asdict(o)
     raise TypeError(f"cannot serialise {type(o).__name__}")

@@ -118,7 +118,6 @@ def _raw(
         said_at=said or base or datetime.now(UTC),
         position=position,
         wall_clock=is_wall_clock(when) if said else bool(base) and is_wall_clock(fallback),
-        own_moment=said is not None,
     )
 
 
@@ -266,14 +265,7 @@ def daily_notes(folder: Path, skipped: list[str] | None = None) -> list[RawInput
         text = _FRONT_MATTER.sub("", read_file(path)).strip()
         if text:
             out.append(
-                RawInput(
-                    text=text,
-                    session=folder.name,
-                    source=path.name,
-                    said_at=day,
-                    wall_clock=True,
-                    own_moment=True,
-                )
+                RawInput(text=text, session=folder.name, source=path.name, said_at=day, wall_clock=True)
             )
     if not dated:
         raise InputError(

@@ -12,7 +12,7 @@ from typing import Any
 
 from dcpm_cli.errors import InputError
 from dcpm_cli.ingest import exports as ingest_exports
-from dcpm_cli.ingest.text import check_json_depth, has_time_of_day, is_wall_clock, parse_time, refuse_binary
+from dcpm_cli.ingest.text import check_json_depth, is_wall_clock, parse_time, refuse_binary
 from dcpm_cli.models import RawInput, short_hash, speaker_of, spoken_by, utcnow
 
 ROLES = ("user", "assistant", "system")
@@ -176,7 +176,6 @@ def parse_markdown(
                 said_at=said or utcnow(),
                 position="" if said else f"{source}#{i}",
                 wall_clock=at_wall if when is None and at is not None else said is not None,
-                own_moment=when is not None,  # its own day's entry
             )
         )
     return out
@@ -212,26 +211,24 @@ def parse_jsonl(
     role defaults to "user".
     Turns that share a time (a log given `--at`, timestamps to the minute or the day) keep
     their order a microsecond apart: each is its own input ("yes" said twice is two), and a
-    turn sees the ones before it as its conversation. A line with no timestamp in a log that
-    has them was said at the time of the line before it (of the first that has one, before
-    that): a reply logged without one still answers the question above it.
+    turn sees the ones before it as its conversation. A line with no timestamp after one that
+    has one was said at its time: a reply logged without one still answers the question above
+    it (a line before any time is one of a log without times: said at `at` or now, and known by
+    its place, as it was before the log had times).
     A log of several turns given no session (piped, or typed) is one conversation all the same,
     named after its first turn (`_log_session`): its replies are read with the questions they
     answer, and piped again it is the same session, so nothing is stored twice."""
     turns = [_turn(n, line, source) for n, line in enumerate(text.splitlines(), 1) if line.strip()]
-    stamps = [t.stamp for t in turns if t.stamp is not None]
-    times = [parse_time(t.stamp, f"timestamp on line {t.n}") if t.stamp is not None else None for t in turns]
-    # (the lines before the first timed one take its time)
-    logged, logged_stamp = next(((t, x.stamp) for t, x in zip(times, turns, strict=True) if t), (None, None))
     out = []
     same: dict[tuple[str, datetime], int] = {}  # (session, time) → turns at it so far
     log_session = session
-    for turn, own in zip(turns, times, strict=True):
-        if own is not None:
-            logged, logged_stamp = own, turn.stamp
-        said = logged or at or utcnow()
+    logged: tuple[datetime, str | float] | None = None  # the time of the last line that had one
+    for turn in turns:
+        if turn.stamp is not None:
+            logged = (parse_time(turn.stamp, f"timestamp on line {turn.n}"), turn.stamp)
+        said = logged[0] if logged else at or utcnow()
         if not log_session and not turn.obj.get("session") and len(turns) > 1:  # one line: a lone input
-            log_session = _log_session(source, said if stamps or at else None, turn.text)
+            log_session = _log_session(source, logged[0] if logged else at, turn.text)
         sess = str(turn.obj.get("session") or log_session)
         refuse_binary(sess, f"{source} line {turn.n}: session")
         earlier = same.get((sess, said), 0)
@@ -243,9 +240,8 @@ def parse_jsonl(
                 session=sess,
                 source=source,
                 said_at=said + timedelta(microseconds=earlier),
-                position="" if stamps or at else f"{source}#{turn.n}",
-                wall_clock=is_wall_clock(logged_stamp) if stamps else (at is not None and at_wall),
-                own_moment=turn.stamp is not None and has_time_of_day(turn.stamp),
+                position="" if logged or at else f"{source}#{turn.n}",
+                wall_clock=is_wall_clock(logged[1]) if logged else (at is not None and at_wall),
             )
         )
     return out
@@ -301,14 +297,13 @@ def _turn(n: int, line: str, source: str) -> _Turn:
     return _Turn(n, obj, role, text, stamp)
 
 
-def _log_session(source: str, first: datetime | None, content: str) -> str:
-    """The session of a chat log given none: "stdin 2026-02-08 21:10", its first turn's time as
-    written (a log with no times: its first words' hash, as stable when it is piped again)."""
-    return (
-        f"{source} {first:%Y-%m-%d %H:%M}"
-        if first is not None
-        else f"{source} {short_hash(content.strip(), n=8)}"
-    )
+def _log_session(source: str, first: datetime | None, text: str) -> str:
+    """The session of a chat log given none, from its first turn: its time as written, to the
+    second, and its words' hash ("stdin 2026-02-08 21:10:00 3fa2c1d0": two chats begun in one
+    minute, or second, are two), or, for a first line with no time, the hash alone; the same
+    when the log is piped again."""
+    words = short_hash(text.strip(), n=8)
+    return f"{source} {first:%Y-%m-%d %H:%M:%S} {words}" if first is not None else f"{source} {words}"
 
 
 def looks_like_jsonl(text: str, source: str = "the input") -> bool:
@@ -347,13 +342,19 @@ def _one_json_document(text: str, source: str) -> str | None:
         return None  # one line: a chat log's, or a record (`_json_lines_of_another_shape`)
     turns = value.get("messages") if isinstance(value, dict) and "content" not in value else value
     turns = [turns] if isinstance(turns, dict) else turns
-    if isinstance(turns, list) and turns and all(isinstance(t, dict) and "content" in t for t in turns):
+    # (each with a role or a speaker: `{"name": "Groceries", "content": "milk, eggs"}` is a list's)
+    turn = ("content", ("role", "speaker"))
+    if isinstance(turns, list) and turns and all(_has(t, *turn) for t in turns):
         return "\n".join(json.dumps(t, ensure_ascii=False) for t in turns)
     raise InputError(
         f"{source} is one JSON document, not a chat log",
         'a chat log is a JSON array of {"role", "content"[, "timestamp"]} turns, or one such object a '
         "line; to store the JSON as one text, --format text",
     )
+
+
+def _has(obj: object, key: str, one_of: tuple[str, ...]) -> bool:
+    return isinstance(obj, dict) and key in obj and any(k in obj for k in one_of)
 
 
 def _json_lines_of_another_shape(text: str, least: int = 2) -> bool:

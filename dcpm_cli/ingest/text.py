@@ -71,12 +71,6 @@ def is_wall_clock(value: object) -> bool:
         return False
 
 
-def has_time_of_day(value: object) -> bool:
-    """A time written to the minute or finer (Unix seconds, an ISO time), not a day alone: the
-    k-th turns of two logs dated by the day share a moment, two turns at one minute rarely do."""
-    return not (isinstance(value, str) and _day_only(value) is not None)
-
-
 def clock_change(value: str, zone: tzinfo) -> str:
     """What a wall-clock time said in `zone` meets at a change of the clocks, '' if nothing: a
     time that never happened there (read with the offset from before the change) or one that

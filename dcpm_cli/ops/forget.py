@@ -302,7 +302,7 @@ def apply_forget(store: Store, plan: ForgetPlan, embedder: Embedder | None = Non
             op="FORGET",
             item_id=plan.requested[0],
             target_id="f_" + short_hash(*plan.removed, when.isoformat()),
-            detail=_detail(plan),
+            detail=_detail(plan, [r.said_key for r in store.get_raw(plan.raw_ids).values()]),
             at=when,
         )
         # First, so a kill after it still keeps the node from coming back; a forgotten fact is
@@ -331,12 +331,13 @@ def apply_forget(store: Store, plan: ForgetPlan, embedder: Embedder | None = Non
     return ForgetReport(plan, event.id, scrubbed, rewritten)
 
 
-def _detail(plan: ForgetPlan) -> str:
+def _detail(plan: ForgetPlan, said: list[str]) -> str:
     from dcpm_cli.store.erase import forget_detail
 
     return forget_detail(
         requested=plan.requested,
         raw=plan.raw_ids,
+        said=sorted(said),  # (`RawInput.said_key`: digests, as the ids are)
         items=plan.item_ids,
         nodes=plan.node_ids,
         edges=plan.edge_ids,

@@ -738,7 +738,13 @@ def _with_their_replies(store: Store, got: _Candidates, ranked: list[Key], as_of
         turn = got.rows.get(key)
         if not isinstance(turn, RawInput) or turn.role != "user" or not turn.session:
             continue
-        reply = store.turn_after(turn)
+        kept = _KEPT.get()
+        if kept is not None and turn.id in kept.after:
+            reply = kept.after[turn.id]
+        else:
+            reply = store.turn_after(turn)  # (read once per recall: both searches ask)
+            if kept is not None:
+                kept.after[turn.id] = reply
         if reply is None or reply.role != "assistant" or (as_of is not None and reply.said_at > as_of):
             continue
         if (there := ("raw", reply.id)) not in got.scores:
@@ -1058,6 +1064,7 @@ class _Kept:
     depth: int
     done: dict[tuple[Any, ...], tuple[int, list[tuple[Found, float]]]]  # search → (its depth, hits)
     before: dict[str, RawInput | None] = dataclasses.field(default_factory=dict)  # reply → its turn
+    after: dict[str, RawInput | None] = dataclasses.field(default_factory=dict)  # turn → the next
 
 
 _KEPT: ContextVar[_Kept | None] = ContextVar("dcpm_recall_kept", default=None)

@@ -469,6 +469,13 @@ class Store(GraphVerbs, JournalVerbs, EraseVerbs, StagingVerbs):
         sizes = {s: self.count(S.RAW, f"session = {_q(s)} AND {live}") for s in sessions}
         return {h: (session, sizes[session], source) for h, (session, source) in found.items()}
 
+    def said_since(self, session: str, when: datetime) -> int:
+        """How many inputs of `session` were said at `when` or after (an edited day's old words
+        not among them)."""
+        return self.count(
+            S.RAW, f"session = {_q(session)} AND said_at >= {timestamp(when)} AND status != {_q(REPLACED)}"
+        )
+
     def add_raw(self, raws: Sequence[RawInput], vectors: np.ndarray | None, why: str = "") -> None:
         """Append new inputs and their passages (the caller holds the write lock); a marker
         left by a cut between the two has the next writer rebuild the passages. With no
@@ -1203,9 +1210,7 @@ def _filters(filters: dict[str, Sequence[str] | None]) -> str | None:
     return " AND ".join(clauses) or None
 
 
-_RAW_COLUMNS = [
-    f.name for f in dataclasses.fields(RawInput) if f.name not in ("position", "wall_clock", "own_moment")
-]
+_RAW_COLUMNS = [f.name for f in dataclasses.fields(RawInput) if f.name not in ("position", "wall_clock")]
 _ITEM_COLUMNS = [f.name for f in dataclasses.fields(MemoryItem)]
 _PASSAGE_COLUMNS = [f.name for f in dataclasses.fields(Passage)]
 _COLUMNS = {S.RAW: _RAW_COLUMNS, S.ITEMS: _ITEM_COLUMNS, S.PASSAGES: _PASSAGE_COLUMNS}

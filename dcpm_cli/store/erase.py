@@ -148,6 +148,18 @@ class EraseVerbs:
             return set()
         return self.forgotten_records()["raw"].intersection(raw_ids)
 
+    def forgotten_said(self, keys: Sequence[str]) -> set[str]:
+        """Those of `keys` (`RawInput.said_key`: words, speaker, moment) a forget removed."""
+        if not keys:
+            return set()
+        said: set[str] = set()
+        for event in self.forget_events():
+            try:
+                said.update(str(k) for k in json.loads(event.detail or "{}").get("said", []))
+            except (ValueError, AttributeError, TypeError):
+                continue
+        return said.intersection(keys)
+
     def forgotten_records(self) -> dict[str, set[str]]:
         """The ids every forget removed, by export record type (raw, item, node, edge): an
         export made before a forget still holds them, and must not bring them back."""

@@ -138,7 +138,7 @@ class Writer:
             # Re-check under the lock: a concurrent `dcpm add` may have stored the same input.
             known = self._known(fresh)
             keep = [i for i, r in enumerate(fresh) if r.content_hash not in known]
-            gone = self.store.forgotten_inputs([fresh[i].id for i in keep])
+            gone = self._forgotten([fresh[i] for i in keep])
             keep = [i for i in keep if fresh[i].id not in gone]
             new = [fresh[i] for i in keep]
             if new:
@@ -158,42 +158,66 @@ class Writer:
                 self.store.set_raw_vectors(missing, vectors)
         return len(missing)
 
+    def _forgotten(self, raws: Sequence[RawInput]) -> set[str]:
+        """The ids of those of `raws` the user had forgotten (`dcpm forget`): by id, or by their
+        words, speaker and moment, come again in another session (a log piped anew, `tail`)."""
+        gone = self.store.forgotten_inputs([r.id for r in raws])
+        said = self.store.forgotten_said([r.said_key for r in raws])
+        return gone | {r.id for r in raws if r.said_key in said}
+
     def _unknown(self, raws: list[RawInput]) -> list[RawInput]:
         known = self._known(raws)
         return [r for r in raws if r.content_hash not in known]
 
     def _known(self, raws: list[RawInput]) -> set[str]:
-        """The content hashes of `raws` stored before: the same input, or a whole session of
-        them stored before from another source (a journal renamed, or piped in after it was
-        imported by name, or piped again under another session): every input of the session
-        said before, word for word, by the same speaker at the same moment, in one stored
-        session of as many inputs. A session that only shares some turns ("Hi" at the same
-        time) is new, all of it; so is a lone input with no session (it is its own lookup by
-        hash). A chat log's turn stored with no session (piped before a piped chat was given
-        one) is known turn by turn: each was its own input; so is one with a moment of its own
-        (`RawInput.own_moment`)."""
+        """The content hashes of `raws` stored before: the same input, or one of a session that
+        is what was stored before, from another source or in another session, or goes on from it
+        (`_goes_on_from_what_was_stored`); a lone input with no session is its own lookup by
+        hash. A chat log's turn stored with no session (piped before a piped chat was given one)
+        is known turn by turn: each was its own input."""
         known = self.store.known_raw_hashes([r.content_hash for r in raws])
         rest = [r for r in raws if r.content_hash not in known]
-        if not (len(rest) > 1 or any(r.session or r.own_moment for r in rest)):
+        if not (len(rest) > 1 or any(r.session for r in rest)):
             return known
         before = self.store.said_before(rest)
-        # A moment of its own (a chat line's time of day, a journal's day): the same words by the
-        # same speaker then are the same input, however much else the log holds now (a growing
-        # log piped again, a journal piped with a new entry, `tail` piped every night).
-        known.update(r.content_hash for r in rest if r.own_moment and r.content_hash in before)
+        gone = self._forgotten(rest)  # (stored no more: a log's turns go on from what is left)
         sessions: dict[str, list[RawInput]] = {}
-        for r in rest:
+        for r in sorted(rest, key=lambda r: r.said_at):
             sessions.setdefault(r.session, []).append(r)
         for group in sessions.values():
-            matched = {before.get(r.content_hash) for r in group}
-            # (one "Yes." typed in two sessions at one time is two inputs; a conversation piped
-            # again under another session name is the same one)
-            m = matched.pop() if len(matched) == 1 else None
-            if m is not None and m[1] == len(group) and (m[2] != group[0].source or len(group) > 1):
-                known.update(r.content_hash for r in group)
+            if self._goes_on_from_what_was_stored(group, before, gone):
+                known.update(r.content_hash for r in group if r.content_hash in before)
             if group[0].session and len(group) > 1:  # a chat log's turns, once stored with no session
                 known.update(r.content_hash for r in group if before.get(r.content_hash, ("-",))[0] == "")
         return known
+
+    def _goes_on_from_what_was_stored(
+        self, group: list[RawInput], before: dict[str, tuple[str, int, str]], gone: set[str]
+    ) -> bool:
+        """Whether `group` (a session's new inputs, in the order said) is what was stored before
+        or goes on from it: its first inputs are the same words by the same speaker at the same
+        moments as stored ones (`before`), the rest none, and in each stored session those are
+        its last inputs. So a log stored whole (renamed, piped again under another `-s`), a log
+        grown since (piped again each night, a journal with a new entry) and `tail` with lines
+        stored before store only what is new; a conversation that opens as another did ("Hi", at
+        a day's noon) but goes on otherwise, a day two journals share, or a copy with an entry
+        edited is new. One input alone from the same source is its own ("Yes." typed in two
+        sessions at one time is two). Its inputs the user forgot (`gone`) are not stored again,
+        and the rest goes on from what was left."""
+        if len(group) == 1 and before.get(group[0].content_hash, ("", 0, ""))[2] == group[0].source:
+            return False
+        group = [r for r in group if r.id not in gone]  # (forgotten: a log goes on from the rest)
+        matched = [r for r in group if r.content_hash in before]
+        if not matched or matched != group[: len(matched)]:
+            return False
+        stored: dict[str, list[RawInput]] = {}
+        for r in matched:
+            stored.setdefault(before[r.content_hash][0], []).append(r)
+        # (turns stored with no session: each its own input, known turn by turn by `_known`)
+        return "" not in stored and all(
+            self.store.said_since(session, turns[0].said_at) == len(turns)
+            for session, turns in stored.items()
+        )
 
     # -- the whole pipeline ---------------------------------------------------------------
 

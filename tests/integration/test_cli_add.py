@@ -186,6 +186,47 @@ def test_a_growing_log_piped_again_stores_only_its_new_lines_whatever_came_befor
     assert (grown["stored"], grown["already_stored"]) == (1, 3)
 
 
+def test_inputs_that_share_words_and_a_moment_with_stored_ones_but_not_their_log_are_new(cli, tmp_path):
+    """What the review of the growing-log rule found it dropping: an "OK" two chats open with at
+    one second, a day two journals share, and a forgotten turn piped again in another session
+    (which must stay forgotten, where the rest is new)."""
+
+    def chat(*turns: tuple[str, str, str]) -> str:
+        return "".join(
+            json.dumps({"role": r, "content": c, "timestamp": f"2026-03-01T{t}Z"}) + "\n" for t, r, c in turns
+        )
+
+    dentist = chat(("10:00:00", "user", "OK"), ("10:00:30", "assistant", "Your appointment is at 3pm."))
+    car = chat(("10:00:00", "user", "OK"), ("10:00:40", "assistant", "The garage has the car until Friday."))
+    for name, log in (("dentist", dentist), ("car", car)):
+        got = json.loads(cli("add", "--no-extract", "-s", name, "-", "--json", input=log).stdout)
+        assert (got["stored"], got["already_stored"]) == (2, 0), name
+    for name, days in (("work", ("02-28", "03-01", "03-02")), ("training", ("02-27", "03-01"))):
+        text = "".join(f"## 2026-{d}\n{'Rest day.' if d == '03-01' else name + ' ' + d}\n\n" for d in days)
+        (tmp_path / f"{name}.md").write_text(text)
+        got = json.loads(cli("add", "--no-extract", "--file", str(tmp_path / f"{name}.md"), "--json").stdout)
+        assert (got["stored"], got["already_stored"]) == (len(days), 0), name
+
+    log = chat(
+        ("08:00:00", "user", "Set up the new router."),
+        ("08:00:20", "assistant", "Done: the network is called Attic."),
+        ("08:01:00", "user", "My bank PIN is 4471, remind me later."),
+        ("08:01:20", "assistant", "I'd rather not keep a PIN; use a password manager."),
+    )
+    assert json.loads(cli("add", "--no-extract", "-", "--json", input=log).stdout)["stored"] == 4
+    pin = next(
+        h["id"]
+        for h in json.loads(cli("recall", "bank PIN", "--json").stdout)["hits"]
+        if h["text"].startswith("My bank PIN")
+    )
+    assert cli("forget", pin, "-y").exit_code == 0
+    tail = "".join(log.splitlines(keepends=True)[2:])
+    for how in (["-"], ["-s", "daily", "-"]):
+        got = json.loads(cli("add", "--no-extract", *how, "--json", input=tail).stdout)
+        assert (got["stored"], got["forgotten"]) == (0, 1), how
+    assert "4471" not in cli("recall", "bank PIN").stdout
+
+
 def test_a_chat_stored_with_no_session_before_is_not_stored_again_now_it_gets_one(cli, writer):
     """Stores written before a piped chat was given a session hold its turns with none: piping
     the same log again is not a new conversation."""
@@ -210,13 +251,13 @@ def test_a_journal_renamed_or_piped_in_after_its_import_is_not_stored_twice(cli,
     for again in (renamed, piped):
         got = json.loads(again.stdout)
         assert (got["stored"], got["already_stored"]) == (0, 2), again.stderr
-    # A copy with an entry edited: its other entry, the same words on the same day, is the one
-    # stored before; the edited entry is new (a journal's entry is known by its day and words).
+    # A copy with an entry edited is not the journal stored before: all of it is stored (a
+    # session is the one stored before, or goes on from it, only when it holds all of it).
     (tmp_path / "journal-2026.md").write_text(journal.replace("visited", "visited with her dog"))
     edited = json.loads(
         cli("add", "--no-extract", "--file", str(tmp_path / "journal-2026.md"), "--json").stdout
     )
-    assert (edited["stored"], edited["already_stored"]) == (1, 1)
+    assert (edited["stored"], edited["already_stored"]) == (2, 0)
     # The journal edited where it is (its old entry replaced), then copied under another name.
     (tmp_path / "journal.md").write_text(journal.replace("Started", "Started slowly"))
     assert (

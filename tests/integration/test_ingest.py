@@ -270,15 +270,27 @@ def test_a_line_with_no_timestamp_in_a_timed_log_is_said_at_the_time_of_the_line
         at + timedelta(minutes=5),
         at + timedelta(minutes=5, microseconds=1),
     ]
-    assert [r.own_moment for r in raws] == [True, False, True, False]  # a time of its own, or the log's
     assert all(r.wall_clock for r in raws)
-    # Before the first timed line, its time; a log with none is said now, each line by its place.
-    first = ingest.parse('{"role": "user", "content": "hi"}\n' + log, source="stdin")[0]
-    assert first.said_at == at and first.session == "stdin 2026-03-05 19:00"
-    untimed = ingest.parse('{"role": "user", "content": "a"}\n{"role": "user", "content": "b"}', source="x")
-    assert [r.position for r in untimed] == ["x#1", "x#2"]
-    # A day alone is no moment of one's own: the k-th turns of two logs of a day share it.
-    assert not ingest.parse('{"role": "user", "content": "Hi", "timestamp": "2026-03-05"}')[0].own_moment
+    assert {r.session for r in raws} == {raws[0].session} and raws[0].session.startswith(
+        "stdin 2026-03-05 19:00:00 "
+    )
+    # Lines before any time are those of a log without times (said now, known by their place),
+    # so a log that gains a timed line later is, up to it, the one stored before.
+    untimed = '{"role": "user", "content": "a"}\n{"role": "user", "content": "b"}'
+    before = ingest.parse(untimed, source="x")
+    after = ingest.parse(
+        untimed + '\n{"role": "user", "content": "c", "timestamp": "2026-04-20T09:00Z"}', source="x"
+    )
+    assert [r.position for r in before] == ["x#1", "x#2"]
+    assert [r.content_hash for r in after[:2]] == [r.content_hash for r in before]
+    # Two chats begun in one minute are two sessions.
+    one = '{"role": "user", "content": "Which tomato handles shade?", "timestamp": "2026-03-01T10:00:10"}\n'
+    two = '{"role": "user", "content": "What is the VAT threshold?", "timestamp": "2026-03-01T10:00:10"}\n'
+    reply = '{"role": "assistant", "content": "Try Stupice."}\n'
+    assert (
+        ingest.parse(one + reply, source="stdin")[0].session
+        != ingest.parse(two + reply, source="stdin")[0].session
+    )
 
 
 def test_a_chat_log_as_one_json_document_is_read_as_its_turns() -> None:
@@ -296,7 +308,8 @@ def test_a_chat_log_as_one_json_document_is_read_as_its_turns() -> None:
         ]
         assert raws[1].said_at == datetime(2026, 4, 1, 10, 1, tzinfo=UTC)
     assert ingest.parse(json.dumps(turns[0], indent=1))[0].text == "I moved to Bristol."
-    for other in ("[1, 2, 3]", '{\n  "theme": "dark"\n}'):
+    groceries = '[{"id": 1, "name": "Groceries", "content": "milk, eggs", "updated": "2026-02-01"}]'
+    for other in ("[1, 2, 3]", '{\n  "theme": "dark"\n}', groceries):  # (a list's items: no role, no speaker)
         with pytest.raises(InputError, match="one JSON document, not a chat log"):
             ingest.parse(other, source="stdin")
     assert ingest.parse("[draft] notes for the talk")[0].text == "[draft] notes for the talk"
