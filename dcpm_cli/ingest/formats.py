@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
 
 from dcpm_cli.errors import InputError
 from dcpm_cli.ingest import exports as ingest_exports
@@ -227,9 +226,9 @@ def parse_jsonl(
         if turn.stamp is not None:
             logged = (parse_time(turn.stamp, f"timestamp on line {turn.n}"), turn.stamp)
         said = logged[0] if logged else at or utcnow()
-        if not log_session and not turn.obj.get("session") and len(turns) > 1:  # one line: a lone input
+        if not log_session and not turn.session and len(turns) > 1:  # one line: a lone input
             log_session = _log_session(source, logged[0] if logged else at, turn.text)
-        sess = str(turn.obj.get("session") or log_session)
+        sess = turn.session or log_session
         refuse_binary(sess, f"{source} line {turn.n}: session")
         earlier = same.get((sess, said), 0)
         same[(sess, said)] = earlier + 1
@@ -250,7 +249,7 @@ def parse_jsonl(
 @dataclass(frozen=True)
 class _Turn:
     n: int  # its line
-    obj: dict[str, Any]
+    session: str  # its own, or ""
     role: str
     text: str  # as stored: "Name: content" for a named speaker
     stamp: str | float | None
@@ -294,7 +293,7 @@ def _turn(n: int, line: str, source: str) -> _Turn:
             "use an ISO date like 2026-03-01 or 2026-03-01T18:30, or Unix seconds",
         )
     text = spoken_by(name.strip(), content.strip()) if name is not None else content.strip()
-    return _Turn(n, obj, role, text, stamp)
+    return _Turn(n, str(obj.get("session") or ""), role, text, stamp)
 
 
 def _log_session(source: str, first: datetime | None, text: str) -> str:

@@ -61,12 +61,12 @@ import dataclasses
 import math
 import re
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta, tzinfo
 from itertools import islice
-from typing import TYPE_CHECKING, Any, TypedDict, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypedDict, TypeVar
 
 from dcpm_cli.embed import MINILM_ID
 from dcpm_cli.errors import InputError, TextSearchFailed
@@ -738,13 +738,7 @@ def _with_their_replies(store: Store, got: _Candidates, ranked: list[Key], as_of
         turn = got.rows.get(key)
         if not isinstance(turn, RawInput) or turn.role != "user" or not turn.session:
             continue
-        kept = _KEPT.get()
-        if kept is not None and turn.id in kept.after:
-            reply = kept.after[turn.id]
-        else:
-            reply = store.turn_after(turn)  # (read once per recall: both searches ask)
-            if kept is not None:
-                kept.after[turn.id] = reply
+        reply = _once("after", turn, store.turn_after)  # (both searches ask)
         if reply is None or reply.role != "assistant" or (as_of is not None and reply.said_at > as_of):
             continue
         if (there := ("raw", reply.id)) not in got.scores:
@@ -757,14 +751,22 @@ def _with_their_replies(store: Store, got: _Candidates, ranked: list[Key], as_of
 def _answered(store: Store, reply: RawInput) -> RawInput | None:
     """The user's turn `reply` answered: the input said just before it in its conversation,
     when that is the user's (read once per recall)."""
-    kept = _KEPT.get()
-    if kept is not None and reply.id in kept.before:
-        turn = kept.before[reply.id]
-    else:
-        turn = store.turn_before(reply)
-        if kept is not None:
-            kept.before[reply.id] = turn
+    turn = _once("before", reply, store.turn_before)
     return turn if turn is not None and turn.role == "user" else None
+
+
+def _once(
+    side: Literal["before", "after"], raw: RawInput, read: Callable[[RawInput], RawInput | None]
+) -> RawInput | None:
+    """The turn on one `side` of `raw` in its conversation, read once per recall (`_Kept`)."""
+    kept = _KEPT.get()
+    seen = None if kept is None else kept.before if side == "before" else kept.after
+    if seen is not None and raw.id in seen:
+        return seen[raw.id]
+    turn = read(raw)
+    if seen is not None:
+        seen[raw.id] = turn
+    return turn
 
 
 def _with_what_they_answered(store: Store, hits: list[Hit], found: dict[Key, MemoryItem | RawInput]) -> None:
@@ -1058,8 +1060,8 @@ def _without_passage(store: Store, rows: dict[Key, Candidate], sources_of: dict[
 class _Kept:
     """What one `recall()` reads twice, kept for it: its BM25 searches (the feedback search asks
     the same words again, only the vector moves; each runs at `depth` at least, so a shallower
-    ask is the head of it), and the turn before each reply met (read for the ranking and again
-    for the hit)."""
+    ask is the head of it), the turn before each reply met (read for the ranking and again for
+    the hit) and the turn after each user's turn a question naming the assistant met (`_once`)."""
 
     depth: int
     done: dict[tuple[Any, ...], tuple[int, list[tuple[Found, float]]]]  # search → (its depth, hits)

@@ -455,26 +455,23 @@ class Store(GraphVerbs, JournalVerbs, EraseVerbs, StagingVerbs):
         by_time: dict[datetime, list[RawInput]] = {}  # aware times: equal across zones
         for r in raws:
             by_time.setdefault(r.said_at, []).append(r)
-        live = f"status != {_q(REPLACED)}"  # an edited day's old words are not its input
         found: dict[str, tuple[str, str]] = {}
         times = sorted(by_time)
         for i in range(0, len(times), 500):
-            where = f"said_at IN ({', '.join(timestamp(t) for t in times[i : i + 500])}) AND {live}"
+            where = f"said_at IN ({', '.join(timestamp(t) for t in times[i : i + 500])}) AND {_LIVE}"
             for row in self._rows(S.RAW, where, ["text", "role", "said_at", "source", "session"]):
                 for r in by_time.get(row["said_at"], []):
                     same = (r.text, r.role) == (row["text"], row["role"])
                     if same and (r.source, r.session) != (row["source"], row["session"] or ""):
                         found[r.content_hash] = (row["session"] or "", row["source"])
         sessions = {s for s, _ in found.values()}
-        sizes = {s: self.count(S.RAW, f"session = {_q(s)} AND {live}") for s in sessions}
+        sizes = {s: self.count(S.RAW, f"session = {_q(s)} AND {_LIVE}") for s in sessions}
         return {h: (session, sizes[session], source) for h, (session, source) in found.items()}
 
     def said_since(self, session: str, when: datetime) -> int:
         """How many inputs of `session` were said at `when` or after (an edited day's old words
         not among them)."""
-        return self.count(
-            S.RAW, f"session = {_q(session)} AND said_at >= {timestamp(when)} AND status != {_q(REPLACED)}"
-        )
+        return self.count(S.RAW, f"session = {_q(session)} AND said_at >= {timestamp(when)} AND {_LIVE}")
 
     def add_raw(self, raws: Sequence[RawInput], vectors: np.ndarray | None, why: str = "") -> None:
         """Append new inputs and their passages (the caller holds the write lock); a marker
@@ -592,10 +589,7 @@ class Store(GraphVerbs, JournalVerbs, EraseVerbs, StagingVerbs):
         base = f"session = {_q(raw.session)} AND said_at >= {timestamp(raw.said_at)}"
         rows: list[dict[str, Any]] = []
         for days in (1, 30, None):
-            try:
-                until = "" if days is None else f" AND said_at < {timestamp(raw.said_at + timedelta(days))}"
-            except OverflowError:  # (a time near the year 9999)
-                until = ""
+            until = "" if days is None else _until(raw.said_at, days)
             rows = self._rows(S.RAW, base + until, _RAW_COLUMNS)
             rows = [r for r in rows if (_micros_of(r["said_at"]), _micros_of(r["created_at"])) > cut]
             if rows:
@@ -1165,6 +1159,13 @@ def _since(before: datetime, days: int) -> str:
         return ""
 
 
+def _until(after: datetime, days: int) -> str:
+    try:
+        return f" AND said_at < {timestamp(after + timedelta(days=days))}"
+    except OverflowError:  # an input stored near year 9999: no upper bound
+        return ""
+
+
 NO_VECTOR = "no vector yet"  # the mark of an input stored while the embedder was failing
 _NO_VECTOR_YET = f"error LIKE '{NO_VECTOR}%'"
 _SET_ASIDE = "facts_set_aside"  # meta key: a JSON list of item ids
@@ -1211,6 +1212,7 @@ def _filters(filters: dict[str, Sequence[str] | None]) -> str | None:
 
 
 _RAW_COLUMNS = [f.name for f in dataclasses.fields(RawInput) if f.name not in ("position", "wall_clock")]
+_LIVE = f"status != {_q(REPLACED)}"  # not an edited day's old words
 _ITEM_COLUMNS = [f.name for f in dataclasses.fields(MemoryItem)]
 _PASSAGE_COLUMNS = [f.name for f in dataclasses.fields(Passage)]
 _COLUMNS = {S.RAW: _RAW_COLUMNS, S.ITEMS: _ITEM_COLUMNS, S.PASSAGES: _PASSAGE_COLUMNS}

@@ -26,7 +26,7 @@ from collections.abc import Iterable, Sequence
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
-from dcpm_cli.models import Edge, Event
+from dcpm_cli.models import Edge, Event, RawInput
 from dcpm_cli.store import schemas as S
 from dcpm_cli.store.sql import in_list as _in
 from dcpm_cli.store.sql import quote as _q
@@ -141,34 +141,30 @@ class EraseVerbs:
         rows = self._rows(S.EVENTS, "op = 'FORGET'")
         return sorted((self._from_row(Event, r) for r in rows), key=lambda e: e.at)
 
-    def forgotten_inputs(self, raw_ids: Sequence[str]) -> set[str]:
-        """Those of `raw_ids` a forget removed (its event keeps the ids, never a text): an input
-        is known by its words, so the same journal added again would bring it back."""
-        if not raw_ids:
+    def forgotten_inputs(self, raws: Sequence[RawInput]) -> set[str]:
+        """The ids of those of `raws` a forget removed: by id, or by their words, speaker and
+        moment (`RawInput.said_key`), come again in another session (a log piped anew, `tail`).
+        Its event keeps ids and digests, never a text: an input is known by its words, so the
+        same journal added again would bring it back."""
+        if not raws:
             return set()
-        return self.forgotten_records()["raw"].intersection(raw_ids)
-
-    def forgotten_said(self, keys: Sequence[str]) -> set[str]:
-        """Those of `keys` (`RawInput.said_key`: words, speaker, moment) a forget removed."""
-        if not keys:
-            return set()
-        said: set[str] = set()
-        for event in self.forget_events():
-            try:
-                said.update(str(k) for k in json.loads(event.detail or "{}").get("said", []))
-            except (ValueError, AttributeError, TypeError):
-                continue
-        return said.intersection(keys)
+        gone = self._forgotten(("raw", "said"))
+        return {r.id for r in raws if r.id in gone["raw"] or r.said_key in gone["said"]}
 
     def forgotten_records(self) -> dict[str, set[str]]:
         """The ids every forget removed, by export record type (raw, item, node, edge): an
         export made before a forget still holds them, and must not bring them back."""
-        gone: dict[str, set[str]] = {"raw": set(), "item": set(), "node": set(), "edge": set()}
+        gone = self._forgotten(("raw", "items", "nodes", "edges"))
+        return {"raw": gone["raw"], "item": gone["items"], "node": gone["nodes"], "edge": gone["edges"]}
+
+    def _forgotten(self, keys: Sequence[str]) -> dict[str, set[str]]:
+        """What every forget's event lists under each of `keys` of its detail."""
+        gone: dict[str, set[str]] = {key: set() for key in keys}
         for event in self.forget_events():
             try:
                 detail = json.loads(event.detail or "{}")
-                for kind, key in (("raw", "raw"), ("item", "items"), ("node", "nodes"), ("edge", "edges")):
-                    gone[kind].update(str(i) for i in detail.get(key, []))
+                for key in keys:
+                    gone[key].update(str(i) for i in detail.get(key, []))
             except (ValueError, AttributeError, TypeError):
                 continue  # blanked by a later forget, before FORGET events were kept whole
         return gone

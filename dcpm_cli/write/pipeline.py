@@ -136,9 +136,10 @@ class Writer:
                 self.embed_problem = _embedder_failed(e)
         with self.store.write(Write.INPUTS):  # raw inputs: no staged write depends on them
             # Re-check under the lock: a concurrent `dcpm add` may have stored the same input.
-            known = self._known(fresh)
+            forgotten = self.store.forgotten_inputs(fresh)
+            known = self._known(fresh, forgotten)
             keep = [i for i, r in enumerate(fresh) if r.content_hash not in known]
-            gone = self._forgotten([fresh[i] for i in keep])
+            gone = {fresh[i].id for i in keep if fresh[i].id in forgotten}
             keep = [i for i in keep if fresh[i].id not in gone]
             new = [fresh[i] for i in keep]
             if new:
@@ -158,29 +159,24 @@ class Writer:
                 self.store.set_raw_vectors(missing, vectors)
         return len(missing)
 
-    def _forgotten(self, raws: Sequence[RawInput]) -> set[str]:
-        """The ids of those of `raws` the user had forgotten (`dcpm forget`): by id, or by their
-        words, speaker and moment, come again in another session (a log piped anew, `tail`)."""
-        gone = self.store.forgotten_inputs([r.id for r in raws])
-        said = self.store.forgotten_said([r.said_key for r in raws])
-        return gone | {r.id for r in raws if r.said_key in said}
-
     def _unknown(self, raws: list[RawInput]) -> list[RawInput]:
         known = self._known(raws)
         return [r for r in raws if r.content_hash not in known]
 
-    def _known(self, raws: list[RawInput]) -> set[str]:
+    def _known(self, raws: list[RawInput], gone: set[str] | None = None) -> set[str]:
         """The content hashes of `raws` stored before: the same input, or one of a session that
         is what was stored before, from another source or in another session, or goes on from it
         (`_goes_on_from_what_was_stored`); a lone input with no session is its own lookup by
         hash. A chat log's turn stored with no session (piped before a piped chat was given one)
-        is known turn by turn: each was its own input."""
+        is known turn by turn: each was its own input. `gone`: the ids of those the user forgot
+        (`Store.forgotten_inputs`), when the caller has them."""
         known = self.store.known_raw_hashes([r.content_hash for r in raws])
         rest = [r for r in raws if r.content_hash not in known]
         if not (len(rest) > 1 or any(r.session for r in rest)):
             return known
         before = self.store.said_before(rest)
-        gone = self._forgotten(rest)  # (stored no more: a log's turns go on from what is left)
+        if gone is None:  # (stored no more: a log's turns go on from what is left)
+            gone = self.store.forgotten_inputs(rest)
         sessions: dict[str, list[RawInput]] = {}
         for r in sorted(rest, key=lambda r: r.said_at):
             sessions.setdefault(r.session, []).append(r)
