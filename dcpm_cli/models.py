@@ -123,6 +123,13 @@ def speaker_of(text: str) -> str:
     return m.group(1) if all(_name_word(w) for w in named) else ""
 
 
+def moment(said_at: datetime) -> datetime:
+    """The time a log gave a turn, to the millisecond: without the microseconds that keep the
+    order of turns logged at one time (`ingest.formats.parse_jsonl`), which a log cut inside
+    that time (`tail`) numbers from its cut."""
+    return said_at.replace(microsecond=said_at.microsecond // 1000 * 1000)
+
+
 @dataclass
 class RawInput:
     """One input as the user gave it; immutable once stored (only its status moves)."""
@@ -154,10 +161,11 @@ class RawInput:
 
     @property
     def said_key(self) -> str:
-        """Its words, speaker and moment, wherever it came from (a session, a file, a pipe): what
-        a forget keeps besides its id, so the same turn piped again in another session stays
-        forgotten. A digest, as the id is: no text."""
-        return short_hash(self.text, self.role, self.said_at.astimezone(UTC).isoformat(), n=16)
+        """Its words, speaker and moment (`moment`), wherever it came from (a session, a file, a
+        pipe): what a forget keeps besides its id, so the same turn piped again in another
+        session, or by a `tail` cut inside its minute, stays forgotten. A digest, as the id is:
+        no text."""
+        return short_hash(self.text, self.role, moment(self.said_at).astimezone(UTC).isoformat(), n=16)
 
     def in_zone(self, zone: tzinfo) -> RawInput:
         """This input as stored for a user in `zone`: a wall-clock time is that zone's (noon of

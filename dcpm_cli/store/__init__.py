@@ -27,7 +27,17 @@ from dcpm_cli.errors import (
     TextSearchFailed,
     disk_full,
 )
-from dcpm_cli.models import PENDING, REPLACED, Calibration, DreamRun, Event, MemoryItem, Passage, RawInput
+from dcpm_cli.models import (
+    PENDING,
+    REPLACED,
+    Calibration,
+    DreamRun,
+    Event,
+    MemoryItem,
+    Passage,
+    RawInput,
+    moment,
+)
 from dcpm_cli.store import schemas as S
 from dcpm_cli.store.base import WHERE as _WHERE
 from dcpm_cli.store.base import Lance, Write, cannot_write, uninterrupted
@@ -446,27 +456,31 @@ class Store(GraphVerbs, JournalVerbs, EraseVerbs, StagingVerbs):
             known.update(r["content_hash"] for r in rows)
         return known
 
-    def said_before(self, raws: Sequence[RawInput]) -> dict[str, tuple[str, int, str]]:
-        """content hash → (session, its number of inputs, source) of a stored input with the same words,
-        speaker and moment as one of `raws` but from another source (file, stdin, tool) or in
-        another session: what the writer needs to tell a journal renamed, a chat piped in after
-        it was imported by name or again under another session, from a new conversation that
-        happens to open with the same "Hi" at the same time."""
-        by_time: dict[datetime, list[RawInput]] = {}  # aware times: equal across zones
-        for r in raws:
-            by_time.setdefault(r.said_at, []).append(r)
-        found: dict[str, tuple[str, str]] = {}
-        times = sorted(by_time)
-        for i in range(0, len(times), 500):
-            where = f"said_at IN ({', '.join(timestamp(t) for t in times[i : i + 500])}) AND {_LIVE}"
+    def said_before(self, raws: Sequence[RawInput]) -> dict[str, tuple[str, str, datetime]]:
+        """content hash → (session, source, time) of the stored input that
+        is one of `raws` from another source (file, stdin, tool) or in another session: the same
+        words and speaker at the same moment (`moment`), the turns of one moment matched in
+        their order (a log cut inside a minute by `tail` numbers that minute's turns from the
+        cut). What the writer needs to tell a journal renamed, a chat piped in after it was
+        imported by name or again under another session, from a new conversation that happens
+        to open with the same "Hi" at the same time."""
+        news: dict[tuple[datetime, str], list[RawInput]] = {}  # (moment, session) → its turns then
+        for r in sorted(raws, key=lambda r: r.said_at):
+            news.setdefault((moment(r.said_at), r.session), []).append(r)
+        stored: dict[tuple[datetime, str], list[dict[str, Any]]] = {}
+        moments = {at for at, _ in news}
+        for low, high in _spans(sorted(moments)):
+            where = f"said_at >= {timestamp(low)} AND said_at <= {timestamp(high)} AND {_LIVE}"
             for row in self._rows(S.RAW, where, ["text", "role", "said_at", "source", "session"]):
-                for r in by_time.get(row["said_at"], []):
-                    same = (r.text, r.role) == (row["text"], row["role"])
-                    if same and (r.source, r.session) != (row["source"], row["session"] or ""):
-                        found[r.content_hash] = (row["session"] or "", row["source"])
-        sessions = {s for s, _ in found.values()}
-        sizes = {s: self.count(S.RAW, f"session = {_q(s)} AND {_LIVE}") for s in sessions}
-        return {h: (session, sizes[session], source) for h, (session, source) in found.items()}
+                if (at := moment(row["said_at"])) in moments:
+                    stored.setdefault((at, row["session"] or ""), []).append(row)
+        found: dict[str, tuple[str, str, datetime]] = {}
+        for (at, session), rows in stored.items():
+            for (when, _), turns in news.items():
+                for r, row in _in_step(turns, rows) if when == at else ():
+                    if (r.source, r.session, r.said_at) != (row["source"], session, row["said_at"]):
+                        found[r.content_hash] = (session, row["source"], row["said_at"])
+        return found
 
     def said_since(self, session: str, when: datetime) -> int:
         """How many inputs of `session` were said at `when` or after (an edited day's old words
@@ -1164,6 +1178,31 @@ def _until(after: datetime, days: int) -> str:
         return f" AND said_at < {timestamp(after + timedelta(days=days))}"
     except OverflowError:  # an input stored near year 9999: no upper bound
         return ""
+
+
+def _spans(moments: list[datetime], most: int = 500) -> Iterator[tuple[datetime, datetime]]:
+    """Sorted moments as few time ranges (first, last microsecond), each of at most `most`
+    moments less than a day apart: a log's times read in a few queries, not the years between
+    two of them."""
+    start = 0
+    for n in range(1, len(moments) + 1):
+        if n == len(moments) or n - start == most or moments[n] - moments[n - 1] > timedelta(days=1):
+            last = moments[n - 1]
+            yield moments[start], last.replace(microsecond=last.microsecond + 999)
+            start = n
+
+
+def _in_step(turns: list[RawInput], rows: list[dict[str, Any]]) -> list[tuple[RawInput, dict[str, Any]]]:
+    """Turns of one moment paired with stored rows of one session at it, kept in step: the
+    k-th turn with the row `shift` places on, for the least shift under which every pair has
+    the same words and speaker (a log cut inside the moment numbers its turns from the cut;
+    `ingest.formats.parse_jsonl`). [] when no shift pairs them."""
+    place = {row["said_at"].microsecond % 1000: row for row in rows}
+    for shift in range(max(place) + 1):
+        pairs = [(r, place[k]) for r in turns if (k := r.said_at.microsecond % 1000 + shift) in place]
+        if pairs and all((r.text, r.role) == (row["text"], row["role"]) for r, row in pairs):
+            return pairs
+    return []
 
 
 NO_VECTOR = "no vector yet"  # the mark of an input stored while the embedder was failing

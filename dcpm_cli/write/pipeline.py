@@ -19,7 +19,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
 from dcpm_cli.embed import Memo
@@ -36,6 +36,7 @@ from dcpm_cli.models import (
     InputOutcome,
     MemoryItem,
     RawInput,
+    moment,
     normalise,
     short_hash,
     utcnow,
@@ -125,7 +126,12 @@ class Writer:
             unique.setdefault(r.content_hash, r)
         # A batch is looked up first, so a re-import embeds nothing; a single input is embedded
         # at once (cheaper than the lookup): the check under the lock below decides.
-        fresh = self._unknown(list(unique.values())) if len(unique) > 1 else list(unique.values())
+        batch = list(unique.values())
+        if len(batch) > 1:
+            known = self._known(batch)
+            fresh = [r for r in batch if r.content_hash not in known]
+        else:
+            fresh = batch
         self.embed_problem = ""
         vectors = None
         if fresh:
@@ -137,7 +143,7 @@ class Writer:
         with self.store.write(Write.INPUTS):  # raw inputs: no staged write depends on them
             # Re-check under the lock: a concurrent `dcpm add` may have stored the same input.
             forgotten = self.store.forgotten_inputs(fresh)
-            known = self._known(fresh, forgotten)
+            known = self._known(batch, forgotten)
             keep = [i for i, r in enumerate(fresh) if r.content_hash not in known]
             gone = {fresh[i].id for i in keep if fresh[i].id in forgotten}
             keep = [i for i in keep if fresh[i].id not in gone]
@@ -159,10 +165,6 @@ class Writer:
                 self.store.set_raw_vectors(missing, vectors)
         return len(missing)
 
-    def _unknown(self, raws: list[RawInput]) -> list[RawInput]:
-        known = self._known(raws)
-        return [r for r in raws if r.content_hash not in known]
-
     def _known(self, raws: list[RawInput], gone: set[str] | None = None) -> set[str]:
         """The content hashes of `raws` stored before: the same input, or one of a session that
         is what was stored before, from another source or in another session, or goes on from it
@@ -174,11 +176,15 @@ class Writer:
         rest = [r for r in raws if r.content_hash not in known]
         if not (len(rest) > 1 or any(r.session for r in rest)):
             return known
-        before = self.store.said_before(rest)
+        # Each input stored as it is, in its own session at its own time, unless it shares a
+        # moment with a new one: the turns of a moment are matched together, in their order.
+        before = {r.content_hash: (r.session, r.source, r.said_at) for r in raws if r.content_hash in known}
+        new_moments = {moment(r.said_at) for r in rest}
+        before.update(self.store.said_before([r for r in raws if moment(r.said_at) in new_moments]))
         if gone is None:  # (stored no more: a log's turns go on from what is left)
             gone = self.store.forgotten_inputs(rest)
         sessions: dict[str, list[RawInput]] = {}
-        for r in sorted(rest, key=lambda r: r.said_at):
+        for r in sorted(raws, key=lambda r: r.said_at):
             sessions.setdefault(r.session, []).append(r)
         for group in sessions.values():
             if self._goes_on_from_what_was_stored(group, before, gone):
@@ -188,19 +194,19 @@ class Writer:
         return known
 
     def _goes_on_from_what_was_stored(
-        self, group: list[RawInput], before: dict[str, tuple[str, int, str]], gone: set[str]
+        self, group: list[RawInput], before: dict[str, tuple[str, str, datetime]], gone: set[str]
     ) -> bool:
-        """Whether `group` (a session's new inputs, in the order said) is what was stored before
-        or goes on from it: its first inputs are the same words by the same speaker at the same
-        moments as stored ones (`before`), the rest none, and in each stored session those are
-        its last inputs. So a log stored whole (renamed, piped again under another `-s`), a log
+        """Whether `group` (a session's inputs, in the order said) is what was stored before or
+        goes on from it: its first inputs are stored ones or the same words by the same speaker
+        at the same moments as stored ones (`before`), the rest none, and in each stored session
+        those are its last inputs. So a log stored whole (renamed, piped again under another `-s`), a log
         grown since (piped again each night, a journal with a new entry) and `tail` with lines
         stored before store only what is new; a conversation that opens as another did ("Hi", at
         a day's noon) but goes on otherwise, a day two journals share, or a copy with an entry
         edited is new. One input alone from the same source is its own ("Yes." typed in two
         sessions at one time is two). Its inputs the user forgot (`gone`) are not stored again,
         and the rest goes on from what was left."""
-        if len(group) == 1 and before.get(group[0].content_hash, ("", 0, ""))[2] == group[0].source:
+        if len(group) == 1 and before.get(group[0].content_hash, ("", "", None))[1] == group[0].source:
             return False
         group = [r for r in group if r.id not in gone]  # (forgotten: a log goes on from the rest)
         matched = [r for r in group if r.content_hash in before]
@@ -211,7 +217,7 @@ class Writer:
             stored.setdefault(before[r.content_hash][0], []).append(r)
         # (turns stored with no session: each its own input, known turn by turn by `_known`)
         return "" not in stored and all(
-            self.store.said_since(session, turns[0].said_at) == len(turns)
+            self.store.said_since(session, before[turns[0].content_hash][2]) == len(turns)
             for session, turns in stored.items()
         )
 

@@ -186,6 +186,43 @@ def test_a_growing_log_piped_again_stores_only_its_new_lines_whatever_came_befor
     assert (grown["stored"], grown["already_stored"]) == (1, 3)
 
 
+def test_a_log_timed_to_the_minute_cut_inside_a_minute_by_tail_stores_only_its_new_lines(cli):
+    """Turns logged in one minute are told apart by their order in it: `tail` cutting into the
+    minute numbered them from the cut, so none matched what was stored and the whole tail was
+    stored again, every night. A turn forgotten in such a minute stays forgotten too."""
+
+    def log(*turns: tuple[str, str, str]) -> list[str]:
+        return [
+            json.dumps({"role": r, "content": c, "timestamp": f"2026-11-01T{t}"}) + "\n" for t, r, c in turns
+        ]
+
+    lines = log(
+        ("09:00", "user", "ok"),
+        ("09:00", "assistant", "Shall I list what to plant this month?"),
+        ("09:00", "user", "ok"),
+        ("09:00", "user", "My gate code is 5521, keep it for me."),
+        ("09:01", "assistant", "Garlic and broad beans overwinter well."),
+        ("09:01", "user", "Great, and the shed roof needs felt."),
+    )
+    first = json.loads(cli("add", "--no-extract", "-", "--json", input="".join(lines)).stdout)
+    assert first["stored"] == 6
+    for cut in (5, 4, 3):  # inside the minute: after the first "ok", after the question, after both
+        for how in (["-"], ["-s", "garden", "-"]):
+            got = json.loads(cli("add", "--no-extract", *how, "--json", input="".join(lines[-cut:])).stdout)
+            assert (got["stored"], got["already_stored"]) == (0, cut), (cut, how)
+    gate = next(
+        h["id"]
+        for h in json.loads(cli("recall", "gate code", "--json").stdout)["hits"]
+        if h["text"].startswith("My gate code")
+    )
+    assert cli("forget", gate, "-y").exit_code == 0
+    grown = [*lines, *log(("09:01", "assistant", "Felt it is; I'll remind you on Saturday."))]
+    got = json.loads(cli("add", "--no-extract", "-", "--json", input="".join(grown[-4:])).stdout)
+    assert (got["stored"], got["already_stored"], got["forgotten"]) == (1, 2, 1)
+    assert "5521" not in cli("recall", "gate code").stdout
+    assert len(cli.open_store().raw_by_status(["done", "context", "pending"])) == 6
+
+
 def test_inputs_that_share_words_and_a_moment_with_stored_ones_but_not_their_log_are_new(cli, tmp_path):
     """What the review of the growing-log rule found it dropping: an "OK" two chats open with at
     one second, a day two journals share, and a forgotten turn piped again in another session
