@@ -1,4 +1,5 @@
-"""Input formats: plain text, JSONL chat logs, Markdown journals (one entry per dated heading)."""
+"""Input formats: plain text, JSONL chat logs, Markdown journals (one entry per dated heading),
+and (dispatched to their own modules) chat exports: ChatGPT, Claude, WhatsApp."""
 
 from __future__ import annotations
 
@@ -11,8 +12,9 @@ from pathlib import Path
 
 from dcpm_cli.errors import InputError
 from dcpm_cli.ingest import exports as ingest_exports
-from dcpm_cli.ingest.text import check_json_depth, is_wall_clock, parse_time, refuse_binary
-from dcpm_cli.models import RawInput, short_hash, speaker_of, spoken_by, utcnow
+from dcpm_cli.ingest.text import check_json_depth, is_wall_clock, log_session, parse_time, refuse_binary
+from dcpm_cli.ingest.whatsapp import looks_like_whatsapp, parse_whatsapp
+from dcpm_cli.models import RawInput, speaker_of, spoken_by, utcnow
 
 ROLES = ("user", "assistant", "system")
 
@@ -25,6 +27,7 @@ class Format(StrEnum):
     chatgpt = "chatgpt"  # the ChatGPT data export (conversations.json); see ingest_exports.py
     claude = "claude"  # the Claude data export (conversations.json)
     notes = "notes"  # a folder of Markdown daily notes (--file DIR)
+    whatsapp = "whatsapp"  # WhatsApp's "Export chat" .txt; see ingest/whatsapp.py
 
 
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")  # a fenced code block opens or closes (CommonMark)
@@ -215,20 +218,20 @@ def parse_jsonl(
     it (a line before any time is one of a log without times: said at `at` or now, and known by
     its place, as it was before the log had times).
     A log of several turns given no session (piped, or typed) is one conversation all the same,
-    named after its first turn (`_log_session`): its replies are read with the questions they
+    named after its first turn (`ingest.text.log_session`): its replies are read with the questions they
     answer, and piped again it is the same session, so nothing is stored twice."""
     turns = [_turn(n, line, source) for n, line in enumerate(text.splitlines(), 1) if line.strip()]
     out = []
     same: dict[tuple[str, datetime], int] = {}  # (session, time) → turns at it so far
-    log_session = session
+    chat = session
     logged: tuple[datetime, str | float] | None = None  # the time of the last line that had one
     for turn in turns:
         if turn.stamp is not None:
             logged = (parse_time(turn.stamp, f"timestamp on line {turn.n}"), turn.stamp)
         said = logged[0] if logged else at or utcnow()
-        if not log_session and not turn.session and len(turns) > 1:  # one line: a lone input
-            log_session = _log_session(source, logged[0] if logged else at, turn.text)
-        sess = turn.session or log_session
+        if not chat and not turn.session and len(turns) > 1:  # one line: a lone input
+            chat = log_session(source, logged[0] if logged else at, turn.text)
+        sess = turn.session or chat
         refuse_binary(sess, f"{source} line {turn.n}: session")
         earlier = same.get((sess, said), 0)
         same[(sess, said)] = earlier + 1
@@ -294,15 +297,6 @@ def _turn(n: int, line: str, source: str) -> _Turn:
         )
     text = spoken_by(name.strip(), content.strip()) if name is not None else content.strip()
     return _Turn(n, str(obj.get("session") or ""), role, text, stamp)
-
-
-def _log_session(source: str, first: datetime | None, text: str) -> str:
-    """The session of a chat log given none, from its first turn: its time as written, to the
-    second, and its words' hash ("stdin 2026-02-08 21:10:00 3fa2c1d0": two chats begun in one
-    minute, or second, are two), or, for a first line with no time, the hash alone; the same
-    when the log is piped again."""
-    words = short_hash(text.strip(), n=8)
-    return f"{source} {first:%Y-%m-%d %H:%M:%S} {words}" if first is not None else f"{source} {words}"
 
 
 def looks_like_jsonl(text: str, source: str = "the input") -> bool:
@@ -413,6 +407,8 @@ def parse(
         return ingest_exports.parse_export(text, fmt.value, source=source)
     if fmt is Format.notes:
         raise InputError("--format notes reads a folder: dcpm add --file DIR --format notes")
+    if fmt is Format.whatsapp or (fmt is Format.auto and looks_like_whatsapp(text)):
+        return parse_whatsapp(text, session=session, source=source)
     if fmt is Format.auto and (turns := _one_json_document(text, source)) is not None:
         # A chat log as one JSON array (or pretty-printed): its turns, as JSON lines would be
         # read; stored whole it was one text "said" now by the user, the assistant's words too.

@@ -9,6 +9,7 @@ from typing import BinaryIO
 
 from dcpm_cli.dates import wall_clock_in
 from dcpm_cli.errors import InputError
+from dcpm_cli.models import short_hash
 
 # Times dcpm accepts: far enough from datetime's limits (years 1 and 9999) that no later step
 # (a day's window back, a time zone) can overflow.
@@ -214,3 +215,12 @@ class DepthCheckedFile:
         chunk = self._f.read(size)
         self._guard.feed(chunk)
         return chunk
+
+
+def log_session(source: str, first: datetime | None, text: str) -> str:
+    """The session of a chat log given none, from its first turn: its time as written, to the
+    second, and its words' hash ("stdin 2026-02-08 21:10:00 3fa2c1d0": two chats begun in one
+    minute, or second, are two), or, for a first line with no time, the hash alone; the same
+    when the log is piped again."""
+    words = short_hash(text.strip(), n=8)
+    return f"{source} {first:%Y-%m-%d %H:%M:%S} {words}" if first is not None else f"{source} {words}"

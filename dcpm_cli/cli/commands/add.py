@@ -13,6 +13,7 @@ from dcpm_cli.cli.app import NoSupersedes, _memory, app
 from dcpm_cli.errors import EXIT_INTERRUPTED, EXIT_LLM
 from dcpm_cli.ingest.formats import Format
 from dcpm_cli.ingest.text import clock_change, clock_change_at, is_wall_clock, parse_time, read_file
+from dcpm_cli.ingest.whatsapp import IPHONE_WHATSAPP
 from dcpm_cli.models import utcnow
 
 
@@ -27,7 +28,8 @@ def add(
     fmt: Annotated[
         Format,
         typer.Option(
-            "--format", help="Input format (auto detects JSONL, dated Markdown, ChatGPT/Claude exports)."
+            "--format",
+            help="Input format (auto detects JSONL, dated Markdown, ChatGPT/Claude/WhatsApp exports).",
         ),
     ] = Format.auto,
     session: Annotated[
@@ -86,7 +88,7 @@ def add(
         if when is not None and when > utcnow() + timedelta(days=1):
             # (a typo, 2062 for 2026: stored all the same, said then; `recall` shows it today)
             render.note(f"--at {at} is in the future: the input is stored as said then")
-        sess = session if session is not None else (file.stem if file else "")
+        sess = session if session is not None else _session_of(file)
         if fmt is Format.auto and file is not None:
             fmt = ingest.default_format_for(file)
         wall = is_wall_clock(at)  # the user's time of day: stored as one of their zone
@@ -192,6 +194,13 @@ def _llm_outcome(report: Any) -> None:
             "`dcpm process` retries them."
         )
         raise typer.Exit(EXIT_LLM)
+
+
+def _session_of(file: Path | None) -> str:
+    """A file's inputs are a session named after it, unless every export of its kind has that
+    name (an iPhone's WhatsApp export is always `_chat.txt`): its chat is named after its first
+    message instead, so two chats are two sessions."""
+    return "" if file is None or file.name == IPHONE_WHATSAPP else file.stem
 
 
 def _read_input(text: str | None, file: Path | None, kept: Any) -> tuple[str, str]:

@@ -1,0 +1,122 @@
+"""WhatsApp's "Export chat" text, as phones write it, read as a conversation between people."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from dcpm_cli.errors import InputError
+from dcpm_cli.ingest import formats as ingest
+from dcpm_cli.ingest.formats import Format
+
+LRM, NNBSP = "\u200e", "\u202f"  # marks an iPhone export carries
+
+ANDROID = """\
+12/03/2026, 21:14 - Messages and calls are end-to-end encrypted. No one outside of this chat, not even WhatsApp, can read or listen to them. Tap to learn more.
+12/03/2026, 21:15 - Maya Lund: Are you still coming to Bergen in April?
+12/03/2026, 21:15 - Sam: Yes! Booked the train for the 18th
+12/03/2026, 21:15 - Sam: I'll bring the tent
+12/03/2026, 21:16 - Maya Lund: <Media omitted>
+12/03/2026, 21:16 - Maya Lund: Great. The ferry leaves at 7:40
+so don't be late this time
+13/03/2026, 08:02 - Sam: This message was deleted
+13/03/2026, 08:03 - Sam: Moved it to the 19th, work thing <This message was edited>
+13/03/2026, 08:04 - Maya Lund added Ola
+"""  # noqa: E501
+
+IPHONE = (
+    f"{LRM}[3/4/26, 9:05:12{NNBSP}PM] Mum ❤️: Did you call the dentist?\n"
+    f"[3/4/26, 9:06:40{NNBSP}PM] Sam: Yes, Tuesday at 10\n"
+    f"{LRM}[3/5/26, 8:00:01{NNBSP}AM] Mum ❤️: {LRM}image omitted\n"
+    f"[3/14/26, 12:30:00{NNBSP}PM] Mum ❤️: Dad says happy birthday\n"
+    f"[3/15/26, 12:10:00{NNBSP}AM] Sam: Thanks!\n"
+)
+
+
+def _said(raws):
+    return [(r.said_at.isoformat(timespec="seconds"), r.text) for r in raws]
+
+
+def test_an_android_export_is_its_messages_by_name_in_order_without_whatsapps_own_lines() -> None:
+    raws = ingest.parse(ANDROID, session="WhatsApp Chat with Maya Lund", source="chat.txt")
+    assert _said(raws) == [
+        ("2026-03-12T21:15:00+00:00", "Maya Lund: Are you still coming to Bergen in April?"),
+        ("2026-03-12T21:15:00+00:00", "Sam: Yes! Booked the train for the 18th"),
+        ("2026-03-12T21:15:00+00:00", "Sam: I'll bring the tent"),
+        (
+            "2026-03-12T21:16:00+00:00",
+            "Maya Lund: Great. The ferry leaves at 7:40\nso don't be late this time",
+        ),
+        ("2026-03-13T08:03:00+00:00", "Sam: Moved it to the 19th, work thing"),
+    ]
+    # one minute's messages keep their order, each its own input; local times, the user's zone's
+    assert len({r.said_at for r in raws}) == 5 and len({r.id for r in raws}) == 5
+    assert all(
+        r.wall_clock and r.role == "user" and r.session == "WhatsApp Chat with Maya Lund" for r in raws
+    )
+
+
+def test_an_iphone_export_reads_its_twelve_hour_clock_marks_and_month_first_days() -> None:
+    raws = ingest.parse(IPHONE, source="_chat.txt")
+    assert _said(raws) == [
+        ("2026-03-04T21:05:12+00:00", "Mum: Did you call the dentist?"),
+        ("2026-03-04T21:06:40+00:00", "Sam: Yes, Tuesday at 10"),
+        ("2026-03-14T12:30:00+00:00", "Mum: Dad says happy birthday"),
+        ("2026-03-15T00:10:00+00:00", "Sam: Thanks!"),  # 12:10 AM is ten past midnight
+    ]
+    # piped with no session: one chat, named after its first message, the same each time
+    assert len({r.session for r in raws}) == 1 and raws[0].session.startswith(
+        "_chat.txt 2026-03-04 21:05:12 "
+    )
+    assert ingest.parse(IPHONE, source="_chat.txt")[0].session == raws[0].session
+
+
+@pytest.mark.parametrize(
+    ("dates", "first_day"),
+    [
+        (["03/04/2026", "04/04/2026", "05/04/2026"], "2026-04-03"),  # day first: three days, not months
+        (["04/03/2026", "04/04/2026", "04/05/2026"], "2026-04-03"),  # month first, the same way
+        (["03.04.26", "13.04.26"], "2026-04-03"),  # the 13th tells
+        (["2026-04-03", "2026-04-05"], "2026-04-03"),  # a year first is read as it is
+    ],
+)
+def test_a_date_that_reads_two_ways_is_read_as_the_export_tells(dates: list[str], first_day: str) -> None:
+    text = "".join(f"{d}, 10:00 - Ana: day {n}\n" for n, d in enumerate(dates))
+    assert ingest.parse(text, source="chat.txt")[0].said_at.date().isoformat() == first_day
+
+
+def test_what_cannot_be_read_is_refused_plainly() -> None:
+    with pytest.raises(InputError, match="reads as two days"):
+        ingest.parse("05/04/2026, 10:00 - Ana: hi\n05/04/2026, 10:01 - Ben: hello\n", source="chat.txt")
+    with pytest.raises(InputError, match="no message"):
+        ingest.parse(ANDROID.splitlines()[0] + "\n" + ANDROID.splitlines()[-1] + "\n", source="chat.txt")
+    with pytest.raises(InputError, match="no date"):
+        ingest.parse("31/31/2026, 10:00 - Ana: hi\n01/01/2026, 10:01 - Ben: hello\n", source="chat.txt")
+    with pytest.raises(InputError, match="no such time"):
+        ingest.parse(
+            "01/01/2026, 25:00 - Ana: hi\n01/01/2026, 10:01 - Ben: hi\n", Format.whatsapp, source="c"
+        )
+
+
+def test_a_note_that_opens_with_a_date_is_a_note() -> None:
+    note = "12/03/2026, 21:15 - dentist: moved to Tuesday, bring the referral letter"
+    assert [r.text for r in ingest.parse(note, source="cli")] == [note]
+
+
+def test_an_export_added_again_grown_stores_only_its_new_messages_and_its_names_are_found(cli, tmp_path):
+    export = tmp_path / "WhatsApp Chat with Maya Lund.txt"
+    export.write_text(ANDROID, encoding="utf-8")
+    first = json.loads(cli("add", "--no-extract", "--file", str(export), "--json").stdout)
+    assert first["stored"] == 5
+    export.write_text(ANDROID + "14/03/2026, 19:30 - Maya Lund: Ola can lend you a sleeping bag\n")
+    grown = json.loads(cli("add", "--no-extract", "--file", str(export), "--json").stdout)
+    assert (grown["stored"], grown["already_stored"]) == (1, 5)
+    # renamed, or piped: the same chat
+    text = export.read_text()
+    for how in (["--file", str(export.rename(tmp_path / "maya.txt"))], ["-"]):
+        again = json.loads(cli("add", "--no-extract", *how, "--json", input=text).stdout)
+        assert (again["stored"], again["already_stored"]) == (0, 6), how
+    hits = json.loads(cli("recall", "what did Maya say about the ferry?", "--json").stdout)["hits"]
+    assert hits[0]["text"].startswith("Maya Lund: Great. The ferry leaves at 7:40")
+    assert hits[0]["when"].startswith("2026-03-12T21:16")  # its local time, in the user's zone (UTC here)
