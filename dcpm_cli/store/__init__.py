@@ -464,20 +464,19 @@ class Store(GraphVerbs, JournalVerbs, EraseVerbs, StagingVerbs):
         cut). What the writer needs to tell a journal renamed, a chat piped in after it was
         imported by name or again under another session, from a new conversation that happens
         to open with the same "Hi" at the same time."""
-        news: dict[tuple[datetime, str], list[RawInput]] = {}  # (moment, session) → its turns then
+        news: dict[datetime, dict[str, list[RawInput]]] = {}  # moment → session → its turns then
         for r in sorted(raws, key=lambda r: r.said_at):
-            news.setdefault((moment(r.said_at), r.session), []).append(r)
+            news.setdefault(moment(r.said_at), {}).setdefault(r.session, []).append(r)
         stored: dict[tuple[datetime, str], list[dict[str, Any]]] = {}
-        moments = {at for at, _ in news}
-        for low, high in _spans(sorted(moments)):
+        for low, high in _spans(sorted(news)):
             where = f"said_at >= {timestamp(low)} AND said_at <= {timestamp(high)} AND {_LIVE}"
             for row in self._rows(S.RAW, where, ["text", "role", "said_at", "source", "session"]):
-                if (at := moment(row["said_at"])) in moments:
+                if (at := moment(row["said_at"])) in news:
                     stored.setdefault((at, row["session"] or ""), []).append(row)
         found: dict[str, tuple[str, str, datetime]] = {}
         for (at, session), rows in stored.items():
-            for (when, _), turns in news.items():
-                for r, row in _in_step(turns, rows) if when == at else ():
+            for turns in news[at].values():
+                for r, row in _in_step(turns, rows):
                     if (r.source, r.session, r.said_at) != (row["source"], session, row["said_at"]):
                         found[r.content_hash] = (session, row["source"], row["said_at"])
         return found
