@@ -162,10 +162,12 @@ class RawInput:
     @property
     def said_key(self) -> str:
         """Its words, speaker and moment (`moment`), wherever it came from (a session, a file, a
-        pipe): what a forget keeps besides its id, so the same turn piped again in another
-        session, or by a `tail` cut inside its minute, stays forgotten. A digest, as the id is:
+        pipe), and its place among the turns of that moment: what a forget keeps besides its id,
+        so the same turn piped again in another session, or by a `tail` cut inside its minute
+        (`Writer._cut_and_forgotten`), stays forgotten. "digest+place"; a digest, as the id is:
         no text."""
-        return short_hash(self.text, self.role, moment(self.said_at).astimezone(UTC).isoformat(), n=16)
+        words = short_hash(self.text, self.role, moment(self.said_at).astimezone(UTC).isoformat(), n=16)
+        return f"{words}+{self.said_at.microsecond % 1000}"
 
     def in_zone(self, zone: tzinfo) -> RawInput:
         """This input as stored for a user in `zone`: a wall-clock time is that zone's (noon of

@@ -474,12 +474,17 @@ class Store(GraphVerbs, JournalVerbs, EraseVerbs, StagingVerbs):
                 if (at := moment(row["said_at"])) in news:
                     stored.setdefault((at, row["session"] or ""), []).append(row)
         found: dict[str, tuple[str, str, datetime]] = {}
+        forgotten = self.forgotten_places(raws) if stored else {}
         for (at, session), rows in stored.items():
             for turns in news[at].values():
-                for r, row in _in_step(turns, rows):
+                for r, row in _in_step(turns, rows, forgotten):
                     if (r.source, r.session, r.said_at) != (row["source"], session, row["said_at"]):
                         found[r.content_hash] = (session, row["source"], row["said_at"])
         return found
+
+    def said_in(self, session: str) -> int:
+        """How many inputs `session` holds (an edited day's old words not among them)."""
+        return self.count(S.RAW, f"session = {_q(session)} AND {_LIVE}")
 
     def said_since(self, session: str, when: datetime) -> int:
         """How many inputs of `session` were said at `when` or after (an edited day's old words
@@ -1191,16 +1196,27 @@ def _spans(moments: list[datetime], most: int = 500) -> Iterator[tuple[datetime,
             start = n
 
 
-def _in_step(turns: list[RawInput], rows: list[dict[str, Any]]) -> list[tuple[RawInput, dict[str, Any]]]:
+def _in_step(
+    turns: list[RawInput], rows: list[dict[str, Any]], forgotten: Mapping[str, set[int]]
+) -> list[tuple[RawInput, dict[str, Any]]]:
     """Turns of one moment paired with stored rows of one session at it, kept in step: the
-    k-th turn with the row `shift` places on, for the least shift under which every pair has
-    the same words and speaker (a log cut inside the moment numbers its turns from the cut;
-    `ingest.formats.parse_jsonl`). [] when no shift pairs them."""
+    k-th turn with the row `shift` places on, for the least shift under which every turn that
+    falls among the rows finds one with its words and speaker, or the place of a forgotten turn
+    with them (`forgotten`: id → places; a log cut inside the moment numbers its turns there
+    from the cut, `ingest.formats.parse_jsonl`). [] when no shift pairs them."""
     place = {row["said_at"].microsecond % 1000: row for row in rows}
-    for shift in range(max(place) + 1):
-        pairs = [(r, place[k]) for r in turns if (k := r.said_at.microsecond % 1000 + shift) in place]
-        if pairs and all((r.text, r.role) == (row["text"], row["role"]) for r, row in pairs):
-            return pairs
+    last = max(place)
+    for shift in range(last + 1):
+        pairs = []
+        for r in turns:
+            k = r.said_at.microsecond % 1000 + shift
+            if k in place and (r.text, r.role) == (place[k]["text"], place[k]["role"]):
+                pairs.append((r, place[k]))
+            elif k in place or (k < last and k not in forgotten.get(r.id, ())):
+                break
+        else:
+            if pairs:
+                return pairs
     return []
 
 

@@ -142,14 +142,31 @@ class EraseVerbs:
         return sorted((self._from_row(Event, r) for r in rows), key=lambda e: e.at)
 
     def forgotten_inputs(self, raws: Sequence[RawInput]) -> set[str]:
-        """The ids of those of `raws` a forget removed: by id, or by their words, speaker and
-        moment (`RawInput.said_key`), come again in another session (a log piped anew, `tail`).
+        """The ids of those of `raws` a forget removed: by id, or by their words, speaker, moment
+        and place in it (`RawInput.said_key`), come again in another session (a log piped anew).
         Its event keeps ids and digests, never a text: an input is known by its words, so the
         same journal added again would bring it back."""
         if not raws:
             return set()
         gone = self._forgotten(("raw", "said"))
         return {r.id for r in raws if r.id in gone["raw"] or r.said_key in gone["said"]}
+
+    def forgotten_places(self, raws: Sequence[RawInput]) -> dict[str, set[int]]:
+        """id → the places (in their moment) of forgotten turns with the same words, speaker and
+        moment as one of `raws`, for those there are: a log cut inside a moment numbers its
+        turns there from the cut, so a forgotten one comes back at another place."""
+        if not raws:
+            return {}
+        places: dict[str, set[int]] = {}
+        for key in self._forgotten(("said",))["said"]:
+            words, _, place = key.partition("+")
+            if place.isdigit():
+                places.setdefault(words, set()).add(int(place))
+        out = {}
+        for r in raws:
+            if found := places.get(r.said_key.partition("+")[0]):
+                out[r.id] = found
+        return out
 
     def forgotten_records(self) -> dict[str, set[str]]:
         """The ids every forget removed, by export record type (raw, item, node, edge): an

@@ -128,7 +128,7 @@ class Writer:
         # at once (cheaper than the lookup): the check under the lock below decides.
         batch = list(unique.values())
         if len(batch) > 1:
-            known = self._known(batch)
+            known = self._known(batch)[0]
             fresh = [r for r in batch if r.content_hash not in known]
         else:
             fresh = batch
@@ -142,8 +142,7 @@ class Writer:
                 self.embed_problem = _embedder_failed(e)
         with self.store.write(Write.INPUTS):  # raw inputs: no staged write depends on them
             # Re-check under the lock: a concurrent `dcpm add` may have stored the same input.
-            forgotten = self.store.forgotten_inputs(fresh)
-            known = self._known(batch, forgotten)
+            known, forgotten = self._known(batch, self.store.forgotten_inputs(fresh))
             keep = [i for i, r in enumerate(fresh) if r.content_hash not in known]
             gone = {fresh[i].id for i in keep if fresh[i].id in forgotten}
             keep = [i for i in keep if fresh[i].id not in gone]
@@ -165,24 +164,26 @@ class Writer:
                 self.store.set_raw_vectors(missing, vectors)
         return len(missing)
 
-    def _known(self, raws: list[RawInput], gone: set[str] | None = None) -> set[str]:
+    def _known(self, raws: list[RawInput], gone: set[str] | None = None) -> tuple[set[str], set[str]]:
         """The content hashes of `raws` stored before: the same input, or one of a session that
         is what was stored before, from another source or in another session, or goes on from it
         (`_goes_on_from_what_was_stored`); a lone input with no session is its own lookup by
         hash. A chat log's turn stored with no session (piped before a piped chat was given one)
-        is known turn by turn: each was its own input. `gone`: the ids of those the user forgot
-        (`Store.forgotten_inputs`), when the caller has them."""
+        is known turn by turn: each was its own input. And the ids of those the user forgot:
+        `gone` (`Store.forgotten_inputs`, when the caller has them) and those a log cut inside
+        their moment brings back at another place (`_cut_and_forgotten`)."""
         known = self.store.known_raw_hashes([r.content_hash for r in raws])
         rest = [r for r in raws if r.content_hash not in known]
+        if gone is None:  # (stored no more: a log's turns go on from what is left)
+            gone = self.store.forgotten_inputs(rest)
         if not (len(rest) > 1 or any(r.session for r in rest)):
-            return known
+            return known, gone
         # Each input stored as it is, in its own session at its own time, unless it shares a
         # moment with a new one: the turns of a moment are matched together, in their order.
         before = {r.content_hash: (r.session, r.source, r.said_at) for r in raws if r.content_hash in known}
         new_moments = {moment(r.said_at) for r in rest}
         before.update(self.store.said_before([r for r in raws if moment(r.said_at) in new_moments]))
-        if gone is None:  # (stored no more: a log's turns go on from what is left)
-            gone = self.store.forgotten_inputs(rest)
+        gone = gone | self._cut_and_forgotten(rest, before, gone)
         sessions: dict[str, list[RawInput]] = {}
         for r in sorted(raws, key=lambda r: r.said_at):
             sessions.setdefault(r.session, []).append(r)
@@ -191,7 +192,38 @@ class Writer:
                 known.update(r.content_hash for r in group if r.content_hash in before)
             if group[0].session and len(group) > 1:  # a chat log's turns, once stored with no session
                 known.update(r.content_hash for r in group if before.get(r.content_hash, ("-",))[0] == "")
-        return known
+        return known, gone
+
+    def _cut_and_forgotten(
+        self, rest: list[RawInput], before: dict[str, tuple[str, str, datetime]], gone: set[str]
+    ) -> set[str]:
+        """The ids of new turns that are forgotten ones at another place in their moment: a log
+        cut inside a minute numbers its turns there from the cut (`ingest.formats.parse_jsonl`),
+        by as many places as the turns of that moment matched with stored ones moved, or, for the
+        first turn of its moment in the log, as many as puts it on the next forgotten one with
+        its words (the cut opens on it). A turn said after others at its moment is never moved
+        onto an earlier place: two "Yes" of one day in two chats stay two."""
+        places = self.store.forgotten_places(
+            [r for r in rest if r.id not in gone and r.content_hash not in before]
+        )
+        if not places:
+            return set()
+        out = set()
+        moments: dict[tuple[datetime, str], list[RawInput]] = {}
+        for r in sorted(rest, key=lambda r: r.said_at):
+            moments.setdefault((moment(r.said_at), r.session), []).append(r)
+        for turns in moments.values():
+            shift = next(
+                (_micros(before[r.content_hash][2] - r.said_at) for r in turns if r.content_hash in before),
+                None,
+            )
+            for n, r in enumerate(turns):
+                place, forgotten = r.said_at.microsecond % 1000, places.get(r.id, set())
+                if shift is None and n == 0 and (later := [p - place for p in forgotten if p >= place]):
+                    shift = min(later)
+                if shift is not None and place + shift in forgotten:
+                    out.add(r.id)
+        return out
 
     def _goes_on_from_what_was_stored(
         self, group: list[RawInput], before: dict[str, tuple[str, str, datetime]], gone: set[str]
@@ -199,10 +231,12 @@ class Writer:
         """Whether `group` (a session's inputs, in the order said) is what was stored before or
         goes on from it: its first inputs are stored ones or the same words by the same speaker
         at the same moments as stored ones (`before`), the rest none, and in each stored session
-        those are its last inputs. So a log stored whole (renamed, piped again under another `-s`), a log
-        grown since (piped again each night, a journal with a new entry) and `tail` with lines
-        stored before store only what is new; a conversation that opens as another did ("Hi", at
-        a day's noon) but goes on otherwise, a day two journals share, or a copy with an entry
+        those are its last inputs, and either all of it or (a log cut inside it: `tail`) the
+        group's first, two or more of them, or one at its very time. So a log stored whole
+        (renamed, piped again under another `-s`), a log grown since (piped again each night, a
+        journal with a new entry) and `tail` with lines stored before store only what is new; a
+        conversation that opens as another did ("Hi", at a day's noon) or as another ended ("OK",
+        in one minute) but goes on otherwise, a day two journals share, or a copy with an entry
         edited is new. One input alone from the same source is its own ("Yes." typed in two
         sessions at one time is two). Its inputs the user forgot (`gone`) are not stored again,
         and the rest goes on from what was left."""
@@ -215,11 +249,17 @@ class Writer:
         stored: dict[str, list[RawInput]] = {}
         for r in matched:
             stored.setdefault(before[r.content_hash][0], []).append(r)
-        # (turns stored with no session: each its own input, known turn by turn by `_known`)
-        return "" not in stored and all(
-            self.store.said_since(session, before[turns[0].content_hash][2]) == len(turns)
-            for session, turns in stored.items()
-        )
+        if "" in stored:  # (turns stored with no session: each its own input, known turn by turn)
+            return False
+        for session, turns in stored.items():
+            if self.store.said_since(session, before[turns[0].content_hash][2]) != len(turns):
+                return False  # not its last inputs
+            cut = turns == matched[: len(turns)] and (
+                len(turns) > 1 or before[turns[0].content_hash][2] == turns[0].said_at
+            )
+            if not cut and self.store.said_in(session) != len(turns):
+                return False  # neither all of it nor a log cut inside it
+        return True
 
     # -- the whole pipeline ---------------------------------------------------------------
 
@@ -536,3 +576,7 @@ def _merged(fresh: str, p: Plan, item: MemoryItem) -> str:
     if normalise(item.text) in normalise(fresh):
         return fresh
     return f"{fresh.rstrip().rstrip(';.')}; {item.text}"
+
+
+def _micros(d: timedelta) -> int:
+    return d // timedelta(microseconds=1)

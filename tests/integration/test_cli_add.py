@@ -223,6 +223,57 @@ def test_a_log_timed_to_the_minute_cut_inside_a_minute_by_tail_stores_only_its_n
     assert len(cli.open_store().raw_by_status(["done", "context", "pending"])) == 6
 
 
+def test_turns_of_a_minute_are_matched_by_their_place_and_no_new_one_is_dropped(cli):
+    """What a review and a user test of the cut-minute rule found: a chat opening on the words
+    another ended on in that minute, a turn known in its own session next to another chat's
+    last, and a "Yes" of one day in two chats after one was forgotten were dropped as stored;
+    a forget among repeated turns of a minute had a `tail` from it stored whole again."""
+
+    def add(session: str, *turns: tuple[str, str, str]) -> tuple[int, int, int]:
+        lines = [json.dumps({"role": r, "content": c, "timestamp": f"2026-11-01{t}"}) for t, r, c in turns]
+        how = ["-s", session, "-"] if session else ["-"]
+        got = json.loads(cli("add", "--no-extract", *how, "--json", input="\n".join(lines) + "\n").stdout)
+        return got["stored"], got["already_stored"], got["forgotten"]
+
+    assert add(
+        "dentist",
+        ("T10:00", "user", "Book me in"),
+        ("T10:00", "assistant", "Done."),
+        ("T10:00", "user", "OK"),
+    )
+    assert add("car", ("T10:00", "user", "OK"), ("T10:00", "assistant", "The garage has it.")) == (2, 0, 0)
+    assert add("b", ("T09:00", "user", "Set a timer.")) == (1, 0, 0)
+    assert add("a", ("T09:04", "user", "Remind me at six."), ("T09:05", "assistant", "Sure.")) == (2, 0, 0)
+    assert add("b", ("T09:00", "user", "Set a timer."), ("T09:05", "assistant", "Sure.")) == (1, 1, 0)
+
+    assert add("x", ("", "user", "Yes"), ("", "assistant", "Booked.")) == (2, 0, 0)  # a day's turns
+    yes = next(
+        h["id"] for h in json.loads(cli("recall", "Yes", "--json").stdout)["hits"] if h["text"] == "Yes"
+    )
+    assert cli("forget", yes, "-y").exit_code == 0
+    assert add("y", ("", "user", "Move it?"), ("", "assistant", "Moved."), ("", "user", "Yes")) == (3, 0, 0)
+
+    bot = [
+        ("T21:14", "user", "What did Maya say?"),
+        ("T21:15", "user", "ok"),
+        ("T21:15", "assistant", "Anything else?"),
+        ("T21:15", "user", "ok"),
+        ("T21:15", "assistant", "Anything else?"),
+        ("T21:15", "user", "Add oat milk"),
+        ("T21:16", "assistant", "Added."),
+    ]
+    assert add("", *bot) == (7, 0, 0)
+    second_ok = next(
+        h["id"]
+        for h in json.loads(cli("recall", "ok", "--json").stdout)["hits"]
+        if h["text"] == "ok" and h["when"].startswith("2026-11-01T21:15:00.000002")
+    )
+    assert cli("forget", second_ok, "-y").exit_code == 0
+    assert add("", *bot[3:]) == (0, 3, 1)  # `tail` from the forgotten turn
+    assert add("", *bot[4:]) == (0, 3, 0)
+    assert len(cli.open_store().raw_by_status(["done", "context", "pending"])) == 19
+
+
 def test_inputs_that_share_words_and_a_moment_with_stored_ones_but_not_their_log_are_new(cli, tmp_path):
     """What the review of the growing-log rule found it dropping: an "OK" two chats open with at
     one second, a day two journals share, and a forgotten turn piped again in another session
