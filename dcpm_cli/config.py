@@ -76,6 +76,9 @@ class Settings:
     # The user's zone, an IANA name: a time written without an offset is one of it, days are
     # shown in it, and a question's time words ("yesterday", "on Saturday") count its days.
     timezone: str = "UTC"
+    # How the user's phone writes a date when a file cannot tell (a WhatsApp export whose
+    # dates all read both ways): "dmy" (day first) or "mdy"; "" refuses such a file.
+    date_order: str = ""
     no_supersedes: bool = False  # the paper's ablation: no revision chains written or read
 
     @property
@@ -179,6 +182,7 @@ CHECKS: dict[str, tuple[Callable[[Any], bool], str]] = {
     "judge_prompt": ((lambda v: v in JUDGE_PROMPTS), "one of " + ", ".join(JUDGE_PROMPTS)),
     "recall_min_similarity": _COSINE,
     "timezone": (_is_zone, "an IANA time zone such as Europe/Berlin or UTC"),
+    "date_order": ((lambda v: v in ("", "dmy", "mdy")), "dmy (day first) or mdy (month first)"),
     "dream.mode": ((lambda v: v in tuple(Mode)), "one of " + ", ".join(Mode)),
     "dream.max_calls": _at_least(0),
     "dream.max_seconds": _at_least(0),

@@ -395,9 +395,11 @@ def parse(
     at: datetime | None = None,
     role: str = "user",
     at_wall: bool = False,
+    date_order: str = "",
 ) -> list[RawInput]:
     """Inputs from one text in the given (or detected) format. `at_wall`: `at` was written
-    without an offset (`RawInput.wall_clock`)."""
+    without an offset (`RawInput.wall_clock`); `date_order`: how to read a WhatsApp export's
+    dates when they cannot tell ("dmy", "mdy")."""
     if not text.strip():
         raise InputError("nothing to add: the input is empty")
     refuse_binary(text, source)
@@ -407,8 +409,9 @@ def parse(
         return ingest_exports.parse_export(text, fmt.value, source=source)
     if fmt is Format.notes:
         raise InputError("--format notes reads a folder: dcpm add --file DIR --format notes")
-    if fmt is Format.whatsapp or (fmt is Format.auto and looks_like_whatsapp(text)):
-        return parse_whatsapp(text, session=session, source=source)
+    if fmt is Format.whatsapp or (fmt is Format.auto and source != "cli" and looks_like_whatsapp(text)):
+        # (a note typed as the text, quoting a chat's lines, is a note)
+        return parse_whatsapp(text, session=session, source=source, date_order=date_order)
     if fmt is Format.auto and (turns := _one_json_document(text, source)) is not None:
         # A chat log as one JSON array (or pretty-printed): its turns, as JSON lines would be
         # read; stored whole it was one text "said" now by the user, the assistant's words too.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import re
 from datetime import UTC, date, datetime, tzinfo
 from pathlib import Path
@@ -131,6 +132,12 @@ def read_file(path: Path) -> str:
     except FileNotFoundError as e:
         raise InputError(f"no such file: {path}") from e
     except UnicodeDecodeError as e:
+        with contextlib.suppress(OSError), path.open("rb") as f:
+            if f.read(4) == b"PK\x03\x04":
+                raise InputError(
+                    f"{path} is a zip archive, not text",
+                    "unzip it and add the text inside (an iPhone's WhatsApp export holds _chat.txt)",
+                ) from e
         raise InputError(f"{path} is not UTF-8 text") from e
     except OSError as e:
         raise InputError(f"cannot read {path}: {e.strerror}") from e

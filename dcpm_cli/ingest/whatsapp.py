@@ -6,16 +6,20 @@ without an offset). The export is written in the phone's language and region:
 
     Android  12/03/2026, 21:15 - Maya: See you at the ferry
              3/12/26, 9:15 PM - Maya: See you at the ferry
+             12/03/2026 à 21:15 - Maya: See you at the ferry
     iPhone   [12/03/2026, 21:15:03] Maya: See you at the ferry
              [12.03.26, 21:15:03] Maya: See you at the ferry
 
 A line that does not open with a time goes on the message above it (a message of several
-lines). Kept out: WhatsApp's own notices (no sender: "Messages and calls are end-to-end
-encrypted", "Maya joined"), media left out of the export, deleted messages; the "<This message
-was edited>" mark is dropped from the words. A date that reads two ways (03/04/2026) is read
-as the export's other dates tell (a number over 12), else the way that keeps the chat the
-shorter (a chat runs forward, a day or so at a time); one date alone that reads both ways is
-refused rather than guessed.
+lines). Kept out: WhatsApp's own notices (no sender, "Messages and calls are end-to-end
+encrypted", "Maya joined"; on an iPhone, words that open on a left-to-right mark, as its notices,
+calls and media left out do), media left out of the export, deleted messages; the "<This
+message was edited>" mark is dropped from the words. Each message keeps its place among its
+minute's lines, those kept out too, so a chat exported again after a message was deleted is
+still the one stored. A date that reads two ways (03/04/2026) is read as the export's other
+dates tell (a number over 12), else the way that keeps the chat far the shorter (a chat runs
+forward, days apart, not months), else as `date_order` says (the `DCPM_DATE_ORDER` setting);
+with none of these it is refused rather than guessed.
 """
 
 from __future__ import annotations
@@ -34,19 +38,32 @@ IPHONE_WHATSAPP = "_chat.txt"  # the name of every chat an iPhone exports (in a 
 _MARKS = re.compile("[\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff]")
 _SPACE = "[ \u00a0\u202f]"  # iPhone exports put a narrow no-break space before "PM"
 _DATE = r"(\d{1,4})[./-](\d{1,2})[./-](\d{1,4})"
+_AT = rf"(?:,?{_SPACE}+(?:à|um|om|klo|kl\.){_SPACE}+|,?{_SPACE}+)"  # "12/03/2026 à 21:15", "…, 21:15"
 _TIME = rf"(\d{{1,2}})[:.](\d{{2}})(?:[:.](\d{{2}}))?(?:{_SPACE}*([AaPp])\.?{_SPACE}?[Mm]\.?)?"
-_START = re.compile(
-    rf"^(?:\[{_DATE},?{_SPACE}+{_TIME}\]{_SPACE}+|{_DATE},?{_SPACE}+{_TIME}{_SPACE}+[-–]{_SPACE}+)(.*)$"
-)
-_SENDER = re.compile(r"^([^:]{1,80}?):[ \u00a0](.*)$", re.S)
+_START = re.compile(rf"^(?:\[{_DATE}{_AT}{_TIME}\]{_SPACE}+|{_DATE}{_AT}{_TIME}{_SPACE}+[-–]{_SPACE}+)(.*)$")
+# A sender, then ": ". A notice that quotes a group's name ('Tom created group "Trip: Lisbon"')
+# has a quotation mark before its colon: no sender.
+_SENDER = re.compile(r"^([^:\"“”]{1,80}?):[ \u00a0](.*)$", re.S)
+_LRM = "\u200e"  # an iPhone's notices, calls and media left out open on it
+_ATTACHED = re.compile(
+    "\u200e(?:document|image|video|audio) omitted$"
+)  # "Invoice.pdf • ‎2 pages ‎document omitted"
 # What stands for a message the export left out, or one deleted, in the languages most met.
 _LEFT_OUT = re.compile(
     r"^(?:<media omitted>|<attached: [^>]*>|(?:image|video|audio|sticker|gif|document) omitted|"
-    r"this message was deleted|you deleted this message|null|<multimedia omitido>|"
-    r"<medien ausgeschlossen>|<médias omis>|<media weggelaten>)$",
+    r"this message was deleted\.?|you deleted this message\.?|null|missed (?:voice|video) call|"
+    r"waiting for this message\. this may take a while\.|<multimedia omitido>|se eliminó este mensaje\.|"
+    r"eliminaste este mensaje\.|<medien ausgeschlossen>|(?:bild|video|audio) weggelassen|"
+    r"diese nachricht wurde gelöscht\.|"
+    r"sie haben diese nachricht gelöscht\.|<médias omis>|ce message a été supprimé|"
+    r"vous avez supprimé ce message|<media weggelaten>)$",
     re.I,
 )
-_EDITED = re.compile(rf"{_SPACE}*<this message was edited>$", re.I)
+_EDITED = re.compile(
+    rf"{_SPACE}*<(?:this message was edited|se editó este mensaje\.|diese nachricht wurde bearbeitet\.|"
+    r"ce message a été modifié)>$",
+    re.I,
+)
 
 
 @dataclass
@@ -59,20 +76,30 @@ class _Message:
 
 
 def looks_like_whatsapp(text: str) -> bool:
-    """An export opens with a message's time, and has more than one."""
-    lines = [_MARKS.sub("", ln).strip() for ln in text[:20_000].splitlines()[:50] if ln.strip()]
-    return bool(lines) and bool(_START.match(lines[0])) and sum(bool(_START.match(ln)) for ln in lines) > 1
+    """An export: more than one line opens with a time and a sender, and more than a third of
+    the lines that open with a time do (a group's notices are many; a log of one's own days,
+    "12/03/2026, 08:00 - slept badly", is no chat)."""
+    starts = [m for ln in text[:20_000].splitlines()[:60] if (m := _START.match(_MARKS.sub("", ln).strip()))]
+    said = sum(bool(_SENDER.match(m.group(15))) for m in starts)
+    return said > 1 and 3 * said > len(starts)
 
 
-def parse_whatsapp(text: str, *, session: str, source: str) -> list[RawInput]:
-    """The export's messages as turns, in order; the notices, media and deleted ones left out."""
+def parse_whatsapp(text: str, *, session: str, source: str, date_order: str = "") -> list[RawInput]:
+    """The export's messages as turns, in order; the notices, media and deleted ones left out.
+    `date_order` ("dmy" or "mdy"): how to read a date the export cannot tell."""
     messages: list[_Message] = []
+    lines: list[list[str]] = []  # each message's lines
     for n, raw_line in enumerate(text.splitlines(), 1):
-        line = _MARKS.sub("", raw_line).rstrip()
+        line = raw_line.lstrip("\ufeff\u200e\u200f")
         m = _START.match(line.strip())
         if m is None:
-            if messages and line.strip():
-                messages[-1].text += "\n" + line
+            if lines:
+                lines[-1].append(line)
+            elif line.strip():
+                raise InputError(
+                    f"{source} line {n} is part of no message: a WhatsApp export opens with one's time",
+                    "pipe it from a line that opens with a date (`tail -n +N`), or add the whole export",
+                )
             continue
         g = list(m.groups())
         date, clock = (g[0:3], g[3:7]) if g[0] is not None else (g[7:10], g[10:14])  # iPhone, Android
@@ -86,23 +113,32 @@ def parse_whatsapp(text: str, *, session: str, source: str) -> list[RawInput]:
                 (int(date[0]), int(date[1]), int(date[2])),
                 (hour, minute, second),
                 _name(who.group(1)) if who else "",  # no sender: one of WhatsApp's notices
-                who.group(2) if who else "",
+                "",
             )
         )
-    days = _days(messages, source)
+        lines.append([who.group(2) if who else ""])
+    for msg, its_lines in zip(messages, lines, strict=True):
+        msg.text = "\n".join(its_lines).rstrip()
+    days = _days(messages, source, date_order)
     said: list[tuple[datetime, str]] = []
-    same: dict[datetime, int] = {}  # messages of one minute keep their order (as a JSON log's)
+    place: dict[datetime, int] = {}  # each line's place among its minute's, those kept out too
     for msg in messages:
-        words = _EDITED.sub("", msg.text.strip())
-        if not msg.sender or not words or _LEFT_OUT.match(words):
-            continue
         day = days[msg.date]
         try:
             at = datetime(*day, *msg.clock, tzinfo=UTC)
         except ValueError as e:
             raise InputError(f"{source} line {msg.line}: no such time ({e})") from None
-        earlier = same.get(at, 0)
-        same[at] = earlier + 1
+        earlier = place.get(at, 0)
+        place[at] = earlier + 1
+        words = _EDITED.sub("", msg.text.strip())
+        if (
+            not msg.sender
+            or not words
+            or words.startswith(_LRM)
+            or _LEFT_OUT.match(words)
+            or _ATTACHED.search(words)
+        ):
+            continue
         said.append((at + timedelta(microseconds=earlier), spoken_by(msg.sender, words)))
     if not said:
         raise InputError(f"{source} holds no message: only WhatsApp's notices, or media left out")
@@ -118,11 +154,13 @@ def parse_whatsapp(text: str, *, session: str, source: str) -> list[RawInput]:
 def _name(sender: str) -> str:
     """A sender as a speaker's name: its words, without the emoji a contact is saved with
     ("Mum ❤️" is Mum); a number stays a number."""
-    words = " ".join(re.sub(r"[^\w\s'’.+()-]", " ", sender).split())
+    words = " ".join(re.sub(r"[^\w\s'’.+()-]", " ", _MARKS.sub("", sender)).split())
     return words or sender.strip()
 
 
-def _days(messages: list[_Message], source: str) -> dict[tuple[int, int, int], tuple[int, int, int]]:
+def _days(
+    messages: list[_Message], source: str, date_order: str = ""
+) -> dict[tuple[int, int, int], tuple[int, int, int]]:
     """Each date as written → (year, month, day), read in the order the export's dates tell."""
     written = list(dict.fromkeys(m.date for m in messages))
     if not written:
@@ -131,17 +169,23 @@ def _days(messages: list[_Message], source: str) -> dict[tuple[int, int, int], t
     if not readings:
         bad = next(d for d in written if not any(_read(d, r) for r in ("ymd", "dmy", "mdy")))
         raise InputError(f"{source}: {'/'.join(map(str, bad))} is no date")
-    if len(readings) > 1:
-        # A chat runs forward: the reading that does, and of those the one that keeps it shorter.
-        span = {r: _span([_read(d, r) for d in written]) for r in readings}
+    read_as = {r: [_read(d, r) for d in written] for r in readings}
+    if len({tuple(v) for v in read_as.values()}) > 1:
+        # A chat runs forward, days apart: a reading far the shorter is the export's.
+        span = {r: _span(read_as[r]) for r in readings}
         least = min(span.values())
-        readings = [r for r in readings if span[r] == least]
-    if len({tuple(_read(d, r) for d in written) for r in readings}) > 1:
-        d = written[0]
-        raise InputError(
-            f"{source}: every message is dated {d[0]:02d}/{d[1]:02d}/{d[2]}, which reads as two days "
-            "(day first or month first); export a longer stretch of the chat, whose dates tell"
-        )
+        if all(span[r] == least or span[r] > 2 * least + 86_400 for r in readings):
+            readings = [r for r in readings if span[r] == least]
+    if len({tuple(read_as[r]) for r in readings}) > 1:
+        if date_order in readings:
+            readings = [date_order]
+        else:
+            d = written[0]
+            raise InputError(
+                f"{source}: its dates read two ways ({d[0]:02d}/{d[1]:02d}/{d[2]} is day first or month "
+                "first) and none of them tells",
+                "set the order your phone writes them: DCPM_DATE_ORDER=dmy (day first) or mdy",
+            )
     return {d: _read(d, readings[0]) or (0, 0, 0) for d in written}
 
 

@@ -86,11 +86,30 @@ def test_a_date_that_reads_two_ways_is_read_as_the_export_tells(dates: list[str]
     assert ingest.parse(text, source="chat.txt")[0].said_at.date().isoformat() == first_day
 
 
+def test_dates_nothing_tells_are_read_as_the_user_says_else_refused() -> None:
+    """1/2/26 and 2/3/26 are 1 Feb and 2 Mar, or 2 Jan and 3 Feb: a month apart either way,
+    so the shorter chat tells nothing (it was read day first, and a later export with 2/13/26
+    in it stored all of it again at other dates)."""
+    us = "1/2/26, 9:00 AM - Sam: Happy new year!\n2/3/26, 6:30 PM - Sam: The ramen place closed\n"
+    with pytest.raises(InputError, match="read two ways") as refused:
+        ingest.parse(us, source="chat.txt")
+    assert "DCPM_DATE_ORDER" in refused.value.hint
+    for order, first in (("mdy", "2026-01-02"), ("dmy", "2026-02-01")):
+        assert ingest.parse(us, source="chat.txt", date_order=order)[0].said_at.date().isoformat() == first
+    grown = us + "2/13/26, 8:00 PM - Sam: Knicks tomorrow\n"  # the 13th tells, whatever the setting
+    assert (
+        ingest.parse(grown, source="chat.txt", date_order="dmy")[0].said_at.date().isoformat() == "2026-01-02"
+    )
+
+
 def test_what_cannot_be_read_is_refused_plainly() -> None:
-    with pytest.raises(InputError, match="reads as two days"):
+    with pytest.raises(InputError, match="read two ways"):
         ingest.parse("05/04/2026, 10:00 - Ana: hi\n05/04/2026, 10:01 - Ben: hello\n", source="chat.txt")
+    with pytest.raises(InputError, match="line 1 is part of no message") as cut:  # `tail -n +10`
+        ingest.parse("Drassanes.\n" + ANDROID, source="stdin")
+    assert "tail -n +N" in cut.value.hint
     with pytest.raises(InputError, match="no message"):
-        ingest.parse(ANDROID.splitlines()[0] + "\n" + ANDROID.splitlines()[-1] + "\n", source="chat.txt")
+        ingest.parse(ANDROID.splitlines()[0] + "\n" + ANDROID.splitlines()[-1] + "\n", Format.whatsapp)
     with pytest.raises(InputError, match="no date"):
         ingest.parse("31/31/2026, 10:00 - Ana: hi\n01/01/2026, 10:01 - Ben: hello\n", source="chat.txt")
     with pytest.raises(InputError, match="no such time"):
@@ -100,8 +119,40 @@ def test_what_cannot_be_read_is_refused_plainly() -> None:
 
 
 def test_a_note_that_opens_with_a_date_is_a_note() -> None:
-    note = "12/03/2026, 21:15 - dentist: moved to Tuesday, bring the referral letter"
+    note = "13/03/2026, 21:15 - dentist: moved to Tuesday, bring the referral letter"
     assert [r.text for r in ingest.parse(note, source="cli")] == [note]
+    # a log of one's own days, a line or two with a colon in it: no chat, nothing dropped
+    log = "12/03/2026, 08:00 - Slept badly\n13/03/2026, 08:00 - Todo: call the bank\n14/03/2026 - Ran\n"
+    assert [r.text for r in ingest.parse(log, source="stdin")] == [log.strip()]
+    typed = "13/03/2026, 21:15 - Maya: hi\n13/03/2026, 21:16 - Sam: hello"  # quoted in a typed note
+    assert [r.text for r in ingest.parse(typed, source="cli")] == [typed]
+
+
+def test_whatsapps_notices_in_every_form_are_left_out_and_a_message_keeps_its_words() -> None:
+    text = (
+        f"[13/03/2026, 21:10:00] Maya Lund: {LRM}Messages and calls are end-to-end encrypted.\n"
+        f"[13/03/2026, 21:10:05] Family: {LRM}You created group “Family”\n"
+        f"[13/03/2026, 21:11:00] Maya Lund: {LRM}Missed voice call, {LRM}Tap to call back\n"
+        f"[13/03/2026, 21:12:00] Maya Lund: {LRM}This message was deleted.\n"
+        f"[13/03/2026, 21:13:00] Maya Lund: The list:\n\n- eggs\n- שלום{LRM} milk\n"
+        "[13/03/2026, 21:14:00] Tom: Se eliminó este mensaje.\n"
+        "[13/03/2026, 21:15:00] Tom: Bis morgen <Diese Nachricht wurde bearbeitet.>\n"
+    )
+    assert [r.text for r in ingest.parse(text, source="chat.txt")] == [
+        f"Maya Lund: The list:\n\n- eggs\n- שלום{LRM} milk",  # blank lines and marks inside kept
+        "Tom: Bis morgen",
+    ]
+    android = (
+        '13/03/2026, 21:10 - Tom created group "Trip: Lisbon"\n'
+        '13/03/2026, 21:11 - Tom changed the subject from "Trip: Lisbon" to "Trip: Porto"\n'
+        "13/03/2026, 21:12 - Tom: Missed voice call\n"
+        "13/03/2026 à 21:13 - Tom: Le train part à 8h\n"  # a French phone writes "à"
+        "13/03/2026, 21:14 - Ana: Perfect\n"
+    )
+    assert [r.text for r in ingest.parse(android, source="chat.txt")] == [
+        "Tom: Le train part à 8h",
+        "Ana: Perfect",
+    ]
 
 
 def test_an_export_added_again_grown_stores_only_its_new_messages_and_its_names_are_found(cli, tmp_path):
@@ -117,6 +168,14 @@ def test_an_export_added_again_grown_stores_only_its_new_messages_and_its_names_
     for how in (["--file", str(export.rename(tmp_path / "maya.txt"))], ["-"]):
         again = json.loads(cli("add", "--no-extract", *how, "--json", input=text).stdout)
         assert (again["stored"], again["already_stored"]) == (0, 6), how
+    # exported again after a message was deleted: its place in its minute stays taken
+    export.write_text(text.replace("Sam: I'll bring the tent", "Sam: This message was deleted"))
+    again = json.loads(cli("add", "--no-extract", "--file", str(export), "--json").stdout)
+    assert (again["stored"], again["already_stored"]) == (0, 5)
+    zipped = tmp_path / "WhatsApp Chat - Maya.zip"
+    zipped.write_bytes(b"PK\x03\x04" + bytes(range(128, 256)))
+    refused = cli("add", "--no-extract", "--file", str(zipped))
+    assert refused.exit_code == 2 and "unzip it" in refused.output
     hits = json.loads(cli("recall", "what did Maya say about the ferry?", "--json").stdout)["hits"]
     assert hits[0]["text"].startswith("Maya Lund: Great. The ferry leaves at 7:40")
     assert hits[0]["when"].startswith("2026-03-12T21:16")  # its local time, in the user's zone (UTC here)

@@ -94,7 +94,16 @@ def add(
         wall = is_wall_clock(at)  # the user's time of day: stored as one of their zone
         if wall and (change := clock_change(at or "", m.settings.zone)):
             render.note(change)
-        raws = ingest.parse(content, fmt, session=sess, source=source, at=when, role=role, at_wall=wall)
+        raws = ingest.parse(
+            content,
+            fmt,
+            session=sess,
+            source=source,
+            at=when,
+            role=role,
+            at_wall=wall,
+            date_order=m.settings.date_order,
+        )
         if not wall:  # times written in the input (a chat log's, a journal's headings)
             _note_clock_changes(raws, m.settings.zone)
         if fmt in (Format.auto, Format.markdown) and (odd := ingest.not_dates(content)):
