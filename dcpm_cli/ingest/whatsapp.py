@@ -60,8 +60,8 @@ _LEFT_OUT = re.compile(
     re.I,
 )
 _EDITED = re.compile(
-    rf"{_SPACE}*<(?:this message was edited|se editó este mensaje\.|diese nachricht wurde bearbeitet\.|"
-    r"ce message a été modifié)>$",
+    r"[ \u00a0\u202f\u200e]*<(?:this message was edited|se editó este mensaje\.|"
+    r"diese nachricht wurde bearbeitet\.|ce message a été modifié)>$",
     re.I,
 )
 

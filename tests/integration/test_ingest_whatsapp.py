@@ -137,10 +137,12 @@ def test_whatsapps_notices_in_every_form_are_left_out_and_a_message_keeps_its_wo
         f"[13/03/2026, 21:13:00] Maya Lund: The list:\n\n- eggs\n- שלום{LRM} milk\n"
         "[13/03/2026, 21:14:00] Tom: Se eliminó este mensaje.\n"
         "[13/03/2026, 21:15:00] Tom: Bis morgen <Diese Nachricht wurde bearbeitet.>\n"
+        f"[13/03/2026, 21:16:00] Me: Thanks, booking 9am {LRM}<This message was edited>\n"
     )
     assert [r.text for r in ingest.parse(text, source="chat.txt")] == [
         f"Maya Lund: The list:\n\n- eggs\n- שלום{LRM} milk",  # blank lines and marks inside kept
         "Tom: Bis morgen",
+        "Me: Thanks, booking 9am",
     ]
     android = (
         '13/03/2026, 21:10 - Tom created group "Trip: Lisbon"\n'
