@@ -119,10 +119,12 @@ class Memory:
         progress: Progress | None = None,
         on_stored: Callable[[], None] | None = None,
         journal: bool = False,
+        chat_export: bool = False,
     ) -> AddReport:
         """Store the inputs (raw first, always), then extract and reconcile them unless not
         `extract`. `journal`: they are a journal file's entries, whose edited ones replace
-        their old words."""
+        their old words; `chat_export`: a chat export's messages (WhatsApp's), whose edited
+        ones do."""
         from dcpm_cli.ingest.text import refuse_binary
 
         for raw in raws:  # every front end comes through here, whatever parsed its words
@@ -133,6 +135,10 @@ class Memory:
             from dcpm_cli.write.batches import replace_edited_entries
 
             replace_edited_entries(writer, raws)
+        if chat_export:
+            from dcpm_cli.write.batches import replace_edited_messages
+
+            replace_edited_messages(writer, raws)
         return report
 
     def process(self, *, limit: int | None = None, progress: Progress | None = None) -> AddReport:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from dcpm_cli.errors import InputError
 from dcpm_cli.ingest.exports import NOTES, Progress, conversations, daily_notes
-from dcpm_cli.models import PENDING, RAW_STATUSES, REPLACED, AddReport, RawInput
+from dcpm_cli.models import PENDING, RAW_STATUSES, REPLACED, AddReport, RawInput, speaker_of
 
 if TYPE_CHECKING:
     from dcpm_cli.write.pipeline import Writer
@@ -81,6 +81,20 @@ def replace_edited_entries(writer: Writer, entries: list[RawInput]) -> None:
     # journals of one name (work/journal.md, home/journal.md) share their days' keys; another
     # journal's entry of the day says other things, and stays.
     _settle_versions(writer, dated, lambda r: (r.source, r.in_zone(zone).said_at), edited=_mostly_kept)
+
+
+def replace_edited_messages(writer: Writer, messages: list[RawInput]) -> None:
+    """A chat export's messages, as a journal's entries: a message is its file, its time (to
+    its place among its minute's lines: `ingest.whatsapp`) and its sender, so the old words of
+    a message edited since the last export are REPLACED by the new (and a copy of the export
+    renamed since is the one stored, not a chat of two versions)."""
+    zone = writer.settings.zone
+    _settle_versions(
+        writer,
+        messages,
+        lambda r: (r.source, r.in_zone(zone).said_at, speaker_of(r.text)),
+        edited=_mostly_kept,
+    )
 
 
 def _mostly_kept(old: RawInput, new: RawInput) -> bool:

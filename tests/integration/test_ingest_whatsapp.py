@@ -174,6 +174,22 @@ def test_an_export_added_again_grown_stores_only_its_new_messages_and_its_names_
     export.write_text(text.replace("Sam: I'll bring the tent", "Sam: This message was deleted"))
     again = json.loads(cli("add", "--no-extract", "--file", str(export), "--json").stdout)
     assert (again["stored"], again["already_stored"]) == (0, 5)
+    # a message edited since: its new words replace the old (kept for show and export), and a
+    # renamed copy is still the chat stored (it was stored whole again: a user test)
+    export.write_text(
+        text.replace("I'll bring the tent", "I'll bring the tent and the stove <This message was edited>")
+    )
+    edited = json.loads(cli("add", "--no-extract", "--file", str(export), "--json").stdout)
+    assert (edited["stored"], edited["already_stored"]) == (1, 5)
+    (tmp_path / "copy").mkdir()
+    copy = tmp_path / "copy" / "WhatsApp Chat with Maya Lund (1).txt"
+    copy.write_text(export.read_text())
+    again = json.loads(cli("add", "--no-extract", "--file", str(copy), "--json").stdout)
+    assert (again["stored"], again["already_stored"]) == (0, 6)
+    tent = [
+        h["text"] for h in json.loads(cli("recall", "tent", "--json").stdout)["hits"] if "tent" in h["text"]
+    ]
+    assert tent == ["Sam: I'll bring the tent and the stove"]
     zipped = tmp_path / "WhatsApp Chat - Maya.zip"
     zipped.write_bytes(b"PK\x03\x04" + bytes(range(128, 256)))
     refused = cli("add", "--no-extract", "--file", str(zipped))
