@@ -131,6 +131,8 @@ def parse_whatsapp(text: str, *, session: str, source: str, date_order: str = ""
         earlier = place.get(at, 0)
         place[at] = earlier + 1
         words = _EDITED.sub("", msg.text.strip())
+        if words.startswith(_LRM + "POLL:"):  # an iPhone's poll: its question and votes are words
+            words = words.replace(_LRM, "")
         if (
             not msg.sender
             or not words

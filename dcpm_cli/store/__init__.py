@@ -1200,24 +1200,27 @@ def _in_step(
     turns: list[RawInput], rows: list[dict[str, Any]], forgotten: Mapping[str, set[int]]
 ) -> list[tuple[RawInput, dict[str, Any]]]:
     """Turns of one moment paired with stored rows of one session at it, kept in step: the
-    k-th turn with the row `shift` places on, for the least shift under which every turn that
-    falls among the rows finds one with its words and speaker, or the place of a forgotten turn
-    with them (`forgotten`: id → places; a log cut inside the moment numbers its turns there
-    from the cut, `ingest.formats.parse_jsonl`). [] when no shift pairs them."""
+    k-th turn with the row `shift` places on. Either log may have been cut inside the moment,
+    numbering its turns there from the cut (`ingest.formats.parse_jsonl`): the shift is any
+    under which every turn that falls among the rows finds one with its words and speaker, or
+    the place of a forgotten turn with them (`forgotten`: id → places), and pairs at least one;
+    of those, the one pairing the most, then the least. [] when none does."""
     place = {row["said_at"].microsecond % 1000: row for row in rows}
-    last = max(place)
-    for shift in range(last + 1):
+    first, last = min(place), max(place)
+    mine = [r.said_at.microsecond % 1000 for r in turns]
+    best: list[tuple[RawInput, dict[str, Any]]] = []
+    for shift in sorted(range(first - max(mine), last - min(mine) + 1), key=abs):
         pairs = []
-        for r in turns:
-            k = r.said_at.microsecond % 1000 + shift
+        for r, at in zip(turns, mine, strict=True):
+            k = at + shift
             if k in place and (r.text, r.role) == (place[k]["text"], place[k]["role"]):
                 pairs.append((r, place[k]))
-            elif k in place or (k < last and k not in forgotten.get(r.id, ())):
+            elif k in place or (first < k < last and k not in forgotten.get(r.id, ())):
                 break
         else:
-            if pairs:
-                return pairs
-    return []
+            if len(pairs) > len(best):
+                best = pairs
+    return best
 
 
 NO_VECTOR = "no vector yet"  # the mark of an input stored while the embedder was failing

@@ -232,12 +232,15 @@ class Writer:
         goes on from it: its first inputs are stored ones or the same words by the same speaker
         at the same moments as stored ones (`before`), the rest none, and in each stored session
         those are its last inputs, and either all of it or (a log cut inside it: `tail`) the
-        group's first, two or more of them, or one at its very time. So a log stored whole
-        (renamed, piped again under another `-s`), a log grown since (piped again each night, a
-        journal with a new entry) and `tail` with lines stored before store only what is new; a
-        conversation that opens as another did ("Hi", at a day's noon) or as another ended ("OK",
-        in one minute) but goes on otherwise, a day two journals share, or a copy with an entry
-        edited is new. One input alone from the same source is its own ("Yes." typed in two
+        group's first. So a log stored whole (renamed, piped again under another `-s`), a log
+        grown since (piped again each night, a journal with a new entry), `tail` with lines
+        stored before and a log whose parts were piped apart store only what is new; a
+        conversation that opens as another did ("Hi", at a day's noon) but goes on otherwise, a
+        day two journals share, or a copy with an entry edited is new. (A chat that opens, in
+        one minute, on the words another ended on, by the same speaker, is taken for that chat's
+        tail: from the words alone the two cannot be told apart, and a nightly `tail` cutting
+        there is the common case; a turn stored twice would have every later log stored again.)
+        One input alone from the same source is its own ("Yes." typed in two
         sessions at one time is two). Its inputs the user forgot (`gone`) are not stored again,
         and the rest goes on from what was left."""
         if len(group) == 1 and before.get(group[0].content_hash, ("", "", None))[1] == group[0].source:
@@ -254,9 +257,7 @@ class Writer:
         for session, turns in stored.items():
             if self.store.said_since(session, before[turns[0].content_hash][2]) != len(turns):
                 return False  # not its last inputs
-            cut = turns == matched[: len(turns)] and (
-                len(turns) > 1 or before[turns[0].content_hash][2] == turns[0].said_at
-            )
+            cut = turns == matched[: len(turns)]
             if not cut and self.store.said_in(session) != len(turns):
                 return False  # neither all of it nor a log cut inside it
         return True

@@ -224,10 +224,10 @@ def test_a_log_timed_to_the_minute_cut_inside_a_minute_by_tail_stores_only_its_n
 
 
 def test_turns_of_a_minute_are_matched_by_their_place_and_no_new_one_is_dropped(cli):
-    """What a review and a user test of the cut-minute rule found: a chat opening on the words
-    another ended on in that minute, a turn known in its own session next to another chat's
-    last, and a "Yes" of one day in two chats after one was forgotten were dropped as stored;
-    a forget among repeated turns of a minute had a `tail` from it stored whole again."""
+    """What a review and a user test of the cut-minute rule found: a turn known in its own
+    session next to another chat's last, and a "Yes" of one day in two chats after one was
+    forgotten were dropped as stored; a forget among repeated turns of a minute had a `tail`
+    from it stored whole again."""
 
     def add(session: str, *turns: tuple[str, str, str]) -> tuple[int, int, int]:
         lines = [json.dumps({"role": r, "content": c, "timestamp": f"2026-11-01{t}"}) for t, r, c in turns]
@@ -241,7 +241,8 @@ def test_turns_of_a_minute_are_matched_by_their_place_and_no_new_one_is_dropped(
         ("T10:00", "assistant", "Done."),
         ("T10:00", "user", "OK"),
     )
-    assert add("car", ("T10:00", "user", "OK"), ("T10:00", "assistant", "The garage has it.")) == (2, 0, 0)
+    # A chat opening in that minute on the words it ended on is taken for its tail (`_goes_on_…`).
+    assert add("car", ("T10:00", "user", "OK"), ("T10:00", "assistant", "The garage has it.")) == (1, 1, 0)
     assert add("b", ("T09:00", "user", "Set a timer.")) == (1, 0, 0)
     assert add("a", ("T09:04", "user", "Remind me at six."), ("T09:05", "assistant", "Sure.")) == (2, 0, 0)
     assert add("b", ("T09:00", "user", "Set a timer."), ("T09:05", "assistant", "Sure.")) == (1, 1, 0)
@@ -271,7 +272,36 @@ def test_turns_of_a_minute_are_matched_by_their_place_and_no_new_one_is_dropped(
     assert cli("forget", second_ok, "-y").exit_code == 0
     assert add("", *bot[3:]) == (0, 3, 1)  # `tail` from the forgotten turn
     assert add("", *bot[4:]) == (0, 3, 0)
-    assert len(cli.open_store().raw_by_status(["done", "context", "pending"])) == 19
+    assert len(cli.open_store().raw_by_status(["done", "context", "pending"])) == 18
+
+
+def test_a_log_piped_in_parts_cut_inside_minutes_is_stored_once_and_known_whole(cli, tmp_path):
+    """A nightly `tail` starting on a minute's last turn stored it twice, and a log whose parts
+    were piped apart, each cut inside a minute, was stored whole again when added as a file
+    (a second user test: 588 copies of 623 lines)."""
+    log = [
+        json.dumps({"role": r, "content": c, "timestamp": f"2026-11-{t}"}) + "\n"
+        for t, r, c in [
+            ("10T21:00", "user", "Translate caução please"),
+            ("10T21:00", "assistant", "Security deposit."),
+            ("10T21:00", "user", "ok"),
+            ("10T21:01", "assistant", "ok"),
+            ("11T09:00", "user", "And fiador?"),
+            ("11T09:00", "assistant", "Guarantor."),
+            ("12T09:00", "user", "thanks"),
+            ("12T09:01", "assistant", "You're welcome."),
+        ]
+    ]
+
+    def pipe(lines: list[str]) -> tuple[int, int]:
+        got = json.loads(cli("add", "--no-extract", "-", "--json", input="".join(lines)).stdout)
+        return got["stored"], got["already_stored"]
+
+    assert [pipe(log[:3]), pipe(log[2:4]), pipe(log[3:6]), pipe(log[4:])] == [(3, 0), (1, 1), (2, 1), (2, 2)]
+    (tmp_path / "bot.jsonl").write_text("".join(log))
+    whole = json.loads(cli("add", "--no-extract", "--file", str(tmp_path / "bot.jsonl"), "--json").stdout)
+    assert (whole["stored"], whole["already_stored"]) == (0, 8)
+    assert len(cli.open_store().raw_by_status(["done", "context", "pending"])) == 8
 
 
 def test_inputs_that_share_words_and_a_moment_with_stored_ones_but_not_their_log_are_new(cli, tmp_path):

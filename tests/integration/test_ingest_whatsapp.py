@@ -138,11 +138,13 @@ def test_whatsapps_notices_in_every_form_are_left_out_and_a_message_keeps_its_wo
         "[13/03/2026, 21:14:00] Tom: Se eliminó este mensaje.\n"
         "[13/03/2026, 21:15:00] Tom: Bis morgen <Diese Nachricht wurde bearbeitet.>\n"
         f"[13/03/2026, 21:16:00] Me: Thanks, booking 9am {LRM}<This message was edited>\n"
+        f"[13/03/2026, 21:17:00] Mum: {LRM}POLL:\n{LRM}Where for dinner?\n{LRM}OPTION: Tasca (3 votes)\n"
     )
     assert [r.text for r in ingest.parse(text, source="chat.txt")] == [
         f"Maya Lund: The list:\n\n- eggs\n- שלום{LRM} milk",  # blank lines and marks inside kept
         "Tom: Bis morgen",
         "Me: Thanks, booking 9am",
+        "Mum: POLL:\nWhere for dinner?\nOPTION: Tasca (3 votes)",  # a poll is words
     ]
     android = (
         '13/03/2026, 21:10 - Tom created group "Trip: Lisbon"\n'
