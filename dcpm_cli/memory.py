@@ -138,7 +138,8 @@ class Memory:
         if chat_export:
             from dcpm_cli.write.batches import replace_edited_messages
 
-            replace_edited_messages(writer, raws)
+            now = set(report.raw_ids)
+            replace_edited_messages(writer, [r for r in raws if r.id in now])
         return report
 
     def process(self, *, limit: int | None = None, progress: Progress | None = None) -> AddReport:

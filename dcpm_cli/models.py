@@ -169,6 +169,12 @@ class RawInput:
         words = short_hash(self.text, self.role, moment(self.said_at).astimezone(UTC).isoformat(), n=16)
         return f"{words}+{self.said_at.microsecond % 1000}"
 
+    @property
+    def said_key_before(self) -> str:
+        """`said_key` as the forgets of the dcpm before places were kept wrote it (its words,
+        speaker and exact time): what they forgot stays forgotten."""
+        return short_hash(self.text, self.role, self.said_at.astimezone(UTC).isoformat(), n=16)
+
     def in_zone(self, zone: tzinfo) -> RawInput:
         """This input as stored for a user in `zone`: a wall-clock time is that zone's (noon of
         a named day is noon there); its identity stays what it was read as UTC, so adding a

@@ -17,9 +17,9 @@ calls and media left out do), media left out of the export, deleted messages; th
 message was edited>" mark is dropped from the words. Each message keeps its place among its
 minute's lines, those kept out too, so a chat exported again after a message was deleted is
 still the one stored. A date that reads two ways (03/04/2026) is read as the export's other
-dates tell (a number over 12), else the way that keeps the chat far the shorter (a chat runs
-forward, days apart, not months), else as `date_order` says (the `DCPM_DATE_ORDER` setting);
-with none of these it is refused rather than guessed.
+dates tell (a number over 12), else as `date_order` says (the `DCPM_DATE_ORDER` setting), else,
+of three dates or more, the way that keeps the chat far the shorter (a chat runs forward, days
+apart, not months); with none of these it is refused rather than guessed.
 """
 
 from __future__ import annotations
@@ -76,12 +76,14 @@ class _Message:
 
 
 def looks_like_whatsapp(text: str) -> bool:
-    """An export: more than one line opens with a time and a sender, and more than a third of
-    the lines that open with a time do (a group's notices are many; a log of one's own days,
-    "12/03/2026, 08:00 - slept badly", is no chat)."""
-    starts = [m for ln in text[:20_000].splitlines()[:60] if (m := _START.match(_MARKS.sub("", ln).strip()))]
-    said = sum(bool(_SENDER.match(m.group(15))) for m in starts)
-    return said > 1 and 3 * said > len(starts)
+    """An export: more than one line opens with a time and a sender, more than a third of the
+    lines that open with a time do (a group's notices are many), and someone sends more than
+    one (a log of one's own days, "12/03/2026, 08:00 - Lunch with Sara: …", "… - Todo: …", is
+    no chat: each "sender" once)."""
+    lines = text[:200_000].splitlines()[:400]
+    starts = [m for ln in lines if (m := _START.match(_MARKS.sub("", ln).strip()))]
+    senders = [who.group(1).strip() for m in starts if (who := _SENDER.match(m.group(15)))]
+    return len(senders) > 1 and 3 * len(senders) > len(starts) and len(set(senders)) < len(senders)
 
 
 def parse_whatsapp(text: str, *, session: str, source: str, date_order: str = "") -> list[RawInput]:
@@ -130,7 +132,9 @@ def parse_whatsapp(text: str, *, session: str, source: str, date_order: str = ""
             raise InputError(f"{source} line {msg.line}: no such time ({e})") from None
         earlier = place.get(at, 0)
         place[at] = earlier + 1
-        words = _EDITED.sub("", msg.text.strip())
+        words = msg.text.strip()
+        if mark := _EDITED.search(words[-120:]):  # (its end alone: a long text stays cheap)
+            words = words[: len(words) - 120 + mark.start()] if len(words) > 120 else words[: mark.start()]
         if words.startswith(_LRM + "POLL:"):  # an iPhone's poll: its question and votes are words
             words = words.replace(_LRM, "")
         if (
@@ -172,22 +176,21 @@ def _days(
         bad = next(d for d in written if not any(_read(d, r) for r in ("ymd", "dmy", "mdy")))
         raise InputError(f"{source}: {'/'.join(map(str, bad))} is no date")
     read_as = {r: [_read(d, r) for d in written] for r in readings}
-    if len({tuple(v) for v in read_as.values()}) > 1:
-        # A chat runs forward, days apart: a reading far the shorter is the export's.
+    if len({tuple(read_as[r]) for r in readings}) > 1 and date_order in readings:
+        readings = [date_order]  # the user's word, where the dates themselves do not tell
+    if len({tuple(read_as[r]) for r in readings}) > 1 and len(written) > 2:
+        # A chat runs forward, days apart: of three dates or more, a reading far the shorter.
         span = {r: _span(read_as[r]) for r in readings}
         least = min(span.values())
         if all(span[r] == least or span[r] > 2 * least + 86_400 for r in readings):
             readings = [r for r in readings if span[r] == least]
     if len({tuple(read_as[r]) for r in readings}) > 1:
-        if date_order in readings:
-            readings = [date_order]
-        else:
-            d = written[0]
-            raise InputError(
-                f"{source}: its dates read two ways ({d[0]:02d}/{d[1]:02d}/{d[2]} is day first or month "
-                "first) and none of them tells",
-                "set the order your phone writes them: DCPM_DATE_ORDER=dmy (day first) or mdy",
-            )
+        d = written[0]
+        raise InputError(
+            f"{source}: its dates read two ways ({d[0]:02d}/{d[1]:02d}/{d[2]} is day first or month "
+            "first) and none of them tells",
+            "set the order your phone writes them: DCPM_DATE_ORDER=dmy (day first) or mdy",
+        )
     return {d: _read(d, readings[0]) or (0, 0, 0) for d in written}
 
 

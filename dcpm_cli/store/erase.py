@@ -149,7 +149,8 @@ class EraseVerbs:
         if not raws:
             return set()
         gone = self._forgotten(("raw", "said"))
-        return {r.id for r in raws if r.id in gone["raw"] or r.said_key in gone["said"]}
+        said = gone["said"]
+        return {r.id for r in raws if r.id in gone["raw"] or r.said_key in said or r.said_key_before in said}
 
     def forgotten_places(self, raws: Sequence[RawInput]) -> dict[str, set[int]]:
         """id → the places (in their moment) of forgotten turns with the same words, speaker and

@@ -83,15 +83,16 @@ def replace_edited_entries(writer: Writer, entries: list[RawInput]) -> None:
     _settle_versions(writer, dated, lambda r: (r.source, r.in_zone(zone).said_at), edited=_mostly_kept)
 
 
-def replace_edited_messages(writer: Writer, messages: list[RawInput]) -> None:
+def replace_edited_messages(writer: Writer, stored: list[RawInput]) -> None:
     """A chat export's messages, as a journal's entries: a message is its file, its time (to
     its place among its minute's lines: `ingest.whatsapp`) and its sender, so the old words of
-    a message edited since the last export are REPLACED by the new, however much the edit
-    changed (a slot of the chat is one message: "pick up the keys from the agency" edited into
-    "Rui has the keys" is the same one), and a copy of the export renamed since is the one
-    stored, not a chat of two versions."""
+    a message edited since the last export are REPLACED by the new. Only by a message this add
+    `stored` (one known already is no edit: a message deleted "for me" moves the places after
+    it), and only by an edit that kept most of the words (a wrong replace hides a message)."""
     zone = writer.settings.zone
-    _settle_versions(writer, messages, lambda r: (r.source, r.in_zone(zone).said_at, speaker_of(r.text)))
+    _settle_versions(
+        writer, stored, lambda r: (r.source, r.in_zone(zone).said_at, speaker_of(r.text)), edited=_mostly_kept
+    )
 
 
 def _mostly_kept(old: RawInput, new: RawInput) -> bool:

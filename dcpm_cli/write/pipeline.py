@@ -183,7 +183,8 @@ class Writer:
         before = {r.content_hash: (r.session, r.source, r.said_at) for r in raws if r.content_hash in known}
         new_moments = {moment(r.said_at) for r in rest}
         before.update(self.store.said_before([r for r in raws if moment(r.said_at) in new_moments]))
-        gone = gone | self._cut_and_forgotten(rest, before, gone)
+        goes_on = {r.session for r in raws if r.content_hash in before}
+        gone = gone | self._cut_and_forgotten(rest, before, gone, goes_on)
         sessions: dict[str, list[RawInput]] = {}
         for r in sorted(raws, key=lambda r: r.said_at):
             sessions.setdefault(r.session, []).append(r)
@@ -195,14 +196,20 @@ class Writer:
         return known, gone
 
     def _cut_and_forgotten(
-        self, rest: list[RawInput], before: dict[str, tuple[str, str, datetime]], gone: set[str]
+        self,
+        rest: list[RawInput],
+        before: dict[str, tuple[str, str, datetime]],
+        gone: set[str],
+        goes_on: set[str],
     ) -> set[str]:
         """The ids of new turns that are forgotten ones at another place in their moment: a log
         cut inside a minute numbers its turns there from the cut (`ingest.formats.parse_jsonl`),
         by as many places as the turns of that moment matched with stored ones moved, or, for the
-        first turn of its moment in the log, as many as puts it on the next forgotten one with
-        its words (the cut opens on it). A turn said after others at its moment is never moved
-        onto an earlier place: two "Yes" of one day in two chats stay two."""
+        first turn of its moment in a log that goes on from stored ones (`goes_on`: the sessions
+        of the logs with turns known), as many as puts it on the next forgotten one with its
+        words (the cut opens on it). A turn said after others at its moment is never moved onto
+        an earlier place, nor a new chat's first turn onto a forgotten one: two "Yes" of one day
+        in two chats stay two."""
         places = self.store.forgotten_places(
             [r for r in rest if r.id not in gone and r.content_hash not in before]
         )
@@ -212,14 +219,15 @@ class Writer:
         moments: dict[tuple[datetime, str], list[RawInput]] = {}
         for r in sorted(rest, key=lambda r: r.said_at):
             moments.setdefault((moment(r.said_at), r.session), []).append(r)
-        for turns in moments.values():
+        for (_, session), turns in moments.items():
             shift = next(
                 (_micros(before[r.content_hash][2] - r.said_at) for r in turns if r.content_hash in before),
                 None,
             )
             for n, r in enumerate(turns):
                 place, forgotten = r.said_at.microsecond % 1000, places.get(r.id, set())
-                if shift is None and n == 0 and (later := [p - place for p in forgotten if p >= place]):
+                later = [p - place for p in forgotten if p >= place]
+                if shift is None and n == 0 and session in goes_on and later:
                     shift = min(later)
                 if shift is not None and place + shift in forgotten:
                     out.add(r.id)

@@ -253,6 +253,12 @@ def test_turns_of_a_minute_are_matched_by_their_place_and_no_new_one_is_dropped(
     )
     assert cli("forget", yes, "-y").exit_code == 0
     assert add("y", ("", "user", "Move it?"), ("", "assistant", "Moved."), ("", "user", "Yes")) == (3, 0, 0)
+    moved = next(
+        h["id"] for h in json.loads(cli("recall", "Moved", "--json").stdout)["hits"] if h["text"] == "Moved."
+    )
+    assert cli("forget", moved, "-y").exit_code == 0  # y's, second of its day
+    # a new chat opening on it that day is not the forgotten one (a review: it was dropped)
+    assert add("z", ("", "assistant", "Moved."), ("", "user", "Thanks")) == (2, 0, 0)
 
     bot = [
         ("T21:14", "user", "What did Maya say?"),
@@ -272,7 +278,7 @@ def test_turns_of_a_minute_are_matched_by_their_place_and_no_new_one_is_dropped(
     assert cli("forget", second_ok, "-y").exit_code == 0
     assert add("", *bot[3:]) == (0, 3, 1)  # `tail` from the forgotten turn
     assert add("", *bot[4:]) == (0, 3, 0)
-    assert len(cli.open_store().raw_by_status(["done", "context", "pending"])) == 18
+    assert len(cli.open_store().raw_by_status(["done", "context", "pending"])) == 19
 
 
 def test_a_log_piped_in_parts_cut_inside_minutes_is_stored_once_and_known_whole(cli, tmp_path):
@@ -646,3 +652,25 @@ def test_doctor_says_when_the_store_cannot_be_used(cli, tmp_path: Path) -> None:
         assert done.exit_code == 4 and not report["store_ok"] and says in report["store_problem"], report
     fresh = json.loads(cli("--store", str(tmp_path / "new" / "store"), "doctor", "--json").stdout)
     assert fresh["store_ok"] and fresh["store_problem"] == ""  # the first add makes it
+
+
+def test_a_turn_forgotten_by_the_dcpm_before_places_were_kept_stays_forgotten(cli):
+    """Forgets written before a forget kept each turn's place (a digest of words, speaker and
+    exact time) matched nothing once the digest changed: the turn came back (a review)."""
+    from dcpm_cli.ingest.formats import parse
+    from dcpm_cli.models import Event
+    from dcpm_cli.store.erase import forget_detail
+
+    log = (
+        '{"role": "user", "content": "My PIN is 4471", "timestamp": "2026-03-01T08:00"}\n'
+        '{"role": "assistant", "content": "Please keep it to yourself.", "timestamp": "2026-03-01T08:00"}\n'
+    )
+    pin = parse(log, source="stdin")[0]
+    assert cli("add", "--no-extract", "Bought oat milk.").exit_code == 0
+    store = cli.open_store()
+    with store.write():
+        store.log_events(
+            [Event(op="FORGET", item_id=pin.id, detail=forget_detail(said=[pin.said_key_before]))]
+        )
+    got = json.loads(cli("add", "--no-extract", "-s", "daily", "-", "--json", input=log).stdout)
+    assert (got["stored"], got["forgotten"]) == (1, 1)

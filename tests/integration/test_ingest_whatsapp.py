@@ -96,6 +96,13 @@ def test_dates_nothing_tells_are_read_as_the_user_says_else_refused() -> None:
     assert "DCPM_DATE_ORDER" in refused.value.hint
     for order, first in (("mdy", "2026-01-02"), ("dmy", "2026-02-01")):
         assert ingest.parse(us, source="chat.txt", date_order=order)[0].said_at.date().isoformat() == first
+    # a chat of one message a month on the 1st: the setting, not the span, says which (a review)
+    monthly = "01/02/2026, 10:00 - Ana: rent paid\n01/03/2026, 10:00 - Ana: rent paid again\n"
+    assert (
+        ingest.parse(monthly, source="c.txt", date_order="dmy")[1].said_at.date().isoformat() == "2026-03-01"
+    )
+    with pytest.raises(InputError, match="read two ways"):  # two dates: no span tells
+        ingest.parse(monthly, source="c.txt")
     grown = us + "2/13/26, 8:00 PM - Sam: Knicks tomorrow\n"  # the 13th tells, whatever the setting
     assert (
         ingest.parse(grown, source="chat.txt", date_order="dmy")[0].said_at.date().isoformat() == "2026-01-02"
@@ -104,14 +111,14 @@ def test_dates_nothing_tells_are_read_as_the_user_says_else_refused() -> None:
 
 def test_what_cannot_be_read_is_refused_plainly() -> None:
     with pytest.raises(InputError, match="read two ways"):
-        ingest.parse("05/04/2026, 10:00 - Ana: hi\n05/04/2026, 10:01 - Ben: hello\n", source="chat.txt")
+        ingest.parse("05/04/2026, 10:00 - Ana: hi\n05/04/2026, 10:01 - Ben: hello\n", Format.whatsapp)
     with pytest.raises(InputError, match="line 1 is part of no message") as cut:  # `tail -n +10`
         ingest.parse("Drassanes.\n" + ANDROID, source="stdin")
     assert "tail -n +N" in cut.value.hint
     with pytest.raises(InputError, match="no message"):
         ingest.parse(ANDROID.splitlines()[0] + "\n" + ANDROID.splitlines()[-1] + "\n", Format.whatsapp)
     with pytest.raises(InputError, match="no date"):
-        ingest.parse("31/31/2026, 10:00 - Ana: hi\n01/01/2026, 10:01 - Ben: hello\n", source="chat.txt")
+        ingest.parse("31/31/2026, 10:00 - Ana: hi\n01/01/2026, 10:01 - Ben: hello\n", Format.whatsapp)
     with pytest.raises(InputError, match="no such time"):
         ingest.parse(
             "01/01/2026, 25:00 - Ana: hi\n01/01/2026, 10:01 - Ben: hi\n", Format.whatsapp, source="c"
@@ -124,6 +131,13 @@ def test_a_note_that_opens_with_a_date_is_a_note() -> None:
     # a log of one's own days, a line or two with a colon in it: no chat, nothing dropped
     log = "12/03/2026, 08:00 - Slept badly\n13/03/2026, 08:00 - Todo: call the bank\n14/03/2026 - Ran\n"
     assert [r.text for r in ingest.parse(log, source="stdin")] == [log.strip()]
+    diary = "".join(
+        f"1{d}/03/2026, 08:00 - {line}\n"
+        for d, line in enumerate(
+            ["slept badly", "Lunch with Sara: tapas", "ran 5k", "Todo: call the bank", "rest"]
+        )
+    )  # each "sender" once: no chat, every line kept (a review)
+    assert [r.text for r in ingest.parse(diary, source="diary.txt")] == [diary.strip()]
     typed = "13/03/2026, 21:15 - Maya: hi\n13/03/2026, 21:16 - Sam: hello"  # quoted in a typed note
     assert [r.text for r in ingest.parse(typed, source="cli")] == [typed]
 
@@ -183,6 +197,15 @@ def test_an_export_added_again_grown_stores_only_its_new_messages_and_its_names_
     )
     edited = json.loads(cli("add", "--no-extract", "--file", str(export), "--json").stdout)
     assert (edited["stored"], edited["already_stored"]) == (1, 5)
+    # a message deleted "for me" moves the places after it: the one moved is no edit (a review)
+    keys = tmp_path / "WhatsApp Chat with Jo.txt"
+    keys.write_text(
+        "20/03/2026, 21:15 - Jo: Pick up the keys at 5\n20/03/2026, 21:15 - Jo: Also my charger\n"
+    )
+    assert json.loads(cli("add", "--no-extract", "--file", str(keys), "--json").stdout)["stored"] == 2
+    keys.write_text("20/03/2026, 21:15 - Jo: Also my charger\n21/03/2026, 09:00 - Jo: Thanks!\n")
+    assert json.loads(cli("add", "--no-extract", "--file", str(keys), "--json").stdout)["stored"] == 1
+    assert any("keys at 5" in h["text"] for h in json.loads(cli("recall", "keys", "--json").stdout)["hits"])
     (tmp_path / "copy").mkdir()
     copy = tmp_path / "copy" / "WhatsApp Chat with Maya Lund (1).txt"
     copy.write_text(export.read_text())
