@@ -211,10 +211,15 @@ def test_an_export_added_again_grown_stores_only_its_new_messages_and_its_names_
     copy.write_text(export.read_text())
     again = json.loads(cli("add", "--no-extract", "--file", str(copy), "--json").stdout)
     assert (again["stored"], again["already_stored"]) == (0, 6)
+    # edited again, and exported as a copy ("… (1).txt", as a phone names the next export): the
+    # edit is stored and replaces, the rest is the chat stored (it was stored whole again)
+    copy.write_text(export.read_text().replace("the tent and the stove", "the tent, the stove and mugs"))
+    edited_copy = json.loads(cli("add", "--no-extract", "--file", str(copy), "--json").stdout)
+    assert (edited_copy["stored"], edited_copy["already_stored"]) == (1, 5)
     tent = [
         h["text"] for h in json.loads(cli("recall", "tent", "--json").stdout)["hits"] if "tent" in h["text"]
     ]
-    assert tent == ["Sam: I'll bring the tent and the stove"]
+    assert tent == ["Sam: I'll bring the tent, the stove and mugs"]
     zipped = tmp_path / "WhatsApp Chat - Maya.zip"
     zipped.write_bytes(b"PK\x03\x04" + bytes(range(128, 256)))
     refused = cli("add", "--no-extract", "--file", str(zipped))
