@@ -1215,13 +1215,11 @@ def _in_step(
     numbering its turns there from the cut (`ingest.formats.parse_jsonl`): the shift is any
     under which every turn that falls among the rows finds one with its words and speaker, or
     the place of a forgotten turn with them (`forgotten`: id → places), and pairs at least one;
-    of those, the one pairing the most with the same words, then the most, then the least. A
-    pair may be a named person's message edited (`_edited`). [] when none does."""
+    of those, the one pairing the most, then the least. [] when none does."""
     place = {row["said_at"].microsecond % 1000: row for row in rows}
     first, last = min(place), max(place)
     mine = [r.said_at.microsecond % 1000 for r in turns]
     best: list[tuple[RawInput, dict[str, Any]]] = []
-    score = (0, 0)
     for shift in sorted(range(first - max(mine), last - min(mine) + 1), key=abs):
         pairs = []
         for r, at in zip(turns, mine, strict=True):
@@ -1231,11 +1229,8 @@ def _in_step(
             elif k in place or (first < k < last and k not in forgotten.get(r.id, ())):
                 break
         else:
-            # the same words first: "see you at 9", its place moved by a message deleted before
-            # it, is that message, not an edit of "see you at 8" now at its place
-            same = sum(r.text == row["text"] for r, row in pairs)
-            if (same, len(pairs)) > score:
-                best, score = pairs, (same, len(pairs))
+            if len(pairs) > len(best):
+                best = pairs
     return best
 
 
