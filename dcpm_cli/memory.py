@@ -138,8 +138,7 @@ class Memory:
         if chat_export:
             from dcpm_cli.write.batches import replace_edited_messages
 
-            now = set(report.raw_ids)
-            replace_edited_messages(writer, [r for r in raws if r.id in now])
+            replace_edited_messages(writer, raws)
         return report
 
     def process(self, *, limit: int | None = None, progress: Progress | None = None) -> AddReport:

@@ -12,7 +12,6 @@ import contextlib
 import dataclasses
 import functools
 import os
-import re
 import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
@@ -38,7 +37,6 @@ from dcpm_cli.models import (
     Passage,
     RawInput,
     moment,
-    speaker_of,
 )
 from dcpm_cli.store import schemas as S
 from dcpm_cli.store.base import WHERE as _WHERE
@@ -458,28 +456,21 @@ class Store(GraphVerbs, JournalVerbs, EraseVerbs, StagingVerbs):
             known.update(r["content_hash"] for r in rows)
         return known
 
-    def said_before(
-        self, raws: Sequence[RawInput], edits: dict[str, tuple[str, str]] | None = None
-    ) -> dict[str, tuple[str, str, datetime]]:
+    def said_before(self, raws: Sequence[RawInput]) -> dict[str, tuple[str, str, datetime]]:
         """content hash → (session, source, time) of the stored input that
         is one of `raws` from another source (file, stdin, tool) or in another session: the same
         words and speaker at the same moment (`moment`), the turns of one moment matched in
         their order (a log cut inside a minute by `tail` numbers that minute's turns from the
         cut). What the writer needs to tell a journal renamed, a chat piped in after it was
         imported by name or again under another session, from a new conversation that happens
-        to open with the same "Hi" at the same time. A named person's message at the place of
-        one of theirs with most of its words is that message edited (`_edited`: a chat export
-        made again after an edit); such are put in `edits` too (content hash → the stored one's
-        id and status), to be stored and to replace it."""
+        to open with the same "Hi" at the same time."""
         news: dict[datetime, dict[str, list[RawInput]]] = {}  # moment → session → its turns then
         for r in sorted(raws, key=lambda r: r.said_at):
             news.setdefault(moment(r.said_at), {}).setdefault(r.session, []).append(r)
         stored: dict[tuple[datetime, str], list[dict[str, Any]]] = {}
         for low, high in _spans(sorted(news)):
             where = f"said_at >= {timestamp(low)} AND said_at <= {timestamp(high)} AND {_LIVE}"
-            for row in self._rows(
-                S.RAW, where, ["id", "status", "text", "role", "said_at", "source", "session"]
-            ):
+            for row in self._rows(S.RAW, where, ["text", "role", "said_at", "source", "session"]):
                 if (at := moment(row["said_at"])) in news:
                     stored.setdefault((at, row["session"] or ""), []).append(row)
         found: dict[str, tuple[str, str, datetime]] = {}
@@ -489,8 +480,6 @@ class Store(GraphVerbs, JournalVerbs, EraseVerbs, StagingVerbs):
                 for r, row in _in_step(turns, rows, forgotten):
                     if (r.source, r.session, r.said_at) != (row["source"], session, row["said_at"]):
                         found[r.content_hash] = (session, row["source"], row["said_at"])
-                        if r.text != row["text"] and edits is not None:
-                            edits[r.content_hash] = (row["id"], row["status"])
         return found
 
     def said_in(self, session: str) -> int:
@@ -1224,7 +1213,7 @@ def _in_step(
         pairs = []
         for r, at in zip(turns, mine, strict=True):
             k = at + shift
-            if k in place and (r.role == place[k]["role"] and _edited(place[k]["text"], r.text)):
+            if k in place and (r.text, r.role) == (place[k]["text"], place[k]["role"]):
                 pairs.append((r, place[k]))
             elif k in place or (first < k < last and k not in forgotten.get(r.id, ())):
                 break
@@ -1232,17 +1221,6 @@ def _in_step(
             if len(pairs) > len(best):
                 best = pairs
     return best
-
-
-def _edited(old: str, new: str) -> bool:
-    """The same words, or a named person's message edited: the same name first, and at least
-    half the words of the shorter kept ("Maya: dinner at 8" → "Maya: dinner at 8:30")."""
-    if old == new:
-        return True
-    if not (name := speaker_of(old)) or speaker_of(new) != name:
-        return False
-    a, b = (set(re.findall(r"\w+", t.casefold())) for t in (old, new))
-    return len(a & b) >= 0.5 * min(len(a), len(b))
 
 
 NO_VECTOR = "no vector yet"  # the mark of an input stored while the embedder was failing

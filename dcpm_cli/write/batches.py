@@ -83,15 +83,19 @@ def replace_edited_entries(writer: Writer, entries: list[RawInput]) -> None:
     _settle_versions(writer, dated, lambda r: (r.source, r.in_zone(zone).said_at), edited=_mostly_kept)
 
 
-def replace_edited_messages(writer: Writer, stored: list[RawInput]) -> None:
+def replace_edited_messages(writer: Writer, messages: list[RawInput]) -> None:
     """A chat export's messages, as a journal's entries: a message is its file, its time (to
     its place among its minute's lines: `ingest.whatsapp`) and its sender, so the old words of
-    a message edited since the last export are REPLACED by the new. Only by a message this add
-    `stored` (one known already is no edit: a message deleted "for me" moves the places after
-    it), and only by an edit that kept most of the words (a wrong replace hides a message)."""
+    a message edited since the last export are REPLACED by the new, and an edit taken back
+    restores them. Only by an edit that kept most of the words (a wrong replace hides a
+    message), and only by one stored (a message deleted "for me" moves the next one onto its
+    place, and that one is known, not stored again)."""
     zone = writer.settings.zone
     _settle_versions(
-        writer, stored, lambda r: (r.source, r.in_zone(zone).said_at, speaker_of(r.text)), edited=_mostly_kept
+        writer,
+        messages,
+        lambda r: (r.source, r.in_zone(zone).said_at, speaker_of(r.text)),
+        edited=_mostly_kept,
     )
 
 
@@ -108,8 +112,8 @@ def _settle_versions(
     edited: Callable[[RawInput, RawInput], bool] = lambda old, new: True,
 ) -> None:
     """The stored inputs of these files (`inputs`' session and sources) that share a key with
-    an input of `inputs`, are none of them, and of which one is an `edited` version, become
-    REPLACED by it; a REPLACED one that is among them again is restored."""
+    an input of `inputs`, are none of them, and of which one, stored, is an `edited` version,
+    become REPLACED by it; a REPLACED one that is among them again is restored."""
     if not inputs:
         return
     store = writer.store
@@ -124,11 +128,12 @@ def _settle_versions(
         for old in versions:
             if old.status == REPLACED and any(r.id == old.id for r in latest[old.id]):  # went back to it
                 store.set_raw_status(old.id, status_before_replaced(old))
+        stored = {r.id for r in versions}  # (a version replaces only once stored itself)
         for old in versions:
             now = latest[old.id]
             if old.status == REPLACED or not now or any(r.id == old.id for r in now):
                 continue
-            if by := next((r for r in now if edited(old, r)), None):
+            if by := next((r for r in now if r.id in stored and edited(old, r)), None):
                 store.set_raw_status(old.id, REPLACED, f"replaced by {by.id}; was {old.status}")
 
 

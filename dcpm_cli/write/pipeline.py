@@ -31,7 +31,6 @@ from dcpm_cli.models import (
     JUDGED,
     NO_ITEMS,
     PENDING,
-    REPLACED,
     AddReport,
     Event,
     InputOutcome,
@@ -143,7 +142,7 @@ class Writer:
                 self.embed_problem = _embedder_failed(e)
         with self.store.write(Write.INPUTS):  # raw inputs: no staged write depends on them
             # Re-check under the lock: a concurrent `dcpm add` may have stored the same input.
-            known, forgotten, edits = self._known(batch, self.store.forgotten_inputs(fresh))
+            known, forgotten = self._known(batch, self.store.forgotten_inputs(fresh))
             keep = [i for i, r in enumerate(fresh) if r.content_hash not in known]
             gone = {fresh[i].id for i in keep if fresh[i].id in forgotten}
             keep = [i for i in keep if fresh[i].id not in gone]
@@ -151,9 +150,6 @@ class Writer:
             if new:
                 with self.store.staging():  # in a group, their passages wait for the flush
                     self.store.add_raw(new, None if vectors is None else vectors[keep], self.embed_problem)
-                for r in new:  # an edit stored: its old words are REPLACED (kept for show and export)
-                    if (old := edits.get(r.content_hash)) is not None:
-                        self.store.set_raw_status(old[0], REPLACED, f"replaced by {r.id}; was {old[1]}")
             todo = [r for r in new if r.status == PENDING]
             if claim and todo and not self.embed_problem:  # no extraction without the embedder
                 self.claims.take(todo)
@@ -168,30 +164,25 @@ class Writer:
                 self.store.set_raw_vectors(missing, vectors)
         return len(missing)
 
-    def _known(
-        self, raws: list[RawInput], gone: set[str] | None = None
-    ) -> tuple[set[str], set[str], dict[str, tuple[str, str]]]:
+    def _known(self, raws: list[RawInput], gone: set[str] | None = None) -> tuple[set[str], set[str]]:
         """The content hashes of `raws` stored before: the same input, or one of a session that
         is what was stored before, from another source or in another session, or goes on from it
         (`_goes_on_from_what_was_stored`); a lone input with no session is its own lookup by
         hash. A chat log's turn stored with no session (piped before a piped chat was given one)
         is known turn by turn: each was its own input. And the ids of those the user forgot:
         `gone` (`Store.forgotten_inputs`, when the caller has them) and those a log cut inside
-        their moment brings back at another place (`_cut_and_forgotten`); and the messages of a
-        log known so that are edits of stored ones (content hash → the old one's id and status:
-        `Store.said_before`), stored and replacing them."""
+        their moment brings back at another place (`_cut_and_forgotten`)."""
         known = self.store.known_raw_hashes([r.content_hash for r in raws])
         rest = [r for r in raws if r.content_hash not in known]
         if gone is None:  # (stored no more: a log's turns go on from what is left)
             gone = self.store.forgotten_inputs(rest)
-        edits: dict[str, tuple[str, str]] = {}  # a message edited since: stored, and replaces
         if not (len(rest) > 1 or any(r.session for r in rest)):
-            return known, gone, edits
+            return known, gone
         # Each input stored as it is, in its own session at its own time, unless it shares a
         # moment with a new one: the turns of a moment are matched together, in their order.
         before = {r.content_hash: (r.session, r.source, r.said_at) for r in raws if r.content_hash in known}
         new_moments = {moment(r.said_at) for r in rest}
-        before.update(self.store.said_before([r for r in raws if moment(r.said_at) in new_moments], edits))
+        before.update(self.store.said_before([r for r in raws if moment(r.said_at) in new_moments]))
         goes_on = {r.session for r in raws if r.content_hash in before}
         gone = gone | self._cut_and_forgotten(rest, before, gone, goes_on)
         sessions: dict[str, list[RawInput]] = {}
@@ -199,12 +190,10 @@ class Writer:
             sessions.setdefault(r.session, []).append(r)
         for group in sessions.values():
             if self._goes_on_from_what_was_stored(group, before, gone):
-                known.update(
-                    r.content_hash for r in group if r.content_hash in before and r.content_hash not in edits
-                )
+                known.update(r.content_hash for r in group if r.content_hash in before)
             if group[0].session and len(group) > 1:  # a chat log's turns, once stored with no session
                 known.update(r.content_hash for r in group if before.get(r.content_hash, ("-",))[0] == "")
-        return known, gone, {h: old for h, old in edits.items() if h not in known}
+        return known, gone
 
     def _cut_and_forgotten(
         self,
