@@ -58,7 +58,7 @@ def main(argv: list[str] | None = None) -> None:
         again = parse(log, source="stdin", session="again")
         for run in ("cold", "warm"):
             t = time.perf_counter()
-            found = store.said_before(again)
+            found = store.said_before(again, store.forgotten_places(again))
             took = time.perf_counter() - t
             print(f"said_before, {n} turns piped again, {run}: {took:.2f} s, {len(found)} found")
 

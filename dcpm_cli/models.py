@@ -130,6 +130,12 @@ def moment(said_at: datetime) -> datetime:
     return said_at.replace(microsecond=said_at.microsecond // 1000 * 1000)
 
 
+def place(said_at: datetime) -> int:
+    """A turn's place among the turns logged at its `moment` (the microseconds that keep their
+    order)."""
+    return said_at.microsecond % 1000
+
+
 @dataclass
 class RawInput:
     """One input as the user gave it; immutable once stored (only its status moves)."""
@@ -167,7 +173,7 @@ class RawInput:
         (`Writer._cut_and_forgotten`), stays forgotten. "digest+place"; a digest, as the id is:
         no text."""
         words = short_hash(self.text, self.role, moment(self.said_at).astimezone(UTC).isoformat(), n=16)
-        return f"{words}+{self.said_at.microsecond % 1000}"
+        return f"{words}+{place(self.said_at)}"
 
     @property
     def said_key_before(self) -> str:

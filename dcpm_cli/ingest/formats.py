@@ -409,8 +409,7 @@ def parse(
         return ingest_exports.parse_export(text, fmt.value, source=source)
     if fmt is Format.notes:
         raise InputError("--format notes reads a folder: dcpm add --file DIR --format notes")
-    if fmt is Format.whatsapp or (fmt is Format.auto and source != "cli" and looks_like_whatsapp(text)):
-        # (a note typed as the text, quoting a chat's lines, is a note)
+    if reads_as_whatsapp(text, fmt, source):
         return parse_whatsapp(text, session=session, source=source, date_order=date_order)
     if fmt is Format.auto and (turns := _one_json_document(text, source)) is not None:
         # A chat log as one JSON array (or pretty-printed): its turns, as JSON lines would be
@@ -448,6 +447,12 @@ def parse(
             wall_clock=at is not None and at_wall,
         )
     ]
+
+
+def reads_as_whatsapp(text: str, fmt: Format, source: str) -> bool:
+    """Whether `parse` reads `text` as a WhatsApp export: asked for, or detected (a note typed
+    as the text, quoting a chat's lines, is a note)."""
+    return fmt is Format.whatsapp or (fmt is Format.auto and source != "cli" and looks_like_whatsapp(text))
 
 
 def default_format_for(path: Path) -> Format:

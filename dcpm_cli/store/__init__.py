@@ -37,6 +37,7 @@ from dcpm_cli.models import (
     Passage,
     RawInput,
     moment,
+    place,
 )
 from dcpm_cli.store import schemas as S
 from dcpm_cli.store.base import WHERE as _WHERE
@@ -456,14 +457,17 @@ class Store(GraphVerbs, JournalVerbs, EraseVerbs, StagingVerbs):
             known.update(r["content_hash"] for r in rows)
         return known
 
-    def said_before(self, raws: Sequence[RawInput]) -> dict[str, tuple[str, str, datetime]]:
+    def said_before(
+        self, raws: Sequence[RawInput], forgotten: Mapping[str, set[int]]
+    ) -> dict[str, tuple[str, str, datetime]]:
         """content hash → (session, source, time) of the stored input that
         is one of `raws` from another source (file, stdin, tool) or in another session: the same
         words and speaker at the same moment (`moment`), the turns of one moment matched in
         their order (a log cut inside a minute by `tail` numbers that minute's turns from the
         cut). What the writer needs to tell a journal renamed, a chat piped in after it was
         imported by name or again under another session, from a new conversation that happens
-        to open with the same "Hi" at the same time."""
+        to open with the same "Hi" at the same time. `forgotten`: `forgotten_places(raws)`, the
+        places a forgotten turn left in its moment."""
         news: dict[datetime, dict[str, list[RawInput]]] = {}  # moment → session → its turns then
         for r in sorted(raws, key=lambda r: r.said_at):
             news.setdefault(moment(r.said_at), {}).setdefault(r.session, []).append(r)
@@ -474,7 +478,6 @@ class Store(GraphVerbs, JournalVerbs, EraseVerbs, StagingVerbs):
                 if (at := moment(row["said_at"])) in news:
                     stored.setdefault((at, row["session"] or ""), []).append(row)
         found: dict[str, tuple[str, str, datetime]] = {}
-        forgotten = self.forgotten_places(raws) if stored else {}
         for (at, session), rows in stored.items():
             for turns in news[at].values():
                 for r, row in _in_step(turns, rows, forgotten):
@@ -1205,17 +1208,17 @@ def _in_step(
     under which every turn that falls among the rows finds one with its words and speaker, or
     the place of a forgotten turn with them (`forgotten`: id → places), and pairs at least one;
     of those, the one pairing the most, then the least. [] when none does."""
-    place = {row["said_at"].microsecond % 1000: row for row in rows}
-    first, last = min(place), max(place)
-    mine = [r.said_at.microsecond % 1000 for r in turns]
+    at = {place(row["said_at"]): row for row in rows}
+    first, last = min(at), max(at)
+    mine = [place(r.said_at) for r in turns]
     best: list[tuple[RawInput, dict[str, Any]]] = []
     for shift in sorted(range(first - max(mine), last - min(mine) + 1), key=abs):
         pairs = []
-        for r, at in zip(turns, mine, strict=True):
-            k = at + shift
-            if k in place and (r.text, r.role) == (place[k]["text"], place[k]["role"]):
-                pairs.append((r, place[k]))
-            elif k in place or (first < k < last and k not in forgotten.get(r.id, ())):
+        for r, p in zip(turns, mine, strict=True):
+            k = p + shift
+            if k in at and (r.text, r.role) == (at[k]["text"], at[k]["role"]):
+                pairs.append((r, at[k]))
+            elif k in at or (first < k < last and k not in forgotten.get(r.id, ())):
                 break
         else:
             if len(pairs) > len(best):

@@ -38,6 +38,7 @@ from dcpm_cli.models import (
     RawInput,
     moment,
     normalise,
+    place,
     short_hash,
     utcnow,
 )
@@ -182,9 +183,11 @@ class Writer:
         # moment with a new one: the turns of a moment are matched together, in their order.
         before = {r.content_hash: (r.session, r.source, r.said_at) for r in raws if r.content_hash in known}
         new_moments = {moment(r.said_at) for r in rest}
-        before.update(self.store.said_before([r for r in raws if moment(r.said_at) in new_moments]))
+        sharing = [r for r in raws if moment(r.said_at) in new_moments]
+        places = self.store.forgotten_places(sharing)  # (read once: for the pairing and the cut)
+        before.update(self.store.said_before(sharing, places))
         goes_on = {r.session for r in raws if r.content_hash in before}
-        gone = gone | self._cut_and_forgotten(rest, before, gone, goes_on)
+        gone = gone | self._cut_and_forgotten(rest, before, gone, goes_on, places)
         sessions: dict[str, list[RawInput]] = {}
         for r in sorted(raws, key=lambda r: r.said_at):
             sessions.setdefault(r.session, []).append(r)
@@ -201,6 +204,7 @@ class Writer:
         before: dict[str, tuple[str, str, datetime]],
         gone: set[str],
         goes_on: set[str],
+        places: dict[str, set[int]],
     ) -> set[str]:
         """The ids of new turns that are forgotten ones at another place in their moment: a log
         cut inside a minute numbers its turns there from the cut (`ingest.formats.parse_jsonl`),
@@ -209,10 +213,7 @@ class Writer:
         of the logs with turns known), as many as puts it on the next forgotten one with its
         words (the cut opens on it). A turn said after others at its moment is never moved onto
         an earlier place, nor a new chat's first turn onto a forgotten one: two "Yes" of one day
-        in two chats stay two."""
-        places = self.store.forgotten_places(
-            [r for r in rest if r.id not in gone and r.content_hash not in before]
-        )
+        in two chats stay two. `places`: `Store.forgotten_places` of them."""
         if not places:
             return set()
         out = set()
@@ -221,15 +222,21 @@ class Writer:
             moments.setdefault((moment(r.said_at), r.session), []).append(r)
         for (_, session), turns in moments.items():
             shift = next(
-                (_micros(before[r.content_hash][2] - r.said_at) for r in turns if r.content_hash in before),
+                (
+                    place(before[r.content_hash][2]) - place(r.said_at)
+                    for r in turns
+                    if r.content_hash in before
+                ),
                 None,
             )
             for n, r in enumerate(turns):
-                place, forgotten = r.said_at.microsecond % 1000, places.get(r.id, set())
-                later = [p - place for p in forgotten if p >= place]
+                mine = place(r.said_at)
+                unknown = r.id not in gone and r.content_hash not in before
+                forgotten = places.get(r.id, set()) if unknown else set()
+                later = [p - mine for p in forgotten if p >= mine]
                 if shift is None and n == 0 and session in goes_on and later:
                     shift = min(later)
-                if shift is not None and place + shift in forgotten:
+                if shift is not None and mine + shift in forgotten:
                     out.add(r.id)
         return out
 
@@ -585,7 +592,3 @@ def _merged(fresh: str, p: Plan, item: MemoryItem) -> str:
     if normalise(item.text) in normalise(fresh):
         return fresh
     return f"{fresh.rstrip().rstrip(';.')}; {item.text}"
-
-
-def _micros(d: timedelta) -> int:
-    return d // timedelta(microseconds=1)

@@ -13,7 +13,7 @@ from dcpm_cli.cli.app import NoSupersedes, _memory, app
 from dcpm_cli.errors import EXIT_INTERRUPTED, EXIT_LLM
 from dcpm_cli.ingest.formats import Format
 from dcpm_cli.ingest.text import clock_change, clock_change_at, is_wall_clock, parse_time, read_file
-from dcpm_cli.ingest.whatsapp import IPHONE_WHATSAPP, looks_like_whatsapp
+from dcpm_cli.ingest.whatsapp import IPHONE_WHATSAPP
 from dcpm_cli.models import utcnow
 
 
@@ -118,9 +118,7 @@ def add(
                 and fmt in (Format.auto, Format.markdown)
                 and ingest.looks_like_journal(content)
             )
-            chat_export = fmt is Format.whatsapp or (
-                fmt is Format.auto and source != "cli" and looks_like_whatsapp(content)
-            )
+            chat_export = ingest.reads_as_whatsapp(content, fmt, source)
             report = m.add(
                 raws,
                 extract=not no_extract,
