@@ -375,6 +375,9 @@ class Question:
     anchor: Anchor | None = None  # a time counted from an event: its window once the event is found
     told: bool = False  # asks what someone told the user (the assistant, or another)
     by_assistant: bool = False  # names the assistant as the one who said it: its turns first
+    # The names it gives of people whose turns the store holds ("what did Ana say on Tuesday?"):
+    # who said it, not what was said (set by the read path, which knows the store's speakers).
+    people: frozenset[str] = frozenset()
 
     @property
     def search_text(self) -> str:
@@ -404,22 +407,26 @@ class Question:
             return True
         rest = self.text.replace(self.window.phrase, " ")
         # ("What did the assistant say last month?": the one named as saying it is no content.)
-        bare = _ANY_DOING | _THE_OTHER_SIDE if self.by_assistant else _ANY_DOING
+        bare = (_ANY_DOING | _THE_OTHER_SIDE if self.by_assistant else _ANY_DOING) | self._named
         return not any(w not in bare for w in _words(_without_time(rest)))
 
     @property
     def only_when(self) -> bool:
         """Asks what was said or done at a time and nothing more ("what did I do two weekends
         ago?", "what happened yesterday?", "remind me what I said on Tuesday"): no kind of thing,
-        no feeling, no place, no one else, no event to count from, no named day; not what the
-        assistant or another told. Beside the time, an input's words say nothing of whether it
-        answers."""
+        no feeling, no place, no one else but a person of the chats asked of by name ("what did
+        Ana say on Tuesday?"), no event to count from, no named day; not what the assistant or
+        another told. Beside the time, an input's words say nothing of whether it answers."""
         if self.window is None or self.anchor is not None or self.window.named:
             return False
         if self.by_assistant or (self.told and not self.to_assistant):
             return False
         rest = self.text.replace(self.window.phrase, " ")
-        return not any(w not in _BARE_DOING for w in _words(_without_time(rest)))
+        return not any(w not in _BARE_DOING | self._named for w in _words(_without_time(rest)))
+
+    @property
+    def _named(self) -> frozenset[str]:
+        return frozenset(_words(" ".join(self.people)))
 
 
 def read_question(text: str, now: datetime, zone: tzinfo = UTC) -> Question:

@@ -62,6 +62,7 @@ import math
 import re
 import sys
 from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Set as AbstractSet
 from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta, tzinfo
@@ -177,6 +178,7 @@ _REPORTED = re.compile(
 # speaker's turns by this share of their score: a preference, never a filter (the other person
 # may have said it, or said it back).
 SPEAKER_BOOST = 0.1
+SPEAKER_PROBE = 20  # the BM25 hits of a name looked through for that person's own turns
 # A question naming several things: a cue none of whose CUE_DEPTH best hits is among the
 # question's CUE_HEAD best gets its best hit raised to CUE_WEIGHT × the question's top score,
 # so every cue is represented near the top.
@@ -278,6 +280,8 @@ def _recall(
         asked, anchor = _anchored(
             store, embedder, asked, asked_at, item_kinds, raw, as_of, min_similarity, zone
         )  # fmt: skip
+    if raw is not None and asked.window is not None and not asked.only_time:
+        asked = _naming_speakers(store, asked, raw)
     vectors = embedder.embed([asked.search_text, *asked.cues])
 
     if FEEDBACK_DEPTH and not asked.only_time:
@@ -330,6 +334,20 @@ def _recall(
         period=period,
         zone=str(zone),
     )
+
+
+def _naming_speakers(store: Store, asked: Question, raw: RawFilter) -> Question:
+    """The question with the names it gives of people whose turns the store holds ("what did Ana
+    say on Tuesday?": turns "Ana: …"): who said it, not what was said, so a question of a time
+    and such a person alone asks of what was said then (`Question.only_time`)."""
+    people: set[str] = set()
+    for word in set(re.findall(r"[^\W\d_][\w'’-]*", asked.text)) - {"I"}:
+        if word[0].isupper():
+            speakers = (
+                speaker_of(row.text) for row, _ in _text_search(store, [], "raw", word, SPEAKER_PROBE, **raw)
+            )
+            people.update(s for s in speakers if s and _names(asked.text, s))  # (as `_prefer_named_speaker`)
+    return dataclasses.replace(asked, people=frozenset(people)) if people else asked
 
 
 def _anchored(
@@ -618,6 +636,7 @@ def _candidates(
         reply = _is_reply(rows.get(key))  # (one found by its passage alone is the user's)
         if (reply and not asked.to_assistant) or (not reply and asked.by_assistant):
             scores[key] *= REPLY_WEIGHT
+    first: set[Key] = set()  # what a time and a person alone were asked of: that person's first
     if asked.window is not None:
         then = {key for key in scores if key in said and asked.window.holds(said[key], TOLD_LATER)}
         for key in then:
@@ -649,7 +668,9 @@ def _candidates(
                     scores[key] += top_then
             if asked.only_when:
                 _nearest_next(scores, rows, said, then, asked.window)
-    _prefer_named_speaker(store, asked.text, scores, rows, found)
+            if asked.people:
+                first = proper  # (what she said then, not what she told after)
+    _prefer_named_speaker(store, asked.text, scores, rows, found, first)
     top = max((v for key, v in scores.items() if key not in exact), default=0.0)
     for key in exact:
         scores[key] = top + (1 - SEMANTIC_WEIGHT) + scores.get(key, 0.0)
@@ -878,10 +899,13 @@ def _prefer_named_speaker(
     scores: dict[Key, float],
     rows: dict[Key, Candidate],
     found: dict[Key, MemoryItem | RawInput],
+    first: AbstractSet[Key] = frozenset(),
 ) -> None:
     """Lift the turns of a speaker the question names (by full or first name, capitalised) by
-    SPEAKER_BOOST. The speakers known are those of the candidates searched; inputs met through
-    a passage alone are read (into `found`) only when the question names one of them."""
+    SPEAKER_BOOST; those of them in `first` (said at the time asked of, when it and the person
+    are all the question asks: "what did Ana say on Tuesday?") above every other. The speakers
+    known are those of the candidates searched; inputs met through a passage alone are read
+    (into `found`) only when the question names one of them."""
     if SPEAKER_BOOST <= 0:
         return
     texts = {key: row.text for key, row in rows.items() if isinstance(row, RawInput)}
@@ -891,9 +915,12 @@ def _prefer_named_speaker(
     unread = [key for key in scores if key[0] == "raw" and key not in texts]
     _read_inputs(store, unread, rows, found)
     texts.update({key: found[key].text for key in unread if key in found})
-    for key in scores:
-        if key in texts and speaker_of(texts[key]) in named:
-            scores[key] *= 1 + SPEAKER_BOOST
+    theirs = {key for key in scores if key in texts and speaker_of(texts[key]) in named}
+    for key in theirs:
+        scores[key] *= 1 + SPEAKER_BOOST
+    top = max((v for key, v in scores.items() if key not in theirs & first), default=0.0)
+    for key in theirs & first:
+        scores[key] += top
 
 
 def _names(question: str, speaker: str) -> bool:

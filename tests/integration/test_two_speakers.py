@@ -4,6 +4,7 @@ question naming a speaker prefers that speaker's turns (a boost, never a filter)
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 
 import pytest
 
@@ -110,3 +111,45 @@ def test_a_named_speaker_is_a_preference_not_a_filter(writer, store, embedder):
     writer.add(raws, extract=False)
     got = recall(store, embedder, "What is Sam's best 10k time?", k=2)
     assert got.hits[0].id == raws[0].id  # only Maya said it: her turn still answers
+
+
+def _days(*turns: tuple[str, str, str]) -> str:
+    """(speaker, "MM-DDTHH:MM", content) turns as a JSONL chat log of one session."""
+    return "\n".join(
+        json.dumps({"speaker": who, "content": text, "timestamp": f"2026-{at}:00Z", "session": "home"})
+        for who, at, text in turns
+    )
+
+
+def test_a_time_and_a_person_alone_ask_what_that_person_said_then(writer, store, embedder):
+    """ "What did Ana say on 14 October?" asks of a day and a person, not of words: her turns of
+    that day first (below them the other side's, then what she said on other days), however
+    unlike the question's words, and a day of hers that says nothing like it too."""
+    raws = parse_jsonl(
+        _days(
+            ("Ana", "10-12T09:01", "Did you book the restaurant for Friday?"),
+            ("Ana", "10-12T09:06", "Perfect, I'll bring the wine"),
+            ("Ben", "10-13T18:20", "The plumber is coming tomorrow at 10"),
+            ("Ana", "10-14T10:15", "Plumber says the boiler needs a new valve, 180 euros"),
+            ("Ben", "10-14T10:16", "Ouch. Go ahead"),
+            ("Ana", "10-14T13:40", "Also my sister lands on Sunday, can you pick her up?"),
+            ("Ben", "10-14T13:45", "Sure, what time?"),
+            ("Ana", "10-14T13:46", "15:30 at terminal 2"),
+            ("Ana", "10-15T08:00", "Can you buy milk on your way home"),
+            ("Ana", "10-17T11:00", "Wine bought for tonight"),
+        ),
+        session="",
+        source="chat.jsonl",
+        at=None,
+    )
+    writer.add(raws, extract=False)
+    hers_then = {raws[i].id for i in (3, 5, 7)}
+    as_of = datetime(2026, 10, 20, 12, tzinfo=UTC)
+    for question in ("what did Ana say on 14 October?", "what did Ana and I talk about on October 14th"):
+        got = recall(store, embedder, question, k=6, now=as_of, zone=UTC)
+        ids = [h.id for h in got.hits]
+        assert set(ids[:3]) == hers_then, question
+        assert set(ids[3:5]) == {raws[4].id, raws[6].id}, question  # Ben's of that day next
+    # Ben is asked of as Ana was.
+    got = recall(store, embedder, "what did Ben say on 14 October", k=2, now=as_of, zone=UTC)
+    assert {h.id for h in got.hits} == {raws[4].id, raws[6].id}
