@@ -22,6 +22,7 @@ several things it names. Rules only, no LLM: the read path never calls one.
 
 from __future__ import annotations
 
+import calendar
 import dataclasses
 import itertools
 import re
@@ -132,6 +133,12 @@ _YEARS_JOINED = frozenset(
     re.findall(r"\S+", "and or to through until till compared with versus vs than in during")
 )
 _A_MONTH = re.compile(rf"\b(?:{_MONTHS}|may|{_ABBR})\b", re.I)
+# A day of the month alone ("what did I do on the 13th?", "since the 2nd"): the latest gone by,
+# in a plan the coming one; not a month's ("the 13th of May", read above), a place in a row ("on
+# the 3rd floor", "on the 2nd try": only where a time ends, as a year's does), nor a bare "13th".
+_NTH = rf"the\s+(\d{{1,2}})(?:st|nd|rd|th)\b(?!\s+(?:of\s+)?(?:{_MONTHS}|may|{_ABBR})\b){_YEAR_AFTER}"
+_DAY_OF_MONTH = re.compile(rf"(?:(?<=\bon )|(?<=\bsince )){_NTH}", re.I)
+_NTH_DAY = re.compile(rf"\b{_NTH}", re.I)  # what is left of one after "since" ("since the 2nd")
 _ANY_YEAR = re.compile(r"\b(?:19|20)\d{2}\b" + _YEAR_AFTER, re.I)  # "in 2024 or 2025": both
 _HAVE_DONE = re.compile(r"\b(?:have|has|'ve)\s+\w+|\b(?:I|we)'ve\b", re.I)
 _ASKS_ABOUT_PAST = re.compile(r"\b(?:did|was|were|had|happened|went)\b", re.I)
@@ -561,6 +568,8 @@ def window_of(text: str, now: datetime, zone: tzinfo = UTC) -> Window | None:
         else:
             day = today + timedelta(days=(weekday - today.weekday()) % 7)
         return Window(day, day + timedelta(days=1), m.group(0))
+    if (m := _DAY_OF_MONTH.search(text)) and (nth := _day_of_month(int(m.group(1)), now, text)):
+        return _since(text, m, nth, now) or Window(nth, nth + timedelta(days=1), m.group(0))
     about_past = bool(_ASKS_ABOUT_PAST.search(text) or _HAVE_DONE.search(text))
     holiday = next(named_days.as_time(text), None)
     long = next(named_days.as_time(text, named_days.LONG_WEEKEND), None)
@@ -665,6 +674,26 @@ def _season(m: re.Match[str], now: datetime, zone: tzinfo, *, about_past: bool) 
     if since:
         return Window(start, now, m.group(0))
     return Window(start, ending(start), m.group(0))
+
+
+def _day_of_month(n: int, now: datetime, text: str) -> datetime | None:
+    """The `n`th of a month asked of at `now` (its midnight): the latest gone by, today's too
+    (this month's, else the last month that has one: "the 31st" asked on 5 March is 31 January),
+    or, in a question of a plan and not of the past ("what am I doing on the 20th?"), the coming
+    one; None for no day of any month ("the 0th", "the 32nd")."""
+    if not 1 <= n <= 31:
+        return None
+    today = _day_start(now)
+    ahead = bool(_PLANS.search(text)) and not _ASKS_ABOUT_PAST.search(text)
+    step = 1 if ahead else -1
+    year, month = today.year, today.month
+    for _ in range(12):
+        if n <= calendar.monthrange(year, month)[1]:
+            day = today.replace(year=year, month=month, day=n)
+            if (day >= today) if ahead else (day <= today):
+                return day
+        year, month = (year + (month + step - 1) // 12, (month + step - 1) % 12 + 1)
+    return None
 
 
 def _since(text: str, m: re.Match[str], start: datetime, now: datetime) -> Window | None:
@@ -966,6 +995,7 @@ def _without_time(piece: str) -> str:
         _CALENDAR,
         _SEASON_NAMED,
         _YEAR,
+        _NTH_DAY,
     ):
         piece = phrase.sub(" ", piece)
     return piece

@@ -152,6 +152,15 @@ MONDAY = _at("2026-03-09")
         ("In 2024, what did we do for Christmas?", "2024-12-24", "2024-12-27"),
         ("What did I do in March in 2024?", "2024-03-01", "2024-04-01"),
         ("In 2024, what did I do on 3 March?", "2024-03-03", "2024-03-04"),
+        # A day of the month alone: the latest gone by (today's too), this month's or the last
+        # month that has it; since it, until now; in a plan, the coming one.
+        ("What did I do on the 3rd?", "2026-03-03", "2026-03-04"),
+        ("what happened on the 9th", "2026-03-09", "2026-03-10"),
+        ("What happened on the 13th?", "2026-02-13", "2026-02-14"),
+        ("What did I eat on the 31st?", "2026-01-31", "2026-02-01"),  # February has none
+        ("On the 22nd, where did we go?", "2026-02-22", "2026-02-23"),
+        ("What have I read since the 2nd?", "2026-03-02", "2026-03-09"),
+        ("What am I doing on the 20th?", "2026-03-20", "2026-03-21"),
     ],
 )
 def test_time_phrases_read_against_the_question_date(question, start, end):
@@ -171,6 +180,9 @@ def test_no_time_phrase_no_window_and_no_dateparser():
         "What do I do at the weekend?",  # a habit, not last weekend
         "How many days between the Sunday mass and the Easter vigil?",  # a name, not a day
         "What do I do on Mondays?",
+        "What did I buy on the 3rd floor?",  # a place in a row, not a day of the month
+        "Did I pass on the 2nd try?",
+        "Who came 13th in the race?",
         "Did I go to the 'Summer Nights' festival?",  # a name
         "Has my hip hurt since the fall?",  # a tumble
         "What do I do in summer?",  # a habit, not last summer

@@ -145,7 +145,11 @@ def test_a_time_and_a_person_alone_ask_what_that_person_said_then(writer, store,
     writer.add(raws, extract=False)
     hers_then = {raws[i].id for i in (3, 5, 7)}
     as_of = datetime(2026, 10, 20, 12, tzinfo=UTC)
-    for question in ("what did Ana say on 14 October?", "what did Ana and I talk about on October 14th"):
+    for question in (
+        "what did Ana say on 14 October?",
+        "what did Ana and I talk about on October 14th",
+        "What did Ana say on the 14th?",  # a day of the month alone: the latest 14th
+    ):
         got = recall(store, embedder, question, k=6, now=as_of, zone=UTC)
         ids = [h.id for h in got.hits]
         assert set(ids[:3]) == hers_then, question
