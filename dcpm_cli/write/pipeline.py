@@ -177,7 +177,7 @@ class Writer:
         rest = [r for r in raws if r.content_hash not in known]
         if gone is None:  # (stored no more: a log's turns go on from what is left)
             gone = self.store.forgotten_inputs(rest)
-        if not (len(rest) > 1 or any(r.session for r in rest)):
+        if not rest or not (len(raws) > 1 or rest[0].session):
             return known, gone
         # Each input stored as it is, in its own session at its own time, unless it shares a
         # moment with a new one: the turns of a moment are matched together, in their order.
@@ -264,11 +264,15 @@ class Writer:
         matched = [r for r in group if r.content_hash in before]
         if not matched or matched != group[: len(matched)]:
             return False
+        if any(before[r.content_hash][0] == "" for r in matched):
+            if group[0].session:  # (a log's turns stored with no session: known turn by turn)
+                return False
+            # A journal piped with no session: its entries stored so are each the same input
+            # (known by their words, date and source); the rest of what it shares decides.
+            matched = [r for r in matched if before[r.content_hash][0] != ""]
         stored: dict[str, list[RawInput]] = {}
         for r in matched:
             stored.setdefault(before[r.content_hash][0], []).append(r)
-        if "" in stored:  # (turns stored with no session: each its own input, known turn by turn)
-            return False
         for session, turns in stored.items():
             if self.store.said_since(session, before[turns[0].content_hash][2]) != len(turns):
                 return False  # not its last inputs

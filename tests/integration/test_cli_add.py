@@ -395,6 +395,35 @@ def test_a_journal_renamed_or_piped_in_after_its_import_is_not_stored_twice(cli,
     assert (copied["stored"], copied["already_stored"]) == (0, 2)
 
 
+def test_a_journal_piped_each_night_after_its_import_stores_each_entry_once(cli, tmp_path):
+    """A journal added with --file, then piped by cron each night as it grows (the entries piped
+    are stored with no session), or added again as a file after a pipe: every entry once. The
+    second night's pipe stored the first import's entries again: an entry the first pipe had
+    stored made the journal "stored with no session", known only entry by entry; and a pipe
+    whose one entry unknown by its words was the last file's took it for a typed note."""
+    journal = tmp_path / "journal.md"
+    journal.write_text("## 2026-11-01\nWalked to the beach.\n\n## 2026-11-03\nFirst run since August.\n")
+
+    def add(*how: str) -> tuple[int, int]:
+        args = how or ("--file", str(journal))
+        got = json.loads(cli("add", "--no-extract", *args, "--json", input=journal.read_text()).stdout)
+        return got["stored"], got["already_stored"]
+
+    assert add() == (2, 0)
+    with journal.open("a") as f:
+        f.write("\n## 2026-11-05\nBouldering with Tariq.\n")
+    assert add("-") == (1, 2)
+    assert add("-") == (0, 3)  # the night after, nothing new: it stored the first two again
+    assert add() == (0, 3)
+    with journal.open("a") as f:
+        f.write("\n## 2026-11-07\nRain all day.\n")
+    assert add() == (1, 3)
+    assert add("-") == (0, 4)  # its one new entry was the file's: taken for a typed note
+    assert add("-") == (0, 4)
+    recalled = json.loads(cli("recall", "walked to the beach", "-k", "4", "--json").stdout)["hits"]
+    assert sum("beach" in h["text"] for h in recalled) == 1
+
+
 def test_conversations_that_open_with_the_same_words_at_the_same_time_are_both_stored(cli, tmp_path):
     """Day-level timestamps give each conversation's k-th turn the same moment: two chats that
     open with "Hi" share their first turns, not their conversation."""
