@@ -205,6 +205,7 @@ ANSWERED_DEPTH = 10
 FEEDBACK_DEPTH = 3
 FEEDBACK_WEIGHT = 0.5
 FEEDBACK_SEARCH = 20  # the depth of the first search (that of k ≤ 5)
+RANKED_AT_LEAST = 10  # hits ranked whatever k is asked (`dcpm recall`'s default -k)
 _LEAST = 1e-6  # the score of a hit that must be found whatever its cosine
 
 K = TypeVar("K")
@@ -214,7 +215,8 @@ _IDS_HINT = "ids are in `dcpm recall --json`; `dcpm show ID` tells what one is"
 Key = tuple[str, str]  # ("items" | "raw", id)
 Candidate = MemoryItem | RawInput
 # A time searched for what was said then: [start, end), and how many of its best to take.
-Span = tuple[datetime, datetime, int]
+# [start, end), how many to find said then, and of which raw inputs (None: those searched).
+Span = tuple[datetime, datetime, int, RawFilter | None]
 
 
 def recall(
@@ -249,12 +251,16 @@ def recall(
         )
     asked_at = now or as_of or utcnow()
     asked = read_question(query, asked_at, zone)
-    depth = max(4 * k, 20)
+    # Fewer hits asked for are the first of RANKED_AT_LEAST, not others: every search, cue and
+    # ordering sees as many (a deeper search for -k 10 found replies that -k 5 never met).
+    ranked = max(k, RANKED_AT_LEAST)
+    depth = max(4 * ranked, 20)
     kept = _KEPT.set(_Kept(depth, {}))
     try:
         return _recall(
-            store, embedder, query, asked, asked_at, k, depth, kinds, as_of, min_similarity, chains, zone
-        )
+            store, embedder, query, asked, asked_at, ranked, depth, kinds, as_of, min_similarity, chains,
+            zone, shown=k,
+        )  # fmt: skip
     finally:
         _KEPT.reset(kept)
 
@@ -272,7 +278,9 @@ def _recall(
     min_similarity: float,
     chains: bool,
     zone: tzinfo,
+    shown: int,
 ) -> Recall:
+    """The `shown` first of the k best hits (`recall`)."""
     item_kinds = [x for x in (kinds or ITEM_KINDS) if x in ITEM_KINDS]
     raw = _raw_searched(asked) if not kinds or "raw" in kinds else None
     anchor: tuple[Key, Candidate | None] | None = None
@@ -308,6 +316,7 @@ def _recall(
             break
         depth *= 4
         warnings.clear()
+    out = out[:shown]
     _with_what_they_answered(store, out, got.found)
     stale = _attach_nodes(store, out, chains=chains, as_of=as_of)
     nodes = {n.id: n for h in out for n in h.nodes}
@@ -596,13 +605,17 @@ def _candidates(
     # A part of a day searches from that day's noon too, where an input dated by day alone is.
     during: list[Span] = []
     if w is not None and asked.only_time:
-        during.append((min(w.start, w.noon or w.start), w.end + TOLD_LATER, depth))
+        during.append((min(w.start, w.noon or w.start), w.end + TOLD_LATER, depth, None))
+        if asked.by_assistant and raw is not None:
+            # "What did the assistant say last month?": its replies said then, however many of
+            # the user's own words were said then too (as deep whatever k is).
+            during.append((w.start, w.end + TOLD_LATER, depth, REPLIES))
         if asked.only_when:
             # What was said nearest then comes next (`_nearest_next`): searched as deep whatever
             # k is, so the top hits do not depend on it.
-            during.append((*_near(w, as_of), max(depth, NEAR_DEPTH)))
+            during.append((*_near(w, as_of), max(depth, NEAR_DEPTH), None))
             # and, where little was said near it (a journal kept now and then), farther off
-            during.append((*_near(w, as_of, FAR), NEAR_DEPTH))
+            during.append((*_near(w, as_of, FAR), NEAR_DEPTH, None))
     # (BM25 matches the question's words without its order and scope: `matched_words`.)
     texts = [asked.words, *map(matched_words, asked.cues)]
     for n, (vector, text) in enumerate(zip(vectors, texts, strict=True)):
@@ -1160,15 +1173,16 @@ def _search(
     if item_kinds:
         take("items", store.vector_search("items", vector, depth, kinds=item_kinds), dense, min_similarity)
         take("items", _text_search(store, warnings, "items", query, depth, kinds=item_kinds), lexical)
-        for start, end, deep in during:
+        for start, end, deep, _ in (span for span in during if span[3] is None):
             then = store.vector_search("items", vector, deep, during=(start, end), kinds=item_kinds)
             take("items", then, dense, None)
     if raw:
         # Inputs not extracted yet are memory too: dcpm is useful before any LLM has run.
         take("raw", store.vector_search("raw", vector, depth, **raw), dense, min_similarity)
         take("raw", _text_search(store, warnings, "raw", query, depth, **raw), lexical)
-        for start, end, deep in during:
-            take("raw", store.vector_search("raw", vector, deep, during=(start, end), **raw), dense, None)
+        for start, end, deep, only in during:
+            said_then = store.vector_search("raw", vector, deep, during=(start, end), **(only or raw))
+            take("raw", said_then, dense, None)
     own = _fuse(dense, lexical)
     scale = (max(dense.values(), default=0.0), max(lexical.values(), default=0.0))
     if beside:

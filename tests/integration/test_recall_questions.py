@@ -1645,6 +1645,47 @@ def test_what_the_assistant_said_at_a_time_is_its_replies_then_before_the_journa
     assert all(h.role == "user" for h in mine.hits)
 
 
+def test_fewer_hits_asked_for_are_the_first_of_more_not_others(store, embedder, writer, cli):
+    """A user test: "what did the assistant say last month?" with -k 10 put its replies first,
+    with -k 3 or 5 showed none (a month of 30 journal lines, many saying what someone "said":
+    the search of what was said then went 20 deep at k 5, 40 at k 10, and the replies lay
+    between). Its replies said then are searched apart, and fewer hits are the first of ten."""
+    people = ["Mum", "Ola", "Harriet", "Tariq", "Fiona", "Callum", "Ewan", "Priya", "Sam", "Jo"]
+    lines = [
+        (f"2026-11-{day:02d}", "", f"{people[day % 10]} said the {thing} was {how} today.")
+        for day, (thing, how) in enumerate(
+            [
+                (t, h)
+                for t in ("food", "weather", "meeting", "film", "train")
+                for h in ("awful", "great", "late", "fine", "odd", "quiet")
+            ],
+            start=1,
+        )
+        if day <= 30
+    ]
+    _said(writer, *lines)
+    _chatted(cli, [
+        ("11-15T20:00", "money", "user", "Should I take Saturday locum shifts?"),
+        ("11-15T20:01", "money", "assistant", "Financially yes: two shifts a month add about £280 after "
+         "tax, but keep one weekend free to rest."),
+        ("11-17T19:00", "climb", "user", "I started climbing, what shoes should a beginner get?"),
+        ("11-17T19:01", "climb", "assistant", "Congratulations! Look at a comfortable flat-lasted shoe "
+         "such as the Scarpa Origin, sized snug but not painful."),
+    ])  # fmt: skip
+    december = _at("2026-12-06")
+    replies = {"Financia", "Congratu"}
+    for k in (2, 3, 5, 10):
+        got = recall(store, embedder, "what did the assistant say last month?", k=k, as_of=december)
+        assert {h.text[:8] for h in got.hits[:2]} == replies, k
+    for asked in ("what did Ola say about the food?", "what was late?", "what did I do last month?"):
+        ten = [h.id for h in recall(store, embedder, asked, k=10, as_of=december).hits]
+        for k in (1, 3, 5):
+            assert [h.id for h in recall(store, embedder, asked, k=k, as_of=december).hits] == ten[:k], (
+                asked,
+                k,
+            )
+
+
 def test_a_question_naming_the_assistant_brings_in_the_reply_to_the_turn_it_finds(store, embedder, cli):
     """ "Which book did the AI suggest?" found "What book should I read…?" but not the reply to
     it, "I recommend 'Deep Work'…", which shares none of its words: the podcast reply came first
