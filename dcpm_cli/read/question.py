@@ -134,9 +134,11 @@ _YEARS_JOINED = frozenset(
 )
 _A_MONTH = re.compile(rf"\b(?:{_MONTHS}|may|{_ABBR})\b", re.I)
 # A day of the month alone ("what did I do on the 13th?", "since the 2nd"): the latest gone by,
-# in a plan the coming one; not a month's ("the 13th of May", read above), a place in a row ("on
-# the 3rd floor", "on the 2nd try": only where a time ends, as a year's does), nor a bare "13th".
-_NTH = rf"the\s+(\d{{1,2}})(?:st|nd|rd|th)\b(?!\s+(?:of\s+)?(?:{_MONTHS}|may|{_ABBR})\b){_YEAR_AFTER}"
+# in a plan the coming one; read only when the question names no other time ("on the 3rd in
+# January", "last month on the 3rd": that month's, read as the month); not a month's ("the 13th
+# of May"), a habit ("on the 1st of the month"), a place in a row ("on the 3rd floor", "on the
+# 2nd try": only where a time ends, as a year's does), nor a bare "13th".
+_NTH = rf"the\s+(\d{{1,2}})(?:st|nd|rd|th)\b(?!\s+(?:of\b|(?:{_MONTHS}|may|{_ABBR})\b)){_YEAR_AFTER}"
 _DAY_OF_MONTH = re.compile(rf"(?:(?<=\bon )|(?<=\bsince )){_NTH}", re.I)
 _NTH_DAY = re.compile(rf"\b{_NTH}", re.I)  # what is left of one after "since" ("since the 2nd")
 _ANY_YEAR = re.compile(r"\b(?:19|20)\d{2}\b" + _YEAR_AFTER, re.I)  # "in 2024 or 2025": both
@@ -568,8 +570,6 @@ def window_of(text: str, now: datetime, zone: tzinfo = UTC) -> Window | None:
         else:
             day = today + timedelta(days=(weekday - today.weekday()) % 7)
         return Window(day, day + timedelta(days=1), m.group(0))
-    if (m := _DAY_OF_MONTH.search(text)) and (nth := _day_of_month(int(m.group(1)), now, text)):
-        return _since(text, m, nth, now) or Window(nth, nth + timedelta(days=1), m.group(0))
     about_past = bool(_ASKS_ABOUT_PAST.search(text) or _HAVE_DONE.search(text))
     holiday = next(named_days.as_time(text), None)
     long = next(named_days.as_time(text, named_days.LONG_WEEKEND), None)
@@ -630,6 +630,11 @@ def window_of(text: str, now: datetime, zone: tzinfo = UTC) -> Window | None:
         if start <= now:
             end = now if m.group(1) else min(datetime(years[-1] + 1, 1, 1, tzinfo=zone), now)
             return Window(start, end, text[m.start() : found[-1].end()])
+    # A day of the month alone, the last: any other time the question names says which month.
+    if m := _DAY_OF_MONTH.search(text):
+        ahead = not _SINCE.search(text, 0, m.start()) and bool(_PLANS.search(text)) and not about_past
+        if nth := _day_of_month(int(m.group(1)), now, ahead=ahead):
+            return _since(text, m, nth, now) or Window(nth, nth + timedelta(days=1), m.group(0))
     return None
 
 
@@ -676,15 +681,14 @@ def _season(m: re.Match[str], now: datetime, zone: tzinfo, *, about_past: bool) 
     return Window(start, ending(start), m.group(0))
 
 
-def _day_of_month(n: int, now: datetime, text: str) -> datetime | None:
+def _day_of_month(n: int, now: datetime, *, ahead: bool) -> datetime | None:
     """The `n`th of a month asked of at `now` (its midnight): the latest gone by, today's too
     (this month's, else the last month that has one: "the 31st" asked on 5 March is 31 January),
-    or, in a question of a plan and not of the past ("what am I doing on the 20th?"), the coming
-    one; None for no day of any month ("the 0th", "the 32nd")."""
+    or, `ahead` (a question of a plan: "what am I doing on the 20th?"), the coming one; None for
+    no day of any month ("the 0th", "the 32nd")."""
     if not 1 <= n <= 31:
         return None
     today = _day_start(now)
-    ahead = bool(_PLANS.search(text)) and not _ASKS_ABOUT_PAST.search(text)
     step = 1 if ahead else -1
     year, month = today.year, today.month
     for _ in range(12):

@@ -178,7 +178,13 @@ _REPORTED = re.compile(
 # speaker's turns by this share of their score: a preference, never a filter (the other person
 # may have said it, or said it back).
 SPEAKER_BOOST = 0.1
-SPEAKER_PROBE = 20  # the BM25 hits of a name looked through for that person's own turns
+SPEAKER_PROBE = 100  # the BM25 hits of a name looked through for that person's own turns
+# Words before a name that make its person the one spoken to or of, not the one who said it:
+# "what did I tell Ola about Tariq?" asks of neither's words.
+_SPOKEN_TO_OR_OF = re.compile(
+    r"\b(?:about|regarding|tell|told|telling|ask|asked|asking|text|texted|message|messaged|to|for|of)\s+$",
+    re.I,
+)
 # A question naming several things: a cue none of whose CUE_DEPTH best hits is among the
 # question's CUE_HEAD best gets its best hit raised to CUE_WEIGHT × the question's top score,
 # so every cue is represented near the top.
@@ -350,12 +356,12 @@ def _naming_speakers(store: Store, asked: Question, raw: RawFilter) -> Question:
     say on Tuesday?": turns "Ana: …"): who said it, not what was said, so a question of a time
     and such a person alone asks of what was said then (`Question.only_time`)."""
     people: set[str] = set()
-    for word in set(re.findall(r"[^\W\d_][\w'’-]*", asked.text)) - {"I"}:
-        if word[0].isupper():
-            speakers = (
-                speaker_of(row.text) for row, _ in _text_search(store, [], "raw", word, SPEAKER_PROBE, **raw)
-            )
-            people.update(s for s in speakers if s and _names(asked.text, s))  # (as `_prefer_named_speaker`)
+    rest = asked.text.replace(asked.window.phrase, " ") if asked.window else asked.text  # ("in June")
+    for word in set(re.findall(r"[^\W\d_][\w'’-]*", rest)):
+        if word[0].isupper() and content_words(word):  # (not "What", "I'm", "Monday")
+            hits = _text_search(store, [], "raw", word, SPEAKER_PROBE, **raw)
+            speakers = (speaker_of(row.text) for row, _ in hits)
+            people.update(s for s in speakers if s and _names(rest, s))  # (as `_prefer_named_speaker`)
     return dataclasses.replace(asked, people=frozenset(people)) if people else asked
 
 
@@ -431,8 +437,10 @@ def _day_it_says(
     Cycle Tour is this Sunday", said on the Monday: that Sunday): counted from the day said,
     the window would start before the event or miss it. The sentences naming the event's head
     (its last word: "op" of "my knee op") are read first, then those naming most of it ("My
-    knee was bad yesterday. The op is on Tuesday": the Tuesday); of a sentence's days, the
-    one nearest the event's words (`day_said`). An input found by meaning alone (no word of
+    knee was bad yesterday. The op is on Tuesday": the Tuesday); where a sentence names the
+    head, only those are read ("Fiona and Callum's wedding… Got a lift back with Fiona's cousin
+    Sunday morning": the wedding is of the day said, not of the Sunday); of a sentence's days,
+    the one nearest the event's words (`day_said`). An input found by meaning alone (no word of
     the event in it), or whose days cannot be told, is counted from the day said; so is one
     whose day the question does not count from (`counts`: after it, with a window not begun
     by then). Asked of the user's own ("my op"), a sentence naming another's ("Mum's op went fine on
@@ -441,6 +449,8 @@ def _day_it_says(
     head = next((w for w in reversed(re.findall(r"[\w'’]+", event.lower())) if w in words), None)
     naming = [(s, got) for s in SENTENCE_END.split(text) if (got := words & content_words(s))]
     naming.sort(key=lambda x: (head not in x[1], -len(x[1])))
+    if any(head in got for _, got in naming):
+        naming = [(s, got) for s, got in naming if head in got]
     # ("my interview for Lorraine's job": the possessive is the event's own, and says nothing)
     my_head = head if _MY_EVENT.match(event) and head and not _anothers(event, head) else None
     for sentence, got in naming:
@@ -649,7 +659,7 @@ def _candidates(
         reply = _is_reply(rows.get(key))  # (one found by its passage alone is the user's)
         if (reply and not asked.to_assistant) or (not reply and asked.by_assistant):
             scores[key] *= REPLY_WEIGHT
-    first: set[Key] = set()  # what a time and a person alone were asked of: that person's first
+    alone: set[Key] | None = None  # a time and a person alone asked of: what was said then
     if asked.window is not None:
         then = {key for key in scores if key in said and asked.window.holds(said[key], TOLD_LATER)}
         for key in then:
@@ -682,8 +692,8 @@ def _candidates(
             if asked.only_when:
                 _nearest_next(scores, rows, said, then, asked.window)
             if asked.people:
-                first = proper  # (what she said then, not what she told after)
-    _prefer_named_speaker(store, asked.text, scores, rows, found, first)
+                alone = proper  # (what she said then, not what she told after)
+    _prefer_named_speaker(store, asked.text, scores, rows, found, alone)
     top = max((v for key, v in scores.items() if key not in exact), default=0.0)
     for key in exact:
         scores[key] = top + (1 - SEMANTIC_WEIGHT) + scores.get(key, 0.0)
@@ -912,13 +922,14 @@ def _prefer_named_speaker(
     scores: dict[Key, float],
     rows: dict[Key, Candidate],
     found: dict[Key, MemoryItem | RawInput],
-    first: AbstractSet[Key] = frozenset(),
+    then: AbstractSet[Key] | None = None,
 ) -> None:
-    """Lift the turns of a speaker the question names (by full or first name, capitalised) by
-    SPEAKER_BOOST; those of them in `first` (said at the time asked of, when it and the person
-    are all the question asks: "what did Ana say on Tuesday?") above every other. The speakers
-    known are those of the candidates searched; inputs met through a passage alone are read
-    (into `found`) only when the question names one of them."""
+    """Lift the turns of a speaker the question names (by full or first name, capitalised; not
+    as the one spoken to or of: `_names`) by SPEAKER_BOOST. Asked of a time and that person
+    alone (`then`: what was said then; "what did Ana say on Tuesday?"), her turns come above
+    every other, those said then first (the others nearest then first: `_nearest_next`). The
+    speakers known are those of the candidates searched; inputs met through a passage alone are
+    read (into `found`) only when the question names one of them."""
     if SPEAKER_BOOST <= 0:
         return
     texts = {key: row.text for key, row in rows.items() if isinstance(row, RawInput)}
@@ -931,14 +942,21 @@ def _prefer_named_speaker(
     theirs = {key for key in scores if key in texts and speaker_of(texts[key]) in named}
     for key in theirs:
         scores[key] *= 1 + SPEAKER_BOOST
-    top = max((v for key, v in scores.items() if key not in theirs & first), default=0.0)
-    for key in theirs & first:
-        scores[key] += top
+    if then is not None:
+        for lifted in (theirs, theirs & then):
+            top = max((v for key, v in scores.items() if key not in lifted), default=0.0)
+            for key in lifted:
+                scores[key] += top
 
 
 def _names(question: str, speaker: str) -> bool:
-    first = speaker.split()[0]
-    return any(re.search(rf"(?<![\w-]){re.escape(n)}(?![\w-])", question) for n in {speaker, first})
+    """Whether the question names `speaker` (whole, or by first name) as one who said something:
+    not only as the one spoken to or of ("what did I tell Ola…", "…say about Ana")."""
+    names = "|".join(re.escape(n) for n in sorted({speaker, speaker.split()[0]}, key=len, reverse=True))
+    return any(
+        not _SPOKEN_TO_OR_OF.search(question, 0, m.start())
+        for m in re.finditer(rf"(?<![\w-])(?:{names})(?![\w-])", question)
+    )
 
 
 def _fuse_cues(question: dict[Key, float], cues: list[dict[Key, float]], k: int) -> dict[Key, float]:

@@ -967,6 +967,28 @@ def test_an_event_is_dated_by_its_own_sentence_and_never_after_the_question(stor
     assert early.period is not None and "counted from 2026-05-13" in early.period.phrase
 
 
+def test_an_event_named_in_a_sentence_with_no_day_is_of_the_day_said(store, embedder, writer):
+    """A user test: "Fiona and Callum's wedding at the Salutation… Got a lift back with Fiona's
+    cousin Sunday morning", written on the Saturday: "the week after Fiona's wedding" counted
+    from the Sunday before (the sentence naming Fiona, not the wedding, said a day), and showed
+    the days before it. A sentence naming the event itself says no day: it was that day."""
+    ids = _said(
+        writer,
+        ("2026-09-24", "a", "Fiona's final dress fitting. Ewan is coming to the wedding on Saturday."),
+        ("2026-09-26", "b", "Fiona and Callum's wedding at the Salutation hotel in Perth. I did a reading "
+         "and didn't cry until the end. Got a lift back with Fiona's cousin Sunday morning."),
+        ("2026-09-28", "c", "Back to swimming after the wedding weekend."),
+        ("2026-10-02", "d", "Tense week with Ewan. He's packing boxes already."),
+    )  # fmt: skip
+    for asked in (
+        "What did I do the week after Fiona's wedding?",
+        "What did I do the week after the wedding?",
+    ):
+        got = recall(store, embedder, asked, k=3, now=_at("2026-12-06"))
+        assert got.period is not None and "counted from 2026-09-26" in got.period.phrase, asked
+        assert got.hits[0].id == ids["Back to swimming after the wedding weekend."], asked
+
+
 def test_an_event_is_dated_by_the_date_it_is_written_with(store, embedder, writer):
     """ "The hip op is on 24 July", written weeks ahead, and "Home. The hip op went fine" three
     days after: "the week before my hip op" is the seven days before the 24th, not before either

@@ -123,8 +123,8 @@ def _days(*turns: tuple[str, str, str]) -> str:
 
 def test_a_time_and_a_person_alone_ask_what_that_person_said_then(writer, store, embedder):
     """ "What did Ana say on 14 October?" asks of a day and a person, not of words: her turns of
-    that day first (below them the other side's, then what she said on other days), however
-    unlike the question's words, and a day of hers that says nothing like it too."""
+    that day first, however unlike the question's words, then hers of other days, nearest
+    first, then the other side's."""
     raws = parse_jsonl(
         _days(
             ("Ana", "10-12T09:01", "Did you book the restaurant for Friday?"),
@@ -153,7 +153,52 @@ def test_a_time_and_a_person_alone_ask_what_that_person_said_then(writer, store,
         got = recall(store, embedder, question, k=6, now=as_of, zone=UTC)
         ids = [h.id for h in got.hits]
         assert set(ids[:3]) == hers_then, question
-        assert set(ids[3:5]) == {raws[4].id, raws[6].id}, question  # Ben's of that day next
+        assert set(ids[3:5]) == {raws[8].id, raws[9].id}, question  # hers of the 15th and 17th next
     # Ben is asked of as Ana was.
     got = recall(store, embedder, "what did Ben say on 14 October", k=2, now=as_of, zone=UTC)
     assert {h.id for h in got.hits} == {raws[4].id, raws[6].id}
+
+
+def test_a_person_asked_of_at_a_time_she_said_nothing_is_still_the_one_asked_of(writer, store, embedder):
+    """ "What did Ana say on 13 October?", a day only Ben wrote: her words nearest it come first,
+    not his of that day (a review: another chat's turns of that day came first)."""
+    raws = parse_jsonl(
+        _days(
+            ("Ana", "10-12T09:06", "Perfect, I'll bring the wine"),
+            ("Ben", "10-13T18:20", "The plumber is coming tomorrow at 10"),
+            ("Carl", "10-13T19:00", "Lost my racket, can I borrow yours"),
+            ("Ana", "10-14T10:15", "Plumber says the boiler needs a new valve, 180 euros"),
+        ),
+        session="",
+        source="chat.jsonl",
+        at=None,
+    )
+    writer.add(raws, extract=False)
+    got = recall(
+        store, embedder, "what did Ana say on 13 October?", k=4, now=datetime(2026, 10, 20, tzinfo=UTC)
+    )
+    assert {h.id for h in got.hits[:2]} == {raws[0].id, raws[3].id}
+
+
+def test_a_speaker_named_as_the_one_told_is_not_the_one_who_said_it(writer, store, embedder):
+    """ "What novel did Maya tell Sam about?" asks of Maya's words: Sam, named as the one told
+    (or asked, or spoken of), gets no lift (a user test: "what did I tell Ola about Tariq?"
+    showed Ola's lines, none about Tariq, above the user's own that named him)."""
+    raws = parse_jsonl(
+        _log(
+            ("Maya", "00", "I'm reading a novel about a lighthouse keeper, it's lovely."),
+            ("Sam", "01", "I'm reading a novel about a lighthouse keeper too, it's lovely."),
+            ("Maya", "02", "The rent goes up in May."),
+        ),
+        session="",
+        source="chat.jsonl",
+        at=None,
+    )
+    writer.add(raws, extract=False)
+    maya, sam = raws[0].id, raws[1].id
+    for question, first in (
+        ("What novel did Maya tell Sam about?", maya),
+        ("What novel did Sam tell Maya about?", sam),
+        ("What did Sam say about Maya's novel?", sam),
+    ):
+        assert recall(store, embedder, question, k=2).hits[0].id == first, question
