@@ -25,6 +25,13 @@ def _log(*turns: tuple[str, str, str]) -> str:
     )
 
 
+def _stored(writer, log: str) -> list:
+    """A chat log parsed as `dcpm add` parses it and stored raw; its inputs."""
+    raws = parse_jsonl(log, session="", source="chat.jsonl", at=None)
+    writer.add(raws, extract=False)
+    return raws
+
+
 def test_a_speaker_field_becomes_part_of_the_turn():
     raws = parse_jsonl(
         _log(("Maya", "00", "I can go up to 850."), ("Sam Okafor", "01", "I can do 900.")),
@@ -73,18 +80,15 @@ def test_a_speaker_that_is_not_a_name_is_refused(bad):
 
 
 def test_a_named_speaker_ranks_first_when_both_said_the_same(writer, store, embedder):
-    raws = parse_jsonl(
+    raws = _stored(
+        writer,
         _log(
             ("Maya", "00", "I'm reading a novel about a lighthouse keeper, it's lovely."),
             ("Sam", "01", "I'm reading a novel about a lighthouse keeper too, it's lovely."),
             ("Maya", "02", "The rent goes up in May."),
             ("Sam", "03", "Then we should look for another flat."),
         ),
-        session="",
-        source="chat.jsonl",
-        at=None,
     )
-    writer.add(raws, extract=False)
     maya, sam = raws[0].id, raws[1].id
     for name, first in (("Sam", sam), ("Maya", maya)):
         got = recall(store, embedder, f"What novel is {name} reading?", k=4)
@@ -99,16 +103,13 @@ def test_a_named_speaker_ranks_first_when_both_said_the_same(writer, store, embe
 
 
 def test_a_named_speaker_is_a_preference_not_a_filter(writer, store, embedder):
-    raws = parse_jsonl(
+    raws = _stored(
+        writer,
         _log(
             ("Maya", "00", "My best 10k is 47 minutes."),
             ("Sam", "01", "Let's book the flat viewing for Saturday."),
         ),
-        session="",
-        source="chat.jsonl",
-        at=None,
     )
-    writer.add(raws, extract=False)
     got = recall(store, embedder, "What is Sam's best 10k time?", k=2)
     assert got.hits[0].id == raws[0].id  # only Maya said it: her turn still answers
 
@@ -125,7 +126,8 @@ def test_a_time_and_a_person_alone_ask_what_that_person_said_then(writer, store,
     """ "What did Ana say on 14 October?" asks of a day and a person, not of words: her turns of
     that day first, however unlike the question's words, then hers of other days, nearest
     first, then the other side's."""
-    raws = parse_jsonl(
+    raws = _stored(
+        writer,
         _days(
             ("Ana", "10-12T09:01", "Did you book the restaurant for Friday?"),
             ("Ana", "10-12T09:06", "Perfect, I'll bring the wine"),
@@ -138,11 +140,7 @@ def test_a_time_and_a_person_alone_ask_what_that_person_said_then(writer, store,
             ("Ana", "10-15T08:00", "Can you buy milk on your way home"),
             ("Ana", "10-17T11:00", "Wine bought for tonight"),
         ),
-        session="",
-        source="chat.jsonl",
-        at=None,
     )
-    writer.add(raws, extract=False)
     hers_then = {raws[i].id for i in (3, 5, 7)}
     as_of = datetime(2026, 10, 20, 12, tzinfo=UTC)
     for question in (
@@ -162,18 +160,15 @@ def test_a_time_and_a_person_alone_ask_what_that_person_said_then(writer, store,
 def test_a_person_asked_of_at_a_time_she_said_nothing_is_still_the_one_asked_of(writer, store, embedder):
     """ "What did Ana say on 13 October?", a day only Ben wrote: her words nearest it come first,
     not his of that day (a review: another chat's turns of that day came first)."""
-    raws = parse_jsonl(
+    raws = _stored(
+        writer,
         _days(
             ("Ana", "10-12T09:06", "Perfect, I'll bring the wine"),
             ("Ben", "10-13T18:20", "The plumber is coming tomorrow at 10"),
             ("Carl", "10-13T19:00", "Lost my racket, can I borrow yours"),
             ("Ana", "10-14T10:15", "Plumber says the boiler needs a new valve, 180 euros"),
         ),
-        session="",
-        source="chat.jsonl",
-        at=None,
     )
-    writer.add(raws, extract=False)
     got = recall(
         store, embedder, "what did Ana say on 13 October?", k=4, now=datetime(2026, 10, 20, tzinfo=UTC)
     )
@@ -184,17 +179,14 @@ def test_a_speaker_named_as_the_one_told_is_not_the_one_who_said_it(writer, stor
     """ "What novel did Maya tell Sam about?" asks of Maya's words: Sam, named as the one told
     (or asked, or spoken of), gets no lift (a user test: "what did I tell Ola about Tariq?"
     showed Ola's lines, none about Tariq, above the user's own that named him)."""
-    raws = parse_jsonl(
+    raws = _stored(
+        writer,
         _log(
             ("Maya", "00", "I'm reading a novel about a lighthouse keeper, it's lovely."),
             ("Sam", "01", "I'm reading a novel about a lighthouse keeper too, it's lovely."),
             ("Maya", "02", "The rent goes up in May."),
         ),
-        session="",
-        source="chat.jsonl",
-        at=None,
     )
-    writer.add(raws, extract=False)
     maya, sam = raws[0].id, raws[1].id
     for question, first in (
         ("What novel did Maya tell Sam about?", maya),
