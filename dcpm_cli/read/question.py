@@ -141,6 +141,7 @@ _A_MONTH = re.compile(rf"\b(?:{_MONTHS}|may|{_ABBR})\b", re.I)
 _NTH = rf"the\s+(\d{{1,2}})(?:st|nd|rd|th)\b(?!\s+(?:of\b|(?:{_MONTHS}|may|{_ABBR})\b)){_YEAR_AFTER}"
 _DAY_OF_MONTH = re.compile(rf"(?:(?<=\bon )|(?<=\bsince )){_NTH}", re.I)
 _NTH_DAY = re.compile(rf"\b{_NTH}", re.I)  # what is left of one after "since" ("since the 2nd")
+_PRESENT = re.compile(r"\b(?:do|does|am|are|is)\s+(?:I|we)\b|\bwhat(?:'s|’s|s|\s+is)\b", re.I)
 _ANY_YEAR = re.compile(r"\b(?:19|20)\d{2}\b" + _YEAR_AFTER, re.I)  # "in 2024 or 2025": both
 _HAVE_DONE = re.compile(r"\b(?:have|has|'ve)\s+\w+|\b(?:I|we)'ve\b", re.I)
 _ASKS_ABOUT_PAST = re.compile(r"\b(?:did|was|were|had|happened|went)\b", re.I)
@@ -632,7 +633,11 @@ def window_of(text: str, now: datetime, zone: tzinfo = UTC) -> Window | None:
             return Window(start, end, text[m.start() : found[-1].end()])
     # A day of the month alone, the last: any other time the question names says which month.
     if m := _DAY_OF_MONTH.search(text):
-        ahead = not _SINCE.search(text, 0, m.start()) and bool(_PLANS.search(text)) and not about_past
+        # ("what do I have on the 25th?", "what have I got planned…": to come; "what have I
+        # eaten on the 3rd?": gone)
+        present = _PRESENT.search(text) or _PLANS.search(text)
+        past = _ASKS_ABOUT_PAST.search(text) or (_HAVE_DONE.search(text) and not present)
+        ahead = bool(present) and not past and not _SINCE.search(text, 0, m.start())
         if nth := _day_of_month(int(m.group(1)), now, ahead=ahead):
             return _since(text, m, nth, now) or Window(nth, nth + timedelta(days=1), m.group(0))
     return None

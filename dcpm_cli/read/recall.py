@@ -437,10 +437,8 @@ def _day_it_says(
     Cycle Tour is this Sunday", said on the Monday: that Sunday): counted from the day said,
     the window would start before the event or miss it. The sentences naming the event's head
     (its last word: "op" of "my knee op") are read first, then those naming most of it ("My
-    knee was bad yesterday. The op is on Tuesday": the Tuesday); where a sentence names the
-    head, only those are read ("Fiona and Callum's wedding… Got a lift back with Fiona's cousin
-    Sunday morning": the wedding is of the day said, not of the Sunday); of a sentence's days,
-    the one nearest the event's words (`day_said`). An input found by meaning alone (no word of
+    knee was bad yesterday. The op is on Tuesday": the Tuesday); of a sentence's days, the
+    one nearest the event's words (`day_said`). An input found by meaning alone (no word of
     the event in it), or whose days cannot be told, is counted from the day said; so is one
     whose day the question does not count from (`counts`: after it, with a window not begun
     by then). Asked of the user's own ("my op"), a sentence naming another's ("Mum's op went fine on
@@ -449,8 +447,6 @@ def _day_it_says(
     head = next((w for w in reversed(re.findall(r"[\w'’]+", event.lower())) if w in words), None)
     naming = [(s, got) for s in SENTENCE_END.split(text) if (got := words & content_words(s))]
     naming.sort(key=lambda x: (head not in x[1], -len(x[1])))
-    if any(head in got for _, got in naming):
-        naming = [(s, got) for s, got in naming if head in got]
     # ("my interview for Lorraine's job": the possessive is the event's own, and says nothing)
     my_head = head if _MY_EVENT.match(event) and head and not _anothers(event, head) else None
     for sentence, got in naming:
