@@ -15,14 +15,17 @@ from dcpm_cli.models import speaker_of
 from dcpm_cli.read.recall import recall
 
 
-def _log(*turns: tuple[str, str, str]) -> str:
-    """(speaker, minute, content) turns as a JSONL chat log of one session."""
+def _days(*turns: tuple[str, str, str], session: str = "home") -> str:
+    """(speaker, "MM-DDTHH:MM", content) turns as a JSONL chat log of one session."""
     return "\n".join(
-        json.dumps(
-            {"speaker": who, "content": text, "timestamp": f"2026-03-02T19:{m}:00Z", "session": "flat"}
-        )
-        for who, m, text in turns
+        json.dumps({"speaker": who, "content": text, "timestamp": f"2026-{at}:00Z", "session": session})
+        for who, at, text in turns
     )
+
+
+def _log(*turns: tuple[str, str, str]) -> str:
+    """(speaker, minute, content) turns of one evening as a JSONL chat log of one session."""
+    return _days(*((who, f"03-02T19:{m}", text) for who, m, text in turns), session="flat")
 
 
 def _stored(writer, log: str) -> list:
@@ -112,14 +115,6 @@ def test_a_named_speaker_is_a_preference_not_a_filter(writer, store, embedder):
     )
     got = recall(store, embedder, "What is Sam's best 10k time?", k=2)
     assert got.hits[0].id == raws[0].id  # only Maya said it: her turn still answers
-
-
-def _days(*turns: tuple[str, str, str]) -> str:
-    """(speaker, "MM-DDTHH:MM", content) turns as a JSONL chat log of one session."""
-    return "\n".join(
-        json.dumps({"speaker": who, "content": text, "timestamp": f"2026-{at}:00Z", "session": "home"})
-        for who, at, text in turns
-    )
 
 
 def test_a_time_and_a_person_alone_ask_what_that_person_said_then(writer, store, embedder):
