@@ -1207,18 +1207,29 @@ def _in_step(
     numbering its turns there from the cut (`ingest.formats.parse_jsonl`): the shift is any
     under which every turn that falls among the rows finds one with its words and speaker, or
     the place of a forgotten turn with them (`forgotten`: id → places), and pairs at least one;
-    of those, the one pairing the most, then the least. [] when none does."""
-    at = {place(row["said_at"]): row for row in rows}
+    of those, the one pairing the most, then the least. A journal's entries of one day share
+    its noon, one place: there a turn pairs with any row of its words, and one without is an
+    entry the other copy lacks, not another log. [] when none does."""
+    at: dict[int, list[dict[str, Any]]] = {}
+    for row in rows:
+        at.setdefault(place(row["said_at"]), []).append(row)
     first, last = min(at), max(at)
     mine = [place(r.said_at) for r in turns]
     best: list[tuple[RawInput, dict[str, Any]]] = []
     for shift in sorted(range(first - max(mine), last - min(mine) + 1), key=abs):
-        pairs = []
+        pairs: list[tuple[RawInput, dict[str, Any]]] = []
+        taken: set[int] = set()
         for r, p in zip(turns, mine, strict=True):
             k = p + shift
-            if k in at and (r.text, r.role) == (at[k]["text"], at[k]["role"]):
-                pairs.append((r, at[k]))
-            elif k in at or (first < k < last and k not in forgotten.get(r.id, ())):
+            here = [row for row in at.get(k, ()) if id(row) not in taken]
+            same = next((row for row in here if (r.text, r.role) == (row["text"], row["role"])), None)
+            if same is not None:
+                pairs.append((r, same))
+                taken.add(id(same))
+            elif k in at:
+                if len(at[k]) == 1 and mine.count(p) == 1:
+                    break  # another turn said at its place: another log
+            elif first < k < last and k not in forgotten.get(r.id, ()):
                 break
         else:
             if len(pairs) > len(best):

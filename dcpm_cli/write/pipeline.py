@@ -168,17 +168,18 @@ class Writer:
     def _known(self, raws: list[RawInput], gone: set[str] | None = None) -> tuple[set[str], set[str]]:
         """The content hashes of `raws` stored before: the same input, or one of a session that
         is what was stored before, from another source or in another session, or goes on from it
-        (`_goes_on_from_what_was_stored`); a lone input with no session is its own lookup by
-        hash. A chat log's turn stored with no session (piped before a piped chat was given one)
-        is known turn by turn: each was its own input. And the ids of those the user forgot:
+        (`_goes_on_from_what_was_stored`); a note typed alone as an argument is its own lookup by
+        hash (a lone entry piped is looked for as any: a one-entry journal imported, then piped).
+        A chat log's turn stored with no session (piped before a piped chat was given one) is
+        known turn by turn: each was its own input. And the ids of those the user forgot:
         `gone` (`Store.forgotten_inputs`, when the caller has them) and those a log cut inside
         their moment brings back at another place (`_cut_and_forgotten`)."""
         known = self.store.known_raw_hashes([r.content_hash for r in raws])
         rest = [r for r in raws if r.content_hash not in known]
         if gone is None:  # (stored no more: a log's turns go on from what is left)
             gone = self.store.forgotten_inputs(rest)
-        if not rest or not (len(raws) > 1 or rest[0].session):
-            return known, gone
+        if not rest or (len(raws) == 1 and not rest[0].session and rest[0].source == "cli"):
+            return known, gone  # (a note typed as an argument: said now, or --at, by no log)
         # Each input stored as it is, in its own session at its own time, unless it shares a
         # moment with a new one: the turns of a moment are matched together, in their order.
         before = {r.content_hash: (r.session, r.source, r.said_at) for r in raws if r.content_hash in known}

@@ -424,6 +424,36 @@ def test_a_journal_piped_each_night_after_its_import_stores_each_entry_once(cli,
     assert sum("beach" in h["text"] for h in recalled) == 1
 
 
+def test_a_journal_with_a_days_second_entry_or_one_entry_piped_after_its_import_is_known(cli, tmp_path):
+    """A day's entries all sit at its noon, one place in its moment, as does text before the
+    first heading: a journal holding either, imported and then piped, was stored again whole
+    (only one input a place was paired); a one-entry journal piped after its import was taken
+    for a note typed alone (a review's random sequences)."""
+    journal = tmp_path / "journal.md"
+    journal.write_text(
+        "Kept since the move to Oaxaca.\n\n## 2026-11-01\nClimbing at the quarry with Ana.\n\n"
+        "## 2026-11-01\nEvening: the blue glaze came out green.\n\n## 2026-11-02\nMarket day.\n"
+    )
+
+    def add(path: Path, *how: str) -> tuple[int, int]:
+        args = how or ("--file", str(path))
+        got = json.loads(cli("add", "--no-extract", *args, "--json", input=path.read_text()).stdout)
+        return got["stored"], got["already_stored"]
+
+    assert add(journal) == (4, 0)
+    assert add(journal, "-") == (0, 4)
+    with journal.open("a") as f:
+        f.write("\n## 2026-11-02\nEvening: a second entry that day, about the kiln.\n")
+    assert add(journal, "-") == (1, 4)
+    assert add(journal, "-") == (0, 5)
+    assert add(journal) == (0, 5)
+    one = tmp_path / "today.md"
+    one.write_text("## 2026-11-03\nA quiet day at the wheel.\n")
+    assert add(one) == (1, 0)
+    assert add(one, "-") == (0, 1)
+    assert len(cli.open_store().raw_by_status(["done", "context", "pending"])) == 6
+
+
 def test_conversations_that_open_with_the_same_words_at_the_same_time_are_both_stored(cli, tmp_path):
     """Day-level timestamps give each conversation's k-th turn the same moment: two chats that
     open with "Hi" share their first turns, not their conversation."""
