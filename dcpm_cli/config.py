@@ -76,8 +76,9 @@ class Settings:
     # The user's zone, an IANA name: a time written without an offset is one of it, days are
     # shown in it, and a question's time words ("yesterday", "on Saturday") count its days.
     timezone: str = "UTC"
-    # How the user's phone writes a date when a file cannot tell (a WhatsApp export whose
-    # dates all read both ways): "dmy" (day first) or "mdy"; "" refuses such a file.
+    # How the user writes a date in numbers when its numbers cannot tell: a WhatsApp export
+    # whose dates all read both ways, a question "what did I do on 3/4?": "dmy" (day first) or
+    # "mdy"; "" refuses such a file and reads no date in such a question.
     date_order: str = ""
     no_supersedes: bool = False  # the paper's ablation: no revision chains written or read
 

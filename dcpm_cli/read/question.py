@@ -26,6 +26,7 @@ import calendar
 import dataclasses
 import itertools
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta, tzinfo
 
@@ -139,8 +140,27 @@ _A_MONTH = re.compile(rf"\b(?:{_MONTHS}|may|{_ABBR})\b", re.I)
 # of May"), a habit ("on the 1st of the month"), a place in a row ("on the 3rd floor", "on the
 # 2nd try": only where a time ends, as a year's does), nor a bare "13th".
 _NTH = rf"the\s+(\d{{1,2}})(?:st|nd|rd|th)\b(?!\s+(?:of\b|(?:{_MONTHS}|may|{_ABBR})\b)){_YEAR_AFTER}"
-_DAY_OF_MONTH = re.compile(rf"(?:(?<=\bon )|(?<=\bsince )){_NTH}", re.I)
+_DAY_OF_MONTH = re.compile(rf"(?:(?<=\bon )|(?<=\bsince )|(?<=\bbetween )|(?<=\bfrom )){_NTH}", re.I)
 _NTH_DAY = re.compile(rf"\b{_NTH}", re.I)  # what is left of one after "since" ("since the 2nd")
+# A date in numbers after "on", "since", "from" or "between" ("on 13/10", "since 3.4.2025", "from
+# 2025/10/13"): day and month in the order the numbers tell (one over 12), else the user's
+# (`date_order`), else none; never a fraction or a score ("3/4 of the cake", "won 3/1").
+_NUMERIC_DATE = re.compile(
+    r"(?:(?<=\bon )|(?<=\bsince )|(?<=\bfrom )|(?<=\bbetween )|(?<=\band )|(?<=\bto )|(?<=\buntil )"
+    r"|(?<=\btill ))"
+    r"(?:(\d{4})([/.])(\d{1,2})\2(\d{1,2})|(\d{1,2})([/.])(\d{1,2})(?:\6(\d{4}|\d{2}))?\.?)(?![\d/.]*\d)",
+    re.I,
+)
+# Two times joined into one span: "on the 13th and the 14th", "between March 3 and March 6",
+# "from 3 to 6 October", "October 3-6", "on the 13th or the 14th" (unsure which).
+_JOINED = re.compile(r"\s*,?\s*(and|or|to|until|till|through|thru|-|–|—)\s*(?:on\s+)?", re.I)
+_FIRST_OF_TWO = re.compile(
+    r"\b(\d{1,2})(?:st|nd|rd|th)?\s*,?\s*(and|or|to|until|till|through|thru|-|–|—)\s*(?:the\s+)?$", re.I
+)
+_A_NUMERIC_DATE = re.compile(
+    r"\b(?:\d{4}[/.]\d{1,2}[/.]\d{1,2}|\d{1,2}[/.]\d{1,2}(?:[/.](?:\d{4}|\d{2}))?)\b"
+)
+_LATER_DAY = re.compile(rf"(?:{_NTH}|(\d{{1,2}})(?:st|nd|rd|th)?\b(?![/.:]?\d))", re.I)
 _PRESENT = re.compile(r"\b(?:do|does|am|are|is)\s+(?:I|we)\b|\bwhat(?:'s|’s|s|\s+is)\b", re.I)
 _ANY_YEAR = re.compile(r"\b(?:19|20)\d{2}\b" + _YEAR_AFTER, re.I)  # "in 2024 or 2025": both
 _HAVE_DONE = re.compile(r"\b(?:have|has|'ve)\s+\w+|\b(?:I|we)'ve\b", re.I)
@@ -168,6 +188,16 @@ _CALENDAR = re.compile(
     rf"(?:,?\s+(?:19|20)\d{{2}})?(?!['’])"
     rf"|\d{{4}}-\d{{2}}-\d{{2}})\b",
     re.I,
+)
+# A month's name alone is a person's where a time's words do not come before it ("what did April
+# say?", "with June", "what did August and I talk about yesterday?"); after them it is the month
+# ("in April", "my March rent", "the 3rd of April", "between March and May").
+_BEFORE_A_MONTH = frozenset(
+    re.findall(
+        r"\S+",
+        "in on since during until till by from between of last this next early late mid mid- the "
+        "every through throughout before after my our his her their your per each around",
+    )
 )
 # A recurring time of the day or week, as shifts are named ("nights", "night shifts", "lates",
 # "weekends", "nights on the ward"), is no one event: "sleep through the day after nights" counts
@@ -388,6 +418,8 @@ class Question:
     # The names it gives of people whose turns the store holds ("what did Ana say on Tuesday?"):
     # who said it, not what was said (set by the read path, which knows the store's speakers).
     people: frozenset[str] = frozenset()
+    # A date in numbers that reads two ways, the user's order unknown ("on 3/4"): read as none.
+    two_ways: str = ""
 
     @property
     def search_text(self) -> str:
@@ -439,10 +471,11 @@ class Question:
         return frozenset(_words(" ".join(self.people)))
 
 
-def read_question(text: str, now: datetime, zone: tzinfo = UTC) -> Question:
+def read_question(text: str, now: datetime, zone: tzinfo = UTC, date_order: str = "") -> Question:
     """The time window, wanted order and cues of a question asked at `now`, and whether it asks
     what the assistant said (or what someone told the user); its days are `zone`'s (the user's:
-    "yesterday" in Sydney ends ten hours before UTC's)."""
+    "yesterday" in Sydney ends ten hours before UTC's), a date in numbers read in `date_order`
+    where its numbers do not tell ("on 3/4")."""
     by_assistant = bool(_BY_ASSISTANT.search(text))
     to_assistant = by_assistant or bool(_OF_A_CHAT.search(text))
     told = to_assistant or bool(_TOLD.search(text))
@@ -455,7 +488,13 @@ def read_question(text: str, now: datetime, zone: tzinfo = UTC) -> Question:
     if anchor:
         # The event is searched for its date (read/recall.py), not as a second thing asked.
         return dataclasses.replace(asked, anchor=anchor)
-    return dataclasses.replace(asked, window=window_of(text, now, zone), cues=cues_of(text))
+    window = window_of(text, now, zone, date_order)
+    two_ways = (
+        ""
+        if window or date_order
+        else next((m.group(0) for m in _NUMERIC_DATE.finditer(text) if _reads_two_ways(m)), "")
+    )
+    return dataclasses.replace(asked, window=window, cues=cues_of(text), two_ways=two_ways)
 
 
 def matched_words(text: str) -> str:
@@ -506,10 +545,20 @@ def anchor_of(text: str) -> Anchor | None:
 # -- time ----------------------------------------------------------------------------------
 
 
-def window_of(text: str, now: datetime, zone: tzinfo = UTC) -> Window | None:
+def window_of(text: str, now: datetime, zone: tzinfo = UTC, date_order: str = "") -> Window | None:
     """The first time phrase of `text` as a window, read against `now` (aware) in `zone`'s
-    days: the window's ends are `zone`'s midnights."""
+    days: the window's ends are `zone`'s midnights; with a second time joined to it ("on the
+    13th and the 14th", "between March 3 and March 6"), from the first to the end of the
+    second. `date_order` ("dmy", "mdy"): how to read a date in numbers its numbers do not tell."""
     now = now.astimezone(zone)
+    w = _first_window(text, now, zone, date_order)
+    return _through(text, w, now, date_order) if w is not None else None
+
+
+def _first_window(text: str, now: datetime, zone: tzinfo, date_order: str) -> Window | None:
+    m = _NUMERIC_DATE.search(text)
+    if m and (day := _numeric_date(m, now, date_order, ahead=_asks_ahead(text, m))):
+        return _since(text, m, day, now) or Window(day, day + timedelta(days=1), m.group(0))
     named = _WEEKDAY_OF_DATE.search(text)
     if named and (date := _CALENDAR.match(text, named.end())) and (w := _calendar(date.group(0), now)):
         return dataclasses.replace(w, phrase=named.group(0) + w.phrase)
@@ -599,7 +648,7 @@ def window_of(text: str, now: datetime, zone: tzinfo = UTC) -> Window | None:
         start = month.start + timedelta(days=10 * third)
         end = month.end if third == 2 else month.start + timedelta(days=10 * third + 10)
         return _since(text, part, start, now) or Window(start, end, part.group(0))  # "since early March" too
-    for m in filter(apart, _CALENDAR.finditer(text)):
+    for m in filter(apart, _calendar_phrases(text)):
         # A date the question holds is nearer than a named day ("on the 23rd, before Christmas"),
         # but a year names which one ("Christmas Day last year", "Christmas this year").
         w = _calendar(m.group(0), now)
@@ -632,15 +681,113 @@ def window_of(text: str, now: datetime, zone: tzinfo = UTC) -> Window | None:
             end = now if m.group(1) else min(datetime(years[-1] + 1, 1, 1, tzinfo=zone), now)
             return Window(start, end, text[m.start() : found[-1].end()])
     # A day of the month alone, the last: any other time the question names says which month.
-    if m := _DAY_OF_MONTH.search(text):
-        # ("what do I have on the 25th?", "what have I got planned…": to come; "what have I
-        # eaten on the 3rd?": gone)
-        present = _PRESENT.search(text) or _PLANS.search(text)
-        past = _ASKS_ABOUT_PAST.search(text) or (_HAVE_DONE.search(text) and not present)
-        ahead = bool(present) and not past and not _SINCE.search(text, 0, m.start())
-        if nth := _day_of_month(int(m.group(1)), now, ahead=ahead):
-            return _since(text, m, nth, now) or Window(nth, nth + timedelta(days=1), m.group(0))
+    m = _DAY_OF_MONTH.search(text)
+    if m and (nth := _day_of_month(int(m.group(1)), now, ahead=_asks_ahead(text, m))):
+        return _since(text, m, nth, now) or Window(nth, nth + timedelta(days=1), m.group(0))
     return None
+
+
+def _asks_ahead(text: str, m: re.Match[str]) -> bool:
+    """Whether a day named without its month or year is the coming one: a question in the
+    present or of a plan, of nothing gone and not since it ("what do I have on the 25th?",
+    "what have I got planned…": to come; "what have I eaten on the 3rd?": gone)."""
+    present = _PRESENT.search(text) or _PLANS.search(text)
+    past = _ASKS_ABOUT_PAST.search(text) or (_HAVE_DONE.search(text) and not present)
+    return bool(present) and not past and not _SINCE.search(text, 0, m.start())
+
+
+def _numeric_date(m: re.Match[str], now: datetime, date_order: str, *, ahead: bool) -> datetime | None:
+    """The day a `_NUMERIC_DATE` match names (its midnight in `now`'s zone), or None: day and
+    month as the numbers tell (one over 12), else as `date_order` says; with no year, the latest
+    gone by, or in a plan (`ahead`) the coming one."""
+    if m.group(1):
+        year, month, day = int(m.group(1)), int(m.group(3)), int(m.group(4))
+    else:
+        a, b, y = int(m.group(5)), int(m.group(7)), m.group(8)
+        first = {"dmy": True, "mdy": False}.get(date_order) if _reads_two_ways(m) else a > 12 or a == b
+        if first is None:
+            return None  # "on 3/4": the 3rd of April or the 4th of March, as the user writes them
+        day, month = (a, b) if first else (b, a)
+        year = (int(y) + (2000 if len(y) == 2 else 0)) if y else 0
+    today = _day_start(now)
+    for y in [year] if year else [today.year, today.year + (1 if ahead else -1)]:
+        try:
+            found = today.replace(year=y, month=month, day=day)
+        except ValueError:
+            return None
+        if year or ((found >= today) if ahead else (found <= today)):
+            return found
+    return None
+
+
+def _range(text: str, at: int, joined_by: str) -> bool:
+    """Whether two times joined by `joined_by`, the first at `at`, name a range ("between … and",
+    "from … to", "3-6"), not two times said together ("and", "or")."""
+    return joined_by.lower() not in ("and", "or") or bool(
+        re.search(r"\b(?:between|from)\s+(?:the\s+)?$", text[:at], re.I)
+    )
+
+
+def _calendar_phrases(text: str) -> Iterator[re.Match[str]]:
+    """The calendar phrases of `text`, not a month's name that is a person's (`_BEFORE_A_MONTH`,
+    unless another time is joined to it)."""
+    for m in _CALENDAR.finditer(text):
+        if re.fullmatch(_MONTHS, m.group(0), re.I):
+            before = _words(text[: m.start()])[-1:]
+            joined = _JOINED.match(text, m.end())  # ("January through March")
+            ranged = joined is not None and _CALENDAR.match(text, joined.end()) is not None
+            if not (before and before[0] in _BEFORE_A_MONTH) and not ranged:
+                continue
+        yield m
+
+
+def _reads_two_ways(m: re.Match[str]) -> bool:
+    """Whether a `_NUMERIC_DATE` match is a day and a month either way round ("3/4"; not "13/4",
+    "3/3" nor "2025/3/4")."""
+    return (
+        not m.group(1) and int(m.group(5)) != int(m.group(7)) and max(int(m.group(5)), int(m.group(7))) <= 12
+    )
+
+
+def _through(text: str, w: Window, now: datetime, date_order: str) -> Window:
+    """`w`, from the time its phrase names to the end of a second joined to it ("on the 13th
+    and the 14th", "between March 3 and March 6", "from 3 to 6 October", "October 3-6"), or from
+    a day named before it in its month ("13 and 14 October"); `w` when none is, or the second
+    is not later."""
+    i = text.find(w.phrase)
+    if i < 0 or w.noon is not None or w.named or _SINCE.search(text, 0, i):
+        return w
+    j = i + len(w.phrase)
+    start, end, first = w.start, w.end, i
+    one_day = w.end - w.start <= timedelta(days=1)
+    # A range ("between … and", "from … to", "3-6") or two times said together that touch or
+    # lie a like gap apart ("the 13th and the 14th", "March and April"; "on 3 March and 20 May"
+    # are two days, the first kept).
+    if one_day and (before := _FIRST_OF_TWO.search(text, 0, i)) and text[i].isdigit():
+        n = int(before.group(1))
+        if n < w.start.day and (_range(text, before.start(), before.group(2)) or n >= w.start.day - 2):
+            start, first = w.start.replace(day=n), before.start()
+    if joined := _JOINED.match(text, j):
+        p = joined.end()
+        then: Window | None = None
+        if (c := _CALENDAR.match(text, p)) and (v := _calendar(c.group(0), now)):
+            then, stop = v, c.end()
+        elif c := _NUMERIC_DATE.match(text, p):
+            d = _numeric_date(c, w.start, date_order, ahead=True)  # (from 28/12 to 3/1)
+            then, stop = (Window(d, d + timedelta(days=1), "") if d else None), c.end()
+        elif one_day and (c := _LATER_DAY.match(text, p)):
+            n = int(c.group(1) or c.group(2))
+            d = _day_of_month(n, w.start + timedelta(days=1), ahead=True)  # (the 28th to the 3rd)
+            then, stop = (Window(d, d + timedelta(days=1), "") if d else None), c.end()
+        # (not before the first, nor after now in a question of what is gone: "between 27/02 and
+        # 13/02" is no year long)
+        later = then is not None and w.start <= then.start and (then.start <= now or w.start > now)
+        near = then is not None and then.start <= w.end + (w.end - w.start)  # (a like gap apart)
+        if later and then and (near or _range(text, first, joined.group(1))):
+            end, j = then.end, stop
+    if (start, end) == (w.start, w.end):
+        return w
+    return dataclasses.replace(w, start=start, end=end, phrase=text[first:j])
 
 
 def _season(m: re.Match[str], now: datetime, zone: tzinfo, *, about_past: bool) -> Window | None:
@@ -1001,11 +1148,11 @@ def _without_time(piece: str) -> str:
         _LAST_NIGHT,
         _WEEKEND,
         _PART_OF_MONTH,
-        _CALENDAR,
-        _SEASON_NAMED,
-        _YEAR,
-        _NTH_DAY,
     ):
+        piece = phrase.sub(" ", piece)
+    for m in reversed(list(_calendar_phrases(piece))):  # (a friend April stays)
+        piece = piece[: m.start()] + " " + piece[m.end() :]
+    for phrase in (_SEASON_NAMED, _YEAR, _NTH_DAY, _A_NUMERIC_DATE):
         piece = phrase.sub(" ", piece)
     return piece
 

@@ -237,6 +237,7 @@ def recall(
     chains: bool = True,
     now: datetime | None = None,
     zone: tzinfo = UTC,
+    date_order: str = "",
 ) -> Recall:
     """The k best memories for `query`: current beliefs (or those valid at `as_of`) first.
     A memory counts as found when its text shares words with the query or its cosine
@@ -244,7 +245,8 @@ def recall(
     `chains=False` is the no-supersedes ablation: every item stands alone, no arcs.
     Time words in the query ("last weekend") are read against `now` (default: `as_of`, else the
     current time), in `zone`'s days: a benchmark asks as of a question's date without hiding
-    what came later."""
+    what came later. `date_order` ("dmy", "mdy"): how the user writes a date in numbers
+    ("on 3/4"), where its numbers do not tell."""
     if not re.search(r"\w", query):
         # "*", "?!.": no word to share, and the cosine of their vector with short texts passes
         # the floor by accident (`forget --query '*'` planned to delete three inputs).
@@ -256,7 +258,7 @@ def recall(
             zone=str(zone),
         )
     asked_at = now or as_of or utcnow()
-    asked = read_question(query, asked_at, zone)
+    asked = read_question(query, asked_at, zone, date_order)
     # Fewer hits asked for are the first of RANKED_AT_LEAST, not others: every search, cue and
     # ordering sees as many (a deeper search for -k 10 found replies that -k 5 never met).
     ranked = max(k, RANKED_AT_LEAST)
@@ -309,6 +311,11 @@ def _recall(
         _answers_first(store, first, asked, as_of)
         vectors = _with_feedback(store, vectors, first, as_of, replies=asked.to_assistant)
     warnings: list[str] = []
+    if asked.two_ways:
+        warnings.append(
+            f"'{asked.two_ways}' reads as two days (day or month first) and was read as no date: "
+            "set DCPM_DATE_ORDER=dmy (day first) or mdy (month first)"
+        )
     while True:
         got = _candidates(store, vectors, asked, k, depth, item_kinds, raw, as_of, min_similarity, warnings)
         _answers_first(store, got, asked, as_of)

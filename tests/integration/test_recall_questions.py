@@ -164,6 +164,30 @@ MONDAY = _at("2026-03-09")
         ("What do I have scheduled on the 25th?", "2026-03-25", "2026-03-26"),
         ("what do I have on the 25th?", "2026-03-25", "2026-03-26"),
         ("What have I eaten on the 3rd?", "2026-03-03", "2026-03-04"),
+        # Two times joined are one span, from the first to the end of the second: a range, or
+        # two said together that touch or lie a like gap apart (two far apart: the first).
+        ("What did I do on the 2nd and the 3rd?", "2026-03-02", "2026-03-04"),
+        ("Where was I on the 5th or the 6th?", "2026-03-05", "2026-03-07"),
+        ("What did I do between the 2nd and the 5th?", "2026-03-02", "2026-03-06"),
+        ("What did I do from the 27th to the 3rd?", "2026-02-27", "2026-03-04"),
+        ("What happened between February 3 and February 6?", "2026-02-03", "2026-02-07"),
+        ("What did we do from 3 to 6 February?", "2026-02-03", "2026-02-07"),
+        ("What happened on 13 and 14 February?", "2026-02-13", "2026-02-15"),
+        ("What happened February 3-6?", "2026-02-03", "2026-02-07"),
+        ("What did I do in January and February?", "2026-01-01", "2026-03-01"),
+        ("What did I do on 3 February and 20 February?", "2026-02-03", "2026-02-04"),
+        ("How much did I spend on groceries January through February?", "2026-01-01", "2026-03-01"),
+        # A month's name where a person's stands is hers: the time is the other one named.
+        ("What did April and I talk about yesterday?", "2026-03-08", "2026-03-09"),
+        ("How much was my February rent?", "2026-02-01", "2026-03-01"),  # the month's
+        # A date in numbers: the order its numbers tell; with no year the latest gone by.
+        ("What did I do on 13/02?", "2026-02-13", "2026-02-14"),
+        ("What did I do on 2/13?", "2026-02-13", "2026-02-14"),
+        ("What did I do on 3/3?", "2026-03-03", "2026-03-04"),  # the same either way
+        ("What did I eat on 13.2.2025?", "2025-02-13", "2025-02-14"),
+        ("What did I do on 2025/02/03?", "2025-02-03", "2025-02-04"),
+        ("What have I read since 13/02?", "2026-02-13", "2026-03-09"),
+        ("What did I do between 27/02 and 13/02?", "2026-02-27", "2026-02-28"),  # not later: the first
     ],
 )
 def test_time_phrases_read_against_the_question_date(question, start, end):
@@ -219,9 +243,26 @@ def test_no_time_phrase_no_window_and_no_dateparser():
         "Did I lend Jan 2000 euros?",
         "What did I buy for the kids of Jan?",
         "What did I buy at the beginning of the month?",
+        "What did I eat on 3/4?",  # the 3rd of April or the 4th of March: `date_order` says
+        "Did I eat 3/4 of the cake?",  # a fraction
+        "Did we win 3/1 at home?",  # a score
+        "What did April say about the move?",  # a friend, not the month
+        "What did I tell June about the party?",
+        "Did I go climbing with August?",
+        "Who is April dating?",
+        "What's June's new address?",
     ]:
         assert window_of(q, MONDAY) is None, q
     assert ("dateparser" in sys.modules) == before
+
+
+def test_a_date_in_numbers_its_numbers_cannot_tell_is_read_in_the_users_order():
+    day_first = window_of("What did I eat on 3/4?", MONDAY, date_order="dmy")
+    month_first = window_of("What did I eat on 3/4?", MONDAY, date_order="mdy")
+    assert day_first is not None and f"{day_first.start:%Y-%m-%d}" == "2025-04-03"  # the latest gone by
+    assert month_first is not None and f"{month_first.start:%Y-%m-%d}" == "2026-03-04"
+    planned = window_of("What am I doing on 20/3?", MONDAY)
+    assert planned is not None and f"{planned.start:%Y-%m-%d}" == "2026-03-20"  # a plan: to come
 
 
 @pytest.mark.parametrize(
@@ -739,6 +780,32 @@ def test_a_named_day_finds_what_was_said_on_it_before_what_only_names_it(store, 
     assert got.period is not None and got.period.holds(got.hits[0].when)
     asked = cli("recall", "How was Christmas?", "--as-of", "2026-03-09")
     assert asked.exit_code == 0 and "'Christmas' read as 2025-12-24" in asked.stderr, asked.stderr
+
+
+def test_days_asked_as_numbers_or_joined_find_what_was_said_then(store, embedder, writer, cli, monkeypatch):
+    """ "What did I do on 3/4?" is the day the user's date order says (the 3rd of April for
+    DCPM_DATE_ORDER=dmy, the 4th of March for mdy, none unset); "on the 13th and the 14th" both
+    days, not the first alone."""
+    said = {
+        "ferry": ("2026-04-03", "Took the ferry to the island with Marta, windy crossing."),
+        "tap": ("2026-03-04", "Fixed the bathroom tap at last, new washer."),
+        "dentist": ("2026-03-13", "Dentist in the morning, a filling on the left side."),
+        "dinner": ("2026-03-14", "Marta's birthday dinner at the Georgian place."),
+        "keys": ("2026-02-20", "What did I do with the spare keys? Found them in the car."),
+    }
+    ids = _said(writer, *((day, name, text) for name, (day, text) in said.items()))
+    ids = {name: ids[text] for name, (_, text) in said.items()}
+    monkeypatch.delenv("DCPM_DATE_ORDER", raising=False)
+    unsure = cli("recall", "what did I do on 3/4?", "--as-of", "2026-04-20")
+    assert unsure.exit_code == 0 and "set DCPM_DATE_ORDER=dmy" in unsure.stderr, unsure.stderr
+    for order, first in (("dmy", "ferry"), ("mdy", "tap")):
+        monkeypatch.setenv("DCPM_DATE_ORDER", order)
+        asked = cli("recall", "what did I do on 3/4?", "--as-of", "2026-04-20", "-k", "2", "--json")
+        assert asked.exit_code == 0, asked.stderr
+        assert json.loads(asked.stdout)["hits"][0]["id"] == ids[first], order
+    both = recall(store, embedder, "what did I do on the 13th and the 14th?", k=2, now=_at("2026-03-20"))
+    assert both.period is not None and both.period.days == "2026-03-13 to 2026-03-14"
+    assert {h.id for h in both.hits} == {ids["dentist"], ids["dinner"]}
 
 
 def test_a_question_about_a_time_alone_finds_what_was_said_then(store, embedder, writer):
