@@ -80,6 +80,10 @@ class Settings:
     # whose dates all read both ways, a question "what did I do on 3/4?": "dmy" (day first) or
     # "mdy"; "" refuses such a file and reads no date in such a question.
     date_order: str = ""
+    # The name the user goes by in the chats they add, as their turns begin ("Kasia: …" in a
+    # WhatsApp export, which does not say whose phone it is): "what did I tell Maya?" then asks
+    # of those turns and the user's own notes. "" reads no chat turn as the user's.
+    me: str = ""
     no_supersedes: bool = False  # the paper's ablation: no revision chains written or read
 
     @property
@@ -165,6 +169,13 @@ def _is_zone(name: str) -> bool:
     return True
 
 
+def _is_speaker_name(name: str) -> bool:
+    """Whether `name` is one a chat turn can begin with ("Kasia", "Mary Ann de la Cruz")."""
+    from dcpm_cli.models import speaker_of
+
+    return not name or speaker_of(f"{name}: x") == name
+
+
 _POSITIVE = ((lambda v: v > 0), "greater than 0")
 _COSINE = _between(-1, 1)
 _RADIUS = ((lambda v: 0 < v < 2), "between 0 and 2 (a cosine distance)")
@@ -184,6 +195,7 @@ CHECKS: dict[str, tuple[Callable[[Any], bool], str]] = {
     "recall_min_similarity": _COSINE,
     "timezone": (_is_zone, "an IANA time zone such as Europe/Berlin or UTC"),
     "date_order": ((lambda v: v in ("", "dmy", "mdy")), "dmy (day first) or mdy (month first)"),
+    "me": (_is_speaker_name, "a name as your chat turns begin, such as Kasia or Kasia Nowak"),
     "dream.mode": ((lambda v: v in tuple(Mode)), "one of " + ", ".join(Mode)),
     "dream.max_calls": _at_least(0),
     "dream.max_seconds": _at_least(0),

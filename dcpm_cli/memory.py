@@ -185,7 +185,7 @@ class Memory:
         return recall(
             store, self.embedder, query, k=k, kinds=wanted, as_of=when,
             min_similarity=self.settings.recall_min_similarity, chains=self.chains,
-            zone=self.settings.zone, date_order=self.settings.date_order,
+            zone=self.settings.zone, date_order=self.settings.date_order, me=self.settings.me,
         )  # fmt: skip
 
     def history(self, target: str, *, k: int = 3) -> list[list[Any]]:

@@ -189,6 +189,20 @@ _CALENDAR = re.compile(
     rf"|\d{{4}}-\d{{2}}-\d{{2}})\b",
     re.I,
 )
+# A question of what the user said: "what did I tell Maya", "did i text her", "what did Ana and I
+# talk about", "remind me what I said"; not "what did Ana tell me", "did I go", nor "I talked to
+# the doctor, what did she say?", "when I told Maya…, what did she say?" (the user's saying told,
+# not asked of).
+_SAYING = r"say|tell|write|text|mention|message|ask|promise|send|answer|reply|suggest|agree|talk|chat|discuss"
+_SAID = (
+    r"said|told|wrote|texted|mentioned|messaged|asked|promised|sent|answered|replied|suggested|agreed|"
+    r"talked|chatted|discussed"
+)
+_I_SPOKE = re.compile(
+    rf"\b(?:did|do|have|had|didn't|haven't)\s+(?:\w+\s+and\s+)?I\s+(?:(?:ever|just|last|first|already)\s+)?"
+    rf"(?:{_SAYING}|{_SAID})\b|\b(?:what|which)\s+I\s+(?:{_SAID})\b",
+    re.I,
+)
 # A month's name alone is a person's where a time's words do not come before it ("what did April
 # say?", "with June", "what did August and I talk about yesterday?"); after them it is the month
 # ("in April", "my March rent", "the 3rd of April", "between March and May").
@@ -420,6 +434,14 @@ class Question:
     people: frozenset[str] = frozenset()
     # A date in numbers that reads two ways, the user's order unknown ("on 3/4"): read as none.
     two_ways: str = ""
+    # The name the user goes by in their chats (the `me` setting; set by the read path).
+    me: str = ""
+
+    @property
+    def asks_what_i_said(self) -> str:
+        """The user's chat name when the question asks what the user said ("what did I tell
+        Maya?", "what did Ana and I talk about?"), else ""."""
+        return self.me if self.me and _I_SPOKE.search(self.text) else ""
 
     @property
     def search_text(self) -> str:

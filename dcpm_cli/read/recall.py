@@ -238,6 +238,7 @@ def recall(
     now: datetime | None = None,
     zone: tzinfo = UTC,
     date_order: str = "",
+    me: str = "",
 ) -> Recall:
     """The k best memories for `query`: current beliefs (or those valid at `as_of`) first.
     A memory counts as found when its text shares words with the query or its cosine
@@ -246,7 +247,8 @@ def recall(
     Time words in the query ("last weekend") are read against `now` (default: `as_of`, else the
     current time), in `zone`'s days: a benchmark asks as of a question's date without hiding
     what came later. `date_order` ("dmy", "mdy"): how the user writes a date in numbers
-    ("on 3/4"), where its numbers do not tell."""
+    ("on 3/4"), where its numbers do not tell; `me`: the name the user's chat turns begin with
+    ("Kasia: …"), whose turns "what did I tell Maya?" asks of, with the user's own notes."""
     if not re.search(r"\w", query):
         # "*", "?!.": no word to share, and the cosine of their vector with short texts passes
         # the floor by accident (`forget --query '*'` planned to delete three inputs).
@@ -258,7 +260,7 @@ def recall(
             zone=str(zone),
         )
     asked_at = now or as_of or utcnow()
-    asked = read_question(query, asked_at, zone, date_order)
+    asked = dataclasses.replace(read_question(query, asked_at, zone, date_order), me=me)
     # Fewer hits asked for are the first of RANKED_AT_LEAST, not others: every search, cue and
     # ordering sees as many (a deeper search for -k 10 found replies that -k 5 never met).
     ranked = max(k, RANKED_AT_LEAST)
@@ -369,6 +371,8 @@ def _naming_speakers(store: Store, asked: Question, raw: RawFilter) -> Question:
             hits = _text_search(store, [], "raw", word, SPEAKER_PROBE, **raw)
             speakers = (speaker_of(row.text) for row, _ in hits)
             people.update(s for s in speakers if s and _names(rest, s))  # (as `_prefer_named_speaker`)
+    if asked.asks_what_i_said:
+        people.add(asked.me)  # (the user's own words are in any store)
     return dataclasses.replace(asked, people=frozenset(people)) if people else asked
 
 
@@ -696,7 +700,7 @@ def _candidates(
                 _nearest_next(scores, rows, said, then, asked.window)
             if asked.people:
                 alone = proper  # (what she said then, not what she told after)
-    _prefer_named_speaker(store, asked.text, scores, rows, found, alone)
+    _prefer_named_speaker(store, asked.text, scores, rows, found, alone, me=asked.asks_what_i_said)
     top = max((v for key, v in scores.items() if key not in exact), default=0.0)
     for key in exact:
         scores[key] = top + (1 - SEMANTIC_WEIGHT) + scores.get(key, 0.0)
@@ -926,30 +930,52 @@ def _prefer_named_speaker(
     rows: dict[Key, Candidate],
     found: dict[Key, MemoryItem | RawInput],
     then: AbstractSet[Key] | None = None,
+    *,
+    me: str = "",
 ) -> None:
     """Lift the turns of a speaker the question names (by full or first name, capitalised; not
     as the one spoken to or of: `_names`) by SPEAKER_BOOST. Asked of a time and that person
     alone (`then`: what was said then; "what did Ana say on Tuesday?"), her turns come above
     every other, those said then first (the others nearest then first: `_nearest_next`). The
     speakers known are those of the candidates searched; inputs met through a passage alone are
-    read (into `found`) only when the question names one of them."""
+    read (into `found`) only when the question names one of them. `me`: the user's chat name,
+    when the question asks what the user said ("what did I tell Maya?"): the user's are those
+    turns and the user's own words of no speaker (a journal, a note)."""
     if SPEAKER_BOOST <= 0:
         return
     texts = {key: row.text for key, row in rows.items() if isinstance(row, RawInput)}
     named = {s for s in map(speaker_of, texts.values()) if s and _names(question, s)}
-    if not named:
+    if not named and not me:
         return
     unread = [key for key in scores if key[0] == "raw" and key not in texts]
     _read_inputs(store, unread, rows, found)
     texts.update({key: found[key].text for key in unread if key in found})
-    theirs = {key for key in scores if key in texts and speaker_of(texts[key]) in named}
+    roles = {key: row.role for key, row in (*rows.items(), *found.items()) if isinstance(row, RawInput)}
+
+    def said_by_them(key: Key) -> bool:
+        speaker = speaker_of(texts[key])
+        if speaker in named:
+            return True
+        return bool(me) and (_is(speaker, me) if speaker else roles.get(key) == "user")
+
+    theirs = {key for key in scores if key in texts and said_by_them(key)}
     for key in theirs:
         scores[key] *= 1 + SPEAKER_BOOST
+    # Asked what the user said ("what did I tell Maya about the flat?"), the user's words are
+    # the answer and another's at most its context, as a reply is for "what did the assistant
+    # say…?": the user's come first, whatever another's share of the question's words.
+    lifts = [theirs] if me or then is not None else []
     if then is not None:
-        for lifted in (theirs, theirs & then):
-            top = max((v for key, v in scores.items() if key not in lifted), default=0.0)
-            for key in lifted:
-                scores[key] += top
+        lifts.append(theirs & then)
+    for lifted in lifts:
+        top = max((v for key, v in scores.items() if key not in lifted), default=0.0)
+        for key in lifted:
+            scores[key] += top
+
+
+def _is(speaker: str, name: str) -> bool:
+    """Whether a turn's `speaker` is the person called `name` (whole, or by first name)."""
+    return bool(speaker) and speaker.casefold() in (name.casefold(), name.split()[0].casefold())
 
 
 def _names(question: str, speaker: str) -> bool:

@@ -189,3 +189,38 @@ def test_a_speaker_named_as_the_one_told_is_not_the_one_who_said_it(writer, stor
         ("What did Sam say about Maya's novel?", sam),
     ):
         assert recall(store, embedder, question, k=2).hits[0].id == first, question
+
+
+def test_what_i_told_someone_is_asked_of_my_own_turns_when_my_chat_name_is_known(writer, store, embedder):
+    """A WhatsApp export does not say whose phone it is: "what did I tell Maya about the flat?"
+    found Maya's lines naming the flat, none the user's. With the `me` setting (DCPM_ME=Kasia)
+    the user's turns and notes answer it, first; not a question of what Maya said, nor the user
+    telling what was said to them ("I told Maya…, what did she say?")."""
+    raws = _stored(
+        writer,
+        _days(
+            ("Maya", "03-12T19:02", "Did you go see the flat on Zielna street?"),
+            ("Kasia", "03-12T19:05", "Yes! Two rooms, a balcony, tiny kitchen. Rent 3200 zł plus bills."),
+            ("Maya", "03-12T19:06", "The flat sounds nice, flats near Zielna go fast"),
+            ("Maya", "03-13T08:20", "Good luck with the flat!"),
+            ("Kasia", "03-14T21:44", "The landlord said yes to 3000, I sign on Monday"),
+            ("Maya", "03-14T21:45", "Yay! A flat of your own at last"),
+        ),
+    )
+    mine = {raws[1].id, raws[4].id}
+    question = "what did I tell Maya about the flat?"
+    assert recall(store, embedder, question, k=2).hits[0].id not in mine, "the test needs the name to mislead"
+    assert {h.id for h in recall(store, embedder, question, k=2, me="Kasia").hits} == mine
+    assert {h.id for h in recall(store, embedder, question, k=2, me="Kasia Nowak").hits} == mine  # first name
+    for theirs in ("what did Maya say about the flat?", "I told Maya about the flat, what did she say?"):
+        assert recall(store, embedder, theirs, k=1, me="Kasia").hits[0].id not in mine, theirs
+    on_the_day = recall(
+        store, embedder, "what did I say on 14 March?", k=1, me="Kasia", now=datetime(2026, 3, 20, tzinfo=UTC)
+    )
+    assert on_the_day.hits[0].id == raws[4].id
+
+
+def test_a_chat_name_that_no_turn_could_begin_with_is_refused(cli, monkeypatch):
+    monkeypatch.setenv("DCPM_ME", "kasia!")
+    got = cli("recall", "what did I tell Maya?")
+    assert got.exit_code != 0 and "setting 'me' must be a name" in got.stderr
