@@ -15,6 +15,11 @@ parser users run (`dcpm add`, no extraction), into one store per configuration:
 Prints recall@5 (all gold turns in the top 5) and MRR (first gold turn) per configuration,
 for questions naming a speaker, the others, and all. Tune on `dev` only; figures are
 printed, never asserted.
+
+A set may say whose phone it is (`"me"`: the name the user's turns begin with) and what each
+question asks of (`"asks"`: `me`, what the user said; `them`, what another said; `other`); it
+is then also run with the `me` setting, and the figures are given per kind asked. `"as_of"`:
+the day its questions are asked ("last Friday").
 """
 
 from __future__ import annotations
@@ -46,8 +51,13 @@ def names_speaker(question: str, turns: list[dict[str, Any]]) -> bool:
     return any(t["speaker"] in question for t in turns)
 
 
-def run(data: dict[str, Any], half: str, name_in_key: bool, rule: bool, passages: bool) -> dict[str, list]:
-    """Per question: (names a speaker, all gold in the top K, reciprocal rank of the first gold)."""
+def run(
+    data: dict[str, Any], half: str, name_in_key: bool, rule: bool, passages: bool, me: str = ""
+) -> dict[str, list]:
+    """Per kind of question (what it `asks`, else whether it names a speaker): (id, all gold in
+    the top K, reciprocal rank of the first gold)."""
+    from datetime import UTC, datetime
+
     from dcpm_cli.config import Settings
     from dcpm_cli.embed import get_embedder
     from dcpm_cli.ingest.formats import parse_jsonl
@@ -66,7 +76,8 @@ def run(data: dict[str, Any], half: str, name_in_key: bool, rule: bool, passages
     raws = parse_jsonl("\n".join(lines), session="", source="two_speakers", at=None)
     turn_of = {r.id: t["id"] for r, t in zip(raws, turns, strict=True)}
     embedder = get_embedder("minilm")
-    out: dict[str, list] = {"speaker": [], "other": []}
+    out: dict[str, list] = {kind: [] for kind in _kinds(data)}
+    now = datetime.fromisoformat(data["as_of"]).replace(hour=12, tzinfo=UTC) if "as_of" in data else None
     boost = recall_module.SPEAKER_BOOST
     with tempfile.TemporaryDirectory() as home:
         os.environ["DCPM_HOME"] = home
@@ -78,16 +89,20 @@ def run(data: dict[str, Any], half: str, name_in_key: bool, rule: bool, passages
             for q in data["questions"]:
                 if half != "all" and q["half"] != half:
                     continue
-                got = recall_module.recall(store, embedder, q["question"], k=20)
+                got = recall_module.recall(store, embedder, q["question"], k=20, now=now, me=me)
                 ranked = [turn_of.get(h.id, "") for h in got.hits]
                 gold = set(q["gold"])
                 found = all(g in ranked[:K] for g in gold)
                 first = next((n for n, x in enumerate(ranked, 1) if x in gold), None)
-                kind = "speaker" if names_speaker(q["question"], turns) else "other"
+                kind = q.get("asks") or ("speaker" if names_speaker(q["question"], turns) else "other")
                 out[kind].append((q["id"], found, 1 / first if first else 0.0))
         finally:
             recall_module.SPEAKER_BOOST = boost
     return out
+
+
+def _kinds(data: dict[str, Any]) -> list[str]:
+    return ["me", "them", "other"] if any("asks" in q for q in data["questions"]) else ["speaker", "other"]
 
 
 def _figures(rows: list) -> str:
@@ -105,14 +120,17 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--misses", action="store_true", help="list the questions each configuration misses")
     args = parser.parse_args(argv)
     data = load(args.set)
-    print(f"half={args.half}  recall@{K} / MRR   (names a speaker | does not | all)")
-    for label, name_in_key, rule, passages in CONFIGS:
-        got = run(data, args.half, name_in_key, rule, passages)
-        every = got["speaker"] + got["other"]
-        n = len(every)
-        print(
-            f"{label:34s} {_figures(got['speaker'])} | {_figures(got['other'])} | {_figures(every)}  (n={n})"
-        )
+    kinds = _kinds(data)
+    heads = {"speaker": "names a speaker", "other": "does not", "me": "what I said", "them": "another said"}
+    print(f"half={args.half}  recall@{K} / MRR   ({' | '.join(heads[k] for k in kinds)} | all)")
+    configs = [(*c, "") for c in CONFIGS]
+    if data.get("me"):
+        configs += [(f"{label}, me set", *rest[:3], data["me"]) for label, *rest in CONFIGS if rest[1]]
+    for label, name_in_key, rule, passages, me in configs:
+        got = run(data, args.half, name_in_key, rule, passages, me)
+        every = [row for kind in kinds for row in got[kind]]
+        columns = " | ".join(_figures(got[kind]) for kind in kinds)
+        print(f"{label:42s} {columns} | {_figures(every)}  (n={len(every)})")
         if args.misses:
             print("    missed:", " ".join(q for q, found, _ in every if not found))
 

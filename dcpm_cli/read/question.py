@@ -193,10 +193,14 @@ _CALENDAR = re.compile(
 # talk about", "remind me what I said"; not "what did Ana tell me", "did I go", nor "I talked to
 # the doctor, what did she say?", "when I told Maya…, what did she say?" (the user's saying told,
 # not asked of).
-_SAYING = r"say|tell|write|text|mention|message|ask|promise|send|answer|reply|suggest|agree|talk|chat|discuss"
+_SAYING = (
+    r"say|tell|ask|answer|reply|write|text|message|email|call|mention|promise|suggest|recommend|advise|"
+    r"offer|invite|remind|warn|explain|confirm|admit|complain|agree|send|talk|chat|discuss"
+)
 _SAID = (
-    r"said|told|wrote|texted|mentioned|messaged|asked|promised|sent|answered|replied|suggested|agreed|"
-    r"talked|chatted|discussed"
+    r"said|told|asked|answered|replied|wrote|texted|messaged|emailed|called|mentioned|promised|suggested|"
+    r"recommended|advised|offered|invited|reminded|warned|explained|confirmed|admitted|complained|agreed|"
+    r"sent|talked|chatted|discussed"
 )
 _I_SPOKE = re.compile(
     rf"\b(?:did|do|have|had|didn't|haven't)\s+(?:\w+\s+and\s+)?I\s+(?:(?:ever|just|last|first|already)\s+)?"
