@@ -246,3 +246,20 @@ def test_an_export_added_again_grown_stores_only_its_new_messages_and_its_names_
     hits = json.loads(cli("recall", "what did Maya say about the ferry?", "--json").stdout)["hits"]
     assert hits[0]["text"].startswith("Maya Lund: Great. The ferry leaves at 7:40")
     assert hits[0]["when"].startswith("2026-03-12T21:16")  # its local time, in the user's zone (UTC here)
+
+
+def test_an_export_added_with_no_chat_name_set_says_which_name_to_set(cli, tmp_path, monkeypatch):
+    """An export does not say whose phone it is, and "what did I tell Maya?" needs to know: with
+    `me` unset, adding one says which name to set (the user's, when Android's file name gives the
+    other side's), and says nothing once it is set."""
+    monkeypatch.delenv("DCPM_ME", raising=False)
+    export = tmp_path / "WhatsApp Chat with Maya Lund.txt"
+    export.write_text(ANDROID, encoding="utf-8")
+    assert 'set DCPM_ME="Sam"' in cli("add", "--no-extract", "--file", str(export)).stderr
+    other = tmp_path / "bergen.txt"
+    other.write_text(ANDROID.replace("Great.", "Great!"), encoding="utf-8")
+    assert "which of Maya Lund, Sam is you?" in cli("add", "--no-extract", "--file", str(other)).stderr
+    monkeypatch.setenv("DCPM_ME", "Sam")
+    other.write_text(ANDROID + "14/03/2026, 19:30 - Maya Lund: Ola can lend you a sleeping bag\n")
+    grown = cli("add", "--no-extract", "--file", str(other))
+    assert "stored 0" not in grown.stdout and "DCPM_ME" not in grown.stderr

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 from datetime import timedelta
 from pathlib import Path
@@ -139,7 +140,28 @@ def add(
             render.note(kept.where())
         raise
     render.add_report(report, as_json=as_json)
+    if chat_export and report.stored and not m.settings.me:
+        render.note(_whose_phone(raws, file))
     _llm_outcome(report)
+
+
+# Android names an export after the other side: "WhatsApp Chat with Maya Lund.txt" (German
+# "WhatsApp-Chat mit …", Spanish "Chat de WhatsApp con …").
+_EXPORT_WITH = re.compile(r"^(?:WhatsApp[- ]Chat|Chat de WhatsApp)\s+(?:with|mit|con)\s+(.+)$", re.I)
+
+
+def _whose_phone(raws: list[Any], file: Path | None) -> str:
+    """What to tell a user whose chat export came in with `me` unset: the user's name when the
+    file's name gives the other side's (Android's "WhatsApp Chat with …"), else the names in it."""
+    from dcpm_cli.models import speaker_of
+
+    names = sorted({s for r in raws if (s := speaker_of(r.text))})
+    other = _EXPORT_WITH.match(file.stem) if file is not None else None
+    mine = [n for n in names if other is not None and n != other.group(1).strip()]
+    why = "(or `me` in config.toml) so that 'what did I tell …?' finds your own messages"
+    if len(mine) == 1:
+        return f'your name in this chat looks like {mine[0]}: set DCPM_ME="{mine[0]}" {why}'
+    return f"which of {', '.join(names[:4])} is you? set DCPM_ME to that name {why}"
 
 
 @app.command()
