@@ -139,16 +139,30 @@ _A_MONTH = re.compile(rf"\b(?:{_MONTHS}|may|{_ABBR})\b", re.I)
 # January", "last month on the 3rd": that month's, read as the month); not a month's ("the 13th
 # of May"), a habit ("on the 1st of the month"), a place in a row ("on the 3rd floor", "on the
 # 2nd try": only where a time ends, as a year's does), nor a bare "13th".
-_NTH = rf"the\s+(\d{{1,2}})(?:st|nd|rd|th)\b(?!\s+(?:of\b|(?:{_MONTHS}|may|{_ABBR})\b)){_YEAR_AFTER}"
+# (where a time ends, or a range goes on: "on the 10th-12th")
+_TIME_ENDS = _YEAR_AFTER[:-1] + r"|\s*[-–—]\s*(?:the\s+)?\d)"
+_NTH = rf"the\s+(\d{{1,2}})(?:st|nd|rd|th)\b(?!\s+(?:of\b|(?:{_MONTHS}|may|{_ABBR})\b)){_TIME_ENDS}"
 _DAY_OF_MONTH = re.compile(rf"(?:(?<=\bon )|(?<=\bsince )|(?<=\bbetween )|(?<=\bfrom )){_NTH}", re.I)
 _NTH_DAY = re.compile(rf"\b{_NTH}", re.I)  # what is left of one after "since" ("since the 2nd")
-# A date in numbers after "on", "since", "from" or "between" ("on 13/10", "since 3.4.2025", "from
-# 2025/10/13"): day and month in the order the numbers tell (one over 12), else the user's
-# (`date_order`), else none; never a fraction or a score ("3/4 of the cake", "won 3/1").
-_NUMERIC_DATE = re.compile(
-    r"(?:(?<=\bon )|(?<=\bsince )|(?<=\bfrom )|(?<=\bbetween )|(?<=\band )|(?<=\bto )|(?<=\buntil )"
-    r"|(?<=\btill ))"
-    r"(?:(\d{4})([/.])(\d{1,2})\2(\d{1,2})|(\d{1,2})([/.])(\d{1,2})(?:\6(\d{4}|\d{2}))?\.?)(?![\d/.]*\d)",
+# A date in numbers after "on", "since", "from" or "between", where a time ends ("on 13/10", "since
+# 13.10.", "from 2025/10/13"): day and month in the order the numbers tell (one over 12), else
+# the user's (`date_order`), else none. Read only when no other time is named ("from 9.30 to 5.30
+# yesterday"); not a decimal or a clock ("on 2.5 mg", "since 3.30": a dot only with a year or
+# closing dot), a ratio, fraction or score ("on 18/6 fasting", "3/4 of the cake", "won 3/1"),
+# nor the idioms 24/7 and 9/11.
+_NUMBERS_DATE = (
+    r"(?!24/7\b)(?!9/11\b)"
+    r"(?:(\d{4})([/.])(\d{1,2})\2(\d{1,2})"
+    r"|(\d{1,2})(/)(\d{1,2})(?:/(\d{4}|\d{2}))?"
+    r"|(\d{1,2})(\.)(\d{1,2})(?:\.(\d{4}|\d{2})|\.(?!\d)))"
+    rf"(?![\d/.]*\d){_YEAR_AFTER}"
+)
+_NUMERIC_DATE = re.compile(rf"(?:(?<=\bon )|(?<=\bsince )|(?<=\bfrom )|(?<=\bbetween )){_NUMBERS_DATE}", re.I)
+_NUMERIC_DATE_AFTER = re.compile(_NUMBERS_DATE, re.I)  # the second of two joined ("13/10 or 14/10")
+# A day of a month named by where it stands ("the 2nd of this month", "the 5th of next month",
+# "since the 13th of last month").
+_NTH_OF_MONTH = re.compile(
+    r"\bthe\s+(\d{1,2})(?:st|nd|rd|th)?\s+of\s+(this|last|next|the\s+previous|the\s+next|the\s+coming)\s+month\b",
     re.I,
 )
 # Two times joined into one span: "on the 13th and the 14th", "between March 3 and March 6",
@@ -160,7 +174,16 @@ _FIRST_OF_TWO = re.compile(
 _A_NUMERIC_DATE = re.compile(
     r"\b(?:\d{4}[/.]\d{1,2}[/.]\d{1,2}|\d{1,2}[/.]\d{1,2}(?:[/.](?:\d{4}|\d{2}))?)\b"
 )
-_LATER_DAY = re.compile(rf"(?:{_NTH}|(\d{{1,2}})(?:st|nd|rd|th)?\b(?![/.:]?\d))", re.I)
+# The second of two days joined: "the 14th", "14th", a bare "6" only after a dash ("October 3-6";
+# "on the 3rd till 11" is a clock, "on the 3rd and 4 days later" no day).
+_LATER_DAY = re.compile(
+    rf"(?:{_NTH}|(\d{{1,2}})(?:st|nd|rd|th)\b{_TIME_ENDS}|(\d{{1,2}})\b(?![/.:]?\d){_TIME_ENDS})", re.I
+)
+_MONTH_AFTER = re.compile(  # a month joined after another ("April and May", "Oct 3 to Oct 6")
+    rf"(?:{_MONTHS}|may|{_ABBR})\.?(?:\s+\d{{1,2}}(?:st|nd|rd|th)?)?(?:,?\s+(?:19|20)\d{{2}})?\b", re.I
+)
+_WEEKDAY_AFTER = re.compile(rf"(?:on\s+)?({_WEEKDAYS})\b", re.I)
+_NOW_AFTER = re.compile(r"(yesterday|today|now)\b", re.I)
 _PRESENT = re.compile(r"\b(?:do|does|am|are|is)\s+(?:I|we)\b|\bwhat(?:'s|’s|s|\s+is)\b", re.I)
 _ANY_YEAR = re.compile(r"\b(?:19|20)\d{2}\b" + _YEAR_AFTER, re.I)  # "in 2024 or 2025": both
 _HAVE_DONE = re.compile(r"\b(?:have|has|'ve)\s+\w+|\b(?:I|we)'ve\b", re.I)
@@ -179,12 +202,14 @@ _CALENDAR = re.compile(
     rf"|yesterday|today|tonight|this morning|this afternoon|this evening"
     rf"|(?:on|last|this|past)\s+(?:{_WEEKDAYS})|(?<=since )(?:{_WEEKDAYS})"
     rf"|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_MONTHS}|may)(?:,?\s+\d{{4}})?"
-    rf"|(?:{_MONTHS}|(?<=in |on )may|(?<=since )may)(?:\s+\d{{1,2}}(?:st|nd|rd|th)?)?(?:,?\s+\d{{4}})?"
+    rf"|(?:{_MONTHS}|(?<=in |on )may|(?<=since )may|(?<=from )may|(?<=between )may)"
+    rf"(?:\s+\d{{1,2}}(?:st|nd|rd|th)?)?(?:,?\s+\d{{4}})?"
     rf"|may\s+\d{{1,2}}(?:st|nd|rd|th)?(?:,?\s+\d{{4}})?|may,?\s+\d{{4}}"
     # An abbreviation is a month after "on / in / since" ("Did I lend Jan 2000 euros?", "the kids
     # of Jan", "Jan's car" are not), or after a day; a bare weekday only after "since".
     rf"|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_ABBR})\.?(?:,?\s+(?:19|20)\d{{2}})?"
-    rf"|(?:(?<=on )|(?<=in )|(?<=since ))(?:{_ABBR})\.?(?:\s+\d{{1,2}}(?:st|nd|rd|th)?)?"
+    rf"|(?:(?<=on )|(?<=in )|(?<=since )|(?<=from )|(?<=between ))"
+    rf"(?:{_ABBR})\.?(?:\s+\d{{1,2}}(?:st|nd|rd|th)?)?"
     rf"(?:,?\s+(?:19|20)\d{{2}})?(?!['’])"
     rf"|\d{{4}}-\d{{2}}-\d{{2}})\b",
     re.I,
@@ -207,15 +232,24 @@ _I_SPOKE = re.compile(
     rf"(?:{_SAYING}|{_SAID})\b|\b(?:what|which)\s+I\s+(?:{_SAID})\b",
     re.I,
 )
-# A month's name alone is a person's where a time's words do not come before it ("what did April
-# say?", "with June", "what did August and I talk about yesterday?"); after them it is the month
-# ("in April", "my March rent", "the 3rd of April", "between March and May").
-_BEFORE_A_MONTH = frozenset(
+# A month's name is a person's where only a person's stands: after "did", "with", "tell"… ("what
+# did April say?", "climbing with June", "what did I tell August?"), or before what a person
+# says or has ("April said", "June and I", "April's birthday"); elsewhere it is the month ("in
+# April", "plans for April", "how was August?", "March to May", "April's rent").
+_A_PERSON_BEFORE = frozenset(
     re.findall(
         r"\S+",
-        "in on since during until till by from between of last this next early late mid mid- the "
-        "every through throughout before after my our his her their your per each around",
+        "did does do has had will would can could with tell told ask asked text texted call called "
+        "message messaged meet met invite invited visit visited",
     )
+)
+_A_PERSON_AFTER = re.compile(
+    r"\s+(?:and\s+(?:I|me)\b|(?:say|said|says|tell|told|tells|think|thinks|thought|want|wants|wanted|"
+    r"call|called|calls|text|texted|texts|ring|rang|reply|replied|mention|mentioned|ask|asked|suggest|"
+    r"suggested|recommend|recommended)\b)"
+    r"|['’]s\s+(?:new\s+|old\s+)?(?:birthday|address|number|phone|partner|boyfriend|girlfriend|husband|"
+    r"wife|mum|mom|dad|mother|father|sister|brother|son|daughter|kids?|baby|dog|cat|job|boss|wedding)\b",
+    re.I,
 )
 # A recurring time of the day or week, as shifts are named ("nights", "night shifts", "lates",
 # "weekends", "nights on the ward"), is no one event: "sleep through the day after nights" counts
@@ -582,8 +616,7 @@ def window_of(text: str, now: datetime, zone: tzinfo = UTC, date_order: str = ""
 
 
 def _first_window(text: str, now: datetime, zone: tzinfo, date_order: str) -> Window | None:
-    m = _NUMERIC_DATE.search(text)
-    if m and (day := _numeric_date(m, now, date_order, ahead=_asks_ahead(text, m))):
+    if (m := _NTH_OF_MONTH.search(text)) and (day := _nth_of_month(m, now)):
         return _since(text, m, day, now) or Window(day, day + timedelta(days=1), m.group(0))
     named = _WEEKDAY_OF_DATE.search(text)
     if named and (date := _CALENDAR.match(text, named.end())) and (w := _calendar(date.group(0), now)):
@@ -707,10 +740,28 @@ def _first_window(text: str, now: datetime, zone: tzinfo, date_order: str) -> Wi
             end = now if m.group(1) else min(datetime(years[-1] + 1, 1, 1, tzinfo=zone), now)
             return Window(start, end, text[m.start() : found[-1].end()])
     # A day of the month alone, the last: any other time the question names says which month.
+    # A date in numbers, the last but one: a clock, a dose or a score said beside another time
+    # is not read as a date ("from 9.30 to 5.30 yesterday", "on 2.5 mg since March").
+    m = _NUMERIC_DATE.search(text)
+    if m and (day := _numeric_date(m, now, date_order, ahead=_asks_ahead(text, m))):
+        return _since(text, m, day, now) or Window(day, day + timedelta(days=1), m.group(0))
     m = _DAY_OF_MONTH.search(text)
     if m and (nth := _day_of_month(int(m.group(1)), now, ahead=_asks_ahead(text, m))):
         return _since(text, m, nth, now) or Window(nth, nth + timedelta(days=1), m.group(0))
     return None
+
+
+def _nth_of_month(m: re.Match[str], now: datetime) -> datetime | None:
+    """The day a `_NTH_OF_MONTH` match names (its midnight), or None ("the 31st of next month" in
+    a month of 30 days)."""
+    which = m.group(2).split()[-1].lower()
+    step = {"this": 0, "last": -1, "previous": -1}.get(which, 1)
+    month = now.month - 1 + step
+    year, month = now.year + month // 12, month % 12 + 1
+    n = int(m.group(1))
+    if not 1 <= n <= calendar.monthrange(year, month)[1]:
+        return None
+    return _day_start(now).replace(year=year, month=month, day=n)
 
 
 def _asks_ahead(text: str, m: re.Match[str]) -> bool:
@@ -729,12 +780,12 @@ def _numeric_date(m: re.Match[str], now: datetime, date_order: str, *, ahead: bo
     if m.group(1):
         year, month, day = int(m.group(1)), int(m.group(3)), int(m.group(4))
     else:
-        a, b, y = int(m.group(5)), int(m.group(7)), m.group(8)
+        a, b, written = _numbers(m)
         first = {"dmy": True, "mdy": False}.get(date_order) if _reads_two_ways(m) else a > 12 or a == b
         if first is None:
             return None  # "on 3/4": the 3rd of April or the 4th of March, as the user writes them
         day, month = (a, b) if first else (b, a)
-        year = (int(y) + (2000 if len(y) == 2 else 0)) if y else 0
+        year = (int(written) + (2000 if len(written) == 2 else 0)) if written else 0
     today = _day_start(now)
     for y in [year] if year else [today.year, today.year + (1 if ahead else -1)]:
         try:
@@ -755,65 +806,109 @@ def _range(text: str, at: int, joined_by: str) -> bool:
 
 
 def _calendar_phrases(text: str) -> Iterator[re.Match[str]]:
-    """The calendar phrases of `text`, not a month's name that is a person's (`_BEFORE_A_MONTH`,
-    unless another time is joined to it)."""
+    """The calendar phrases of `text`, not a month's name that stands where a person's does
+    ("what did April say?", `_A_PERSON_BEFORE`, `_A_PERSON_AFTER`)."""
     for m in _CALENDAR.finditer(text):
         if re.fullmatch(_MONTHS, m.group(0), re.I):
             before = _words(text[: m.start()])[-1:]
-            joined = _JOINED.match(text, m.end())  # ("January through March")
-            ranged = joined is not None and _CALENDAR.match(text, joined.end()) is not None
-            if not (before and before[0] in _BEFORE_A_MONTH) and not ranged:
+            if (before and before[0] in _A_PERSON_BEFORE) or _A_PERSON_AFTER.match(text, m.end()):
                 continue
         yield m
 
 
+def _numbers(m: re.Match[str]) -> tuple[int, int, str | None]:
+    """The two numbers of a `_NUMERIC_DATE` match written day and month either way round, in
+    their order, and its year as written (slashes or dots)."""
+    at = 5 if m.group(5) else 9
+    return int(m.group(at)), int(m.group(at + 2)), m.group(at + 3)
+
+
 def _reads_two_ways(m: re.Match[str]) -> bool:
     """Whether a `_NUMERIC_DATE` match is a day and a month either way round ("3/4"; not "13/4",
-    "3/3" nor "2025/3/4")."""
-    return (
-        not m.group(1) and int(m.group(5)) != int(m.group(7)) and max(int(m.group(5)), int(m.group(7))) <= 12
-    )
+    "3/3", "0/5" nor "2025/3/4")."""
+    if m.group(1):
+        return False
+    a, b, _ = _numbers(m)
+    return a != b and min(a, b) >= 1 and max(a, b) <= 12
 
 
 def _through(text: str, w: Window, now: datetime, date_order: str) -> Window:
     """`w`, from the time its phrase names to the end of a second joined to it ("on the 13th
-    and the 14th", "between March 3 and March 6", "from 3 to 6 October", "October 3-6"), or from
-    a day named before it in its month ("13 and 14 October"); `w` when none is, or the second
-    is not later."""
-    i = text.find(w.phrase)
+    and the 14th", "between March 3 and March 6", "from 3 to 6 October", "October 3-6", "from
+    Monday to Wednesday", "from the 15th to yesterday"), or from a day named before it in its
+    month ("13 and 14 October"); `w` when none is, or the second is not later."""
+    i = next((m.start() for m in _calendar_phrases(text) if m.group(0) == w.phrase), text.find(w.phrase))
     if i < 0 or w.noon is not None or w.named or _SINCE.search(text, 0, i):
         return w
     j = i + len(w.phrase)
     start, end, first = w.start, w.end, i
     one_day = w.end - w.start <= timedelta(days=1)
     # A range ("between … and", "from … to", "3-6") or two times said together that touch or
-    # lie a like gap apart ("the 13th and the 14th", "March and April"; "on 3 March and 20 May"
-    # are two days, the first kept).
-    if one_day and (before := _FIRST_OF_TWO.search(text, 0, i)) and text[i].isdigit():
-        n = int(before.group(1))
-        if n < w.start.day and (_range(text, before.start(), before.group(2)) or n >= w.start.day - 2):
-            start, first = w.start.replace(day=n), before.start()
-    if joined := _JOINED.match(text, j):
-        p = joined.end()
-        then: Window | None = None
-        if (c := _CALENDAR.match(text, p)) and (v := _calendar(c.group(0), now)):
-            then, stop = v, c.end()
-        elif c := _NUMERIC_DATE.match(text, p):
-            d = _numeric_date(c, w.start, date_order, ahead=True)  # (from 28/12 to 3/1)
-            then, stop = (Window(d, d + timedelta(days=1), "") if d else None), c.end()
-        elif one_day and (c := _LATER_DAY.match(text, p)):
-            n = int(c.group(1) or c.group(2))
-            d = _day_of_month(n, w.start + timedelta(days=1), ahead=True)  # (the 28th to the 3rd)
-            then, stop = (Window(d, d + timedelta(days=1), "") if d else None), c.end()
-        # (not before the first, nor after now in a question of what is gone: "between 27/02 and
-        # 13/02" is no year long)
-        later = then is not None and w.start <= then.start and (then.start <= now or w.start > now)
-        near = then is not None and then.start <= w.end + (w.end - w.start)  # (a like gap apart)
-        if later and then and (near or _range(text, first, joined.group(1))):
-            end, j = then.end, stop
+    # lie a like gap apart ("the 13th and the 14th", "March and April"; of "on 3 March and 20
+    # May", or "on 1 and 30 October", two days far apart, the first).
+    # ("from the 5th to yesterday": a day of its month before it)
+    day_first = re.match(r"(?:the\s+)?\d|yesterday|today", w.phrase, re.I)
+    before = _FIRST_OF_TWO.search(text, 0, i) if day_first else None
+    if one_day and before and 1 <= (n := int(before.group(1))) < w.start.day:
+        day = w.start.replace(day=n)
+        if _range(text, before.start(), before.group(2)) or n >= w.start.day - 2:
+            start, first = day, before.start()
+        else:
+            return Window(day, day + timedelta(days=1), text[before.start() : j])
+    joined = _JOINED.match(text, j)
+    if joined is None:
+        return w if start == w.start else dataclasses.replace(w, start=start, phrase=text[first:j])
+    then, stop = _second(text, joined, w, start, now, date_order)
+    if then is not None and then.start > now >= w.start and re.match(r"the\s+\d", w.phrase, re.I):
+        # "From the 1st till the 10th", asked on the 2nd: the last month they are both gone by.
+        earlier = _day_of_month(w.start.day, w.start - timedelta(days=1), ahead=False)
+        shifted = _second(text, joined, w, earlier, now, date_order)[0] if earlier else None
+        if earlier and shifted and shifted.start <= now:
+            start, then = earlier, shifted
+    # ("in March and April 2025": the year said once is both's)
+    year = re.search(r"\b(?:19|20)\d{2}\b", text[joined.end() : stop]) if then else None
+    if (
+        year
+        and not re.search(r"\d{4}", w.phrase)
+        and (again := _calendar(f"{w.phrase} {year.group(0)}", now))
+    ):
+        start = again.start
+    # (not before the first, nor after now in a question of what is gone: "between 27/02 and
+    # 13/02" is no year long)
+    later = then is not None and start <= then.start and (then.start <= now or start > now)
+    near = then is not None and then.start <= end + (end - start)  # (a like gap apart)
+    if later and then and (near or _range(text, first, joined.group(1))):
+        end, j = then.end, stop
     if (start, end) == (w.start, w.end):
         return w
     return dataclasses.replace(w, start=start, end=end, phrase=text[first:j])
+
+
+def _second(
+    text: str, joined: re.Match[str], w: Window, start: datetime, now: datetime, date_order: str
+) -> tuple[Window | None, int]:
+    """The second of two times joined (`joined`, after `w`, whose first day is `start`): its
+    window and where it ends in `text`, or (None, 0)."""
+    p = joined.end()
+    if (c := _CALENDAR.match(text, p) or _MONTH_AFTER.match(text, p)) and (v := _calendar(c.group(0), now)):
+        return v, c.end()
+    if c := _NUMERIC_DATE_AFTER.match(text, p):
+        d = _numeric_date(c, start, date_order, ahead=True)  # (from 28/12 to 3/1)
+        return (Window(d, d + timedelta(days=1), "") if d else None), c.end()
+    if w.end - w.start > timedelta(days=1):
+        return None, 0
+    if (c := _LATER_DAY.match(text, p)) and (c.group(3) is None or joined.group(1) in "-–—"):
+        n = int(c.group(1) or c.group(2) or c.group(3))
+        d = _day_of_month(n, start + timedelta(days=1), ahead=True)  # (the 28th to the 3rd)
+        return (Window(d, d + timedelta(days=1), "") if d else None), c.end()
+    if c := _WEEKDAY_AFTER.match(text, p):  # "on Monday and Tuesday", "from Monday to Wednesday"
+        ahead = (_WEEKDAYS.split("|").index(c.group(1).lower()) - start.weekday() - 1) % 7 + 1
+        d = start + timedelta(days=ahead)
+        return Window(d, d + timedelta(days=1), ""), c.end()
+    if c := _NOW_AFTER.match(text, p):  # "from the 15th to yesterday"
+        d = _day_start(now) - timedelta(days=1 if c.group(1).lower() == "yesterday" else 0)
+        return Window(d, d + timedelta(days=1), ""), c.end()
+    return None, 0
 
 
 def _season(m: re.Match[str], now: datetime, zone: tzinfo, *, about_past: bool) -> Window | None:
@@ -1174,6 +1269,7 @@ def _without_time(piece: str) -> str:
         _LAST_NIGHT,
         _WEEKEND,
         _PART_OF_MONTH,
+        _NTH_OF_MONTH,
     ):
         piece = phrase.sub(" ", piece)
     for m in reversed(list(_calendar_phrases(piece))):  # (a friend April stays)

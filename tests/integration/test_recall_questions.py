@@ -164,6 +164,11 @@ MONDAY = _at("2026-03-09")
         ("What do I have scheduled on the 25th?", "2026-03-25", "2026-03-26"),
         ("what do I have on the 25th?", "2026-03-25", "2026-03-26"),
         ("What have I eaten on the 3rd?", "2026-03-03", "2026-03-04"),
+        # The Nth of a month named by where it stands.
+        ("What have I read since the 2nd of this month?", "2026-03-02", "2026-03-09"),
+        ("What did I do on the 2nd of last month?", "2026-02-02", "2026-02-03"),
+        ("What am I doing on the 5th of next month?", "2026-04-05", "2026-04-06"),
+        ("What did I do on the 2nd and the 3rd of last month?", "2026-02-02", "2026-02-04"),
         # Two times joined are one span, from the first to the end of the second: a range, or
         # two said together that touch or lie a like gap apart (two far apart: the first).
         ("What did I do on the 2nd and the 3rd?", "2026-03-02", "2026-03-04"),
@@ -180,6 +185,21 @@ MONDAY = _at("2026-03-09")
         # A month's name where a person's stands is hers: the time is the other one named.
         ("What did April and I talk about yesterday?", "2026-03-08", "2026-03-09"),
         ("How much was my February rent?", "2026-02-01", "2026-03-01"),  # the month's
+        ("What were my plans for February?", "2026-02-01", "2026-03-01"),
+        ("How was February?", "2026-02-01", "2026-03-01"),
+        # A review of the joins and the numbers: a clock, a dose or a ratio beside another time
+        # is no date; a bare number after a day is no second day unless a dash joins them.
+        ("What did I do between 5.30 and 6.30 yesterday?", "2026-03-08", "2026-03-09"),
+        ("Did I stick to 16/8 last week?", "2026-03-02", "2026-03-09"),
+        ("Was I at the pub on the 3rd till 11?", "2026-03-03", "2026-03-04"),
+        ("What did I do on the 3rd and 4 days later?", "2026-03-03", "2026-03-04"),
+        ("What did I do on the 2nd-4th?", "2026-03-02", "2026-03-05"),
+        ("What did I do in January and February 2025?", "2025-01-01", "2025-03-01"),
+        ("What did I do in April and May?", "2025-04-01", "2025-06-01"),
+        ("What happened from Feb 3 to Feb 6?", "2026-02-03", "2026-02-07"),
+        ("What did I do on Thursday and Friday?", "2026-03-05", "2026-03-07"),
+        ("What did I do from the 5th to yesterday?", "2026-03-05", "2026-03-09"),
+        ("What did I do on 1 and 28 February?", "2026-02-01", "2026-02-02"),  # far apart: the first
         # A date in numbers: the order its numbers tell; with no year the latest gone by.
         ("What did I do on 13/02?", "2026-02-13", "2026-02-14"),
         ("What did I do on 2/13?", "2026-02-13", "2026-02-14"),
@@ -246,14 +266,27 @@ def test_no_time_phrase_no_window_and_no_dateparser():
         "What did I eat on 3/4?",  # the 3rd of April or the 4th of March: `date_order` says
         "Did I eat 3/4 of the cake?",  # a fraction
         "Did we win 3/1 at home?",  # a score
+        "What is on the 31st of next month?",  # April has 30 days
+        "Is the helpline on 24/7?",  # an idiom
+        "What have I eaten since 3.30?",  # a clock
+        "How did I do on 18/6 fasting?",  # a ratio
         "What did April say about the move?",  # a friend, not the month
         "What did I tell June about the party?",
         "Did I go climbing with August?",
-        "Who is April dating?",
         "What's June's new address?",
     ]:
         assert window_of(q, MONDAY) is None, q
     assert ("dateparser" in sys.modules) == before
+
+
+def test_a_range_of_days_of_the_month_is_the_last_both_are_gone_by_in():
+    """ "From the 1st till the 5th", asked on the 2nd: February's, not March 1st alone; a clock
+    before a named day is no day 0 (a review: it raised)."""
+    early = window_of("What did I do from the 1st till the 5th?", _at("2026-03-02"))
+    assert early is not None and (f"{early.start:%m-%d}", f"{early.end:%m-%d}") == ("02-01", "02-06")
+    clock = window_of("What did I do from 10.00 till the 3rd of March?", MONDAY)
+    assert clock is not None and f"{clock.start:%m-%d}" == "03-03"
+    assert window_of("Did we lose 0-3 October 12th?", MONDAY) is not None
 
 
 def test_a_date_in_numbers_its_numbers_cannot_tell_is_read_in_the_users_order():
