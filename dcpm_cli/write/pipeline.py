@@ -178,8 +178,8 @@ class Writer:
         rest = [r for r in raws if r.content_hash not in known]
         if gone is None:  # (stored no more: a log's turns go on from what is left)
             gone = self.store.forgotten_inputs(rest)
-        if not rest or (len(raws) == 1 and not rest[0].session and rest[0].source == "cli"):
-            return known, gone  # (a note typed as an argument: said now, or --at, by no log)
+        if not rest or (len(raws) == 1 and not rest[0].session and rest[0].source in ("cli", "mcp")):
+            return known, gone  # (a note typed as an argument or told by an agent: no log's)
         # Each input stored as it is, in its own session at its own time, unless it shares a
         # moment with a new one: the turns of a moment are matched together, in their order.
         before = {r.content_hash: (r.session, r.source, r.said_at) for r in raws if r.content_hash in known}
@@ -187,6 +187,13 @@ class Writer:
         sharing = [r for r in raws if moment(r.said_at) in new_moments]
         places = self.store.forgotten_places(sharing)  # (read once: for the pairing and the cut)
         before.update(self.store.said_before(sharing, places))
+        if len(raws) == 1:
+            # A lone line is the stored one only at its own place in its moment: `tail -n1` of a
+            # log whose minute holds a second "ok" cannot be told from a pipe of the first, and
+            # a wrong "already stored" loses it, where storing it again only repeats it.
+            lone = raws[0]
+            if lone.content_hash in before and place(before[lone.content_hash][2]) != place(lone.said_at):
+                del before[lone.content_hash]
         goes_on = {r.session for r in raws if r.content_hash in before}
         gone = gone | self._cut_and_forgotten(rest, before, gone, goes_on, places)
         sessions: dict[str, list[RawInput]] = {}

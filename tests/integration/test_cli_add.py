@@ -454,6 +454,18 @@ def test_a_journal_with_a_days_second_entry_or_one_entry_piped_after_its_import_
     assert len(cli.open_store().raw_by_status(["done", "context", "pending"])) == 6
 
 
+def test_a_lone_line_piped_after_a_file_import_is_the_stored_one_only_at_its_own_place(cli, tmp_path):
+    """A review of the lookup of a lone piped line: `tail -n1` of a log whose minute now holds a
+    second "ok" was taken for the import's "ok" (one place on) and lost; from its words alone it
+    cannot be told from a pipe of that one, so it is stored (at worst again, never lost)."""
+    log = tmp_path / "chat.jsonl"
+    line = '{{"role": "{}", "content": "{}", "timestamp": "2026-11-07T10:05:00Z"}}\n'
+    log.write_text(line.format("user", "Shall we book the ferry?") + line.format("assistant", "ok"))
+    assert json.loads(cli("add", "--no-extract", "--file", str(log), "--json").stdout)["stored"] == 2
+    again = json.loads(cli("add", "--no-extract", "-", "--json", input=line.format("assistant", "ok")).stdout)
+    assert (again["stored"], again["already_stored"]) == (1, 0)
+
+
 def test_conversations_that_open_with_the_same_words_at_the_same_time_are_both_stored(cli, tmp_path):
     """Day-level timestamps give each conversation's k-th turn the same moment: two chats that
     open with "Hi" share their first turns, not their conversation."""
