@@ -167,12 +167,16 @@ _NTH_OF_MONTH = re.compile(
 )
 # Two times joined into one span: "on the 13th and the 14th", "between March 3 and March 6",
 # "from 3 to 6 October", "October 3-6", "on the 13th or the 14th" (unsure which).
-_JOINED = re.compile(r"\s*,?\s*(and|or|to|until|till|through|thru|-|–|—)\s*(?:on\s+)?", re.I)
+_JOINED = re.compile(r"\s*,?\s*(and|or|to|until|till|through|thru|-|–|—)\s*(?:on\s+)?(?:the\s+)?", re.I)
 _FIRST_OF_TWO = re.compile(
     r"\b(\d{1,2})(?:st|nd|rd|th)?\s*,?\s*(and|or|to|until|till|through|thru|-|–|—)\s*(?:the\s+)?$", re.I
 )
+# A date in numbers as a piece of a question says one, for what it names beside a time ("between
+# 13/10 and 16/10": no two events); a price, a score or a ratio stays a word ("2.99 or 3.49").
 _A_NUMERIC_DATE = re.compile(
-    r"\b(?:\d{4}[/.]\d{1,2}[/.]\d{1,2}|\d{1,2}[/.]\d{1,2}(?:[/.](?:\d{4}|\d{2}))?)\b"
+    r"(?:^|(?<=\bon )|(?<=\bsince )|(?<=\bfrom )|(?<=\bbetween )|(?<=\band )|(?<=\bor )|(?<=\bto )"
+    rf"|(?<=\buntil )|(?<=\btill )){_NUMBERS_DATE}",
+    re.I,
 )
 # The second of two days joined: "the 14th", "14th", a bare "6" only after a dash ("October 3-6";
 # "on the 3rd till 11" is a clock, "on the 3rd and 4 days later" no day).
@@ -200,7 +204,7 @@ _PLANS = re.compile(
 _CALENDAR = re.compile(
     rf"\b(?:(?:last|past|previous|this)\s+(?:week|month|year|{_WEEKDAYS})"
     rf"|yesterday|today|tonight|this morning|this afternoon|this evening"
-    rf"|(?:on|last|this|past)\s+(?:{_WEEKDAYS})|(?<=since )(?:{_WEEKDAYS})"
+    rf"|(?:on|last|this|past)\s+(?:{_WEEKDAYS})|(?:(?<=since )|(?<=from )|(?<=between ))(?:{_WEEKDAYS})"
     rf"|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_MONTHS}|may)(?:,?\s+\d{{4}})?"
     rf"|(?:{_MONTHS}|(?<=in |on )may|(?<=since )may|(?<=from )may|(?<=between )may)"
     rf"(?:\s+\d{{1,2}}(?:st|nd|rd|th)?)?(?:,?\s+\d{{4}})?"
@@ -239,14 +243,18 @@ _I_SPOKE = re.compile(
 _A_PERSON_BEFORE = frozenset(
     re.findall(
         r"\S+",
-        "did does do has had will would can could with tell told ask asked text texted call called "
-        "message messaged meet met invite invited visit visited",
+        "with tell told ask asked text texted call called message messaged meet met invite invited visit "
+        "visited see saw promise promised owe owed lend lent pay paid get got give gave buy bought send "
+        "sent thank thanked",
     )
 )
+_PERSON_DOES = (  # what a person does that a month does not
+    r"say|said|says|tell|told|tells|think|thinks|thought|want|wants|wanted|know|knows|knew|like|likes|"
+    r"liked|love|loves|loved|call|called|calls|text|texted|texts|ring|rang|reply|replied|mention|"
+    r"mentioned|ask|asked|suggest|suggested|recommend|recommended|agree|agreed"
+)
 _A_PERSON_AFTER = re.compile(
-    r"\s+(?:and\s+(?:I|me)\b|(?:say|said|says|tell|told|tells|think|thinks|thought|want|wants|wanted|"
-    r"call|called|calls|text|texted|texts|ring|rang|reply|replied|mention|mentioned|ask|asked|suggest|"
-    r"suggested|recommend|recommended)\b)"
+    rf"\s+(?:and\s+(?:I|me)\b|(?:{_PERSON_DOES})\b)"
     r"|['’]s\s+(?:new\s+|old\s+)?(?:birthday|address|number|phone|partner|boyfriend|girlfriend|husband|"
     r"wife|mum|mom|dad|mother|father|sister|brother|son|daughter|kids?|baby|dog|cat|job|boss|wedding)\b",
     re.I,
@@ -743,12 +751,23 @@ def _first_window(text: str, now: datetime, zone: tzinfo, date_order: str) -> Wi
     # A date in numbers, the last but one: a clock, a dose or a score said beside another time
     # is not read as a date ("from 9.30 to 5.30 yesterday", "on 2.5 mg since March").
     m = _NUMERIC_DATE.search(text)
-    if m and (day := _numeric_date(m, now, date_order, ahead=_asks_ahead(text, m))):
+    day = _numeric_date(m, now, date_order, ahead=_asks_ahead(text, m)) if m else None
+    if m and day and not _going_back(text, m, day, date_order):
         return _since(text, m, day, now) or Window(day, day + timedelta(days=1), m.group(0))
     m = _DAY_OF_MONTH.search(text)
     if m and (nth := _day_of_month(int(m.group(1)), now, ahead=_asks_ahead(text, m))):
         return _since(text, m, nth, now) or Window(nth, nth + timedelta(days=1), m.group(0))
     return None
+
+
+def _going_back(text: str, m: re.Match[str], day: datetime, date_order: str) -> bool:
+    """Whether the date in numbers `m` (read as `day`) goes to a second that reads as earlier
+    in its year, a score's way and no range of days' ("my pain went from 7/10 to 3/10"; "from
+    20/12 to 5/1" goes on into the next year)."""
+    joined = _JOINED.match(text, m.end())
+    second = _NUMERIC_DATE_AFTER.match(text, joined.end()) if joined else None
+    then = _numeric_date(second, day, date_order, ahead=False) if second else None
+    return then is not None and timedelta(0) < day - then < timedelta(days=183)
 
 
 def _nth_of_month(m: re.Match[str], now: datetime) -> datetime | None:
@@ -811,8 +830,9 @@ def _calendar_phrases(text: str) -> Iterator[re.Match[str]]:
     for m in _CALENDAR.finditer(text):
         if re.fullmatch(_MONTHS, m.group(0), re.I):
             before = _words(text[: m.start()])[-1:]
-            if (before and before[0] in _A_PERSON_BEFORE) or _A_PERSON_AFTER.match(text, m.end()):
-                continue
+            does = _A_PERSON_AFTER.match(text, m.end())
+            if does or (before and before[0] in _A_PERSON_BEFORE):
+                continue  # ("with June", "April said"; "did April say": the verb tells)
         yield m
 
 
@@ -865,20 +885,24 @@ def _through(text: str, w: Window, now: datetime, date_order: str) -> Window:
         shifted = _second(text, joined, w, earlier, now, date_order)[0] if earlier else None
         if earlier and shifted and shifted.start <= now:
             start, then = earlier, shifted
-    # ("in March and April 2025": the year said once is both's)
+    # ("in March and April 2025": the year said once is both's; "December to February 2026": the
+    # first the year before)
     year = re.search(r"\b(?:19|20)\d{2}\b", text[joined.end() : stop]) if then else None
-    if (
-        year
-        and not re.search(r"\d{4}", w.phrase)
-        and (again := _calendar(f"{w.phrase} {year.group(0)}", now))
-    ):
-        start = again.start
+    first_end = end
+    if then is not None and year and not re.search(r"\d{4}", w.phrase):
+        for y in (int(year.group(0)), int(year.group(0)) - 1):
+            again = _calendar(f"{w.phrase} {y}", now)
+            if again is not None and again.start <= then.start:
+                start, first_end = again.start, again.end
+                break
     # (not before the first, nor after now in a question of what is gone: "between 27/02 and
     # 13/02" is no year long)
     later = then is not None and start <= then.start and (then.start <= now or start > now)
-    near = then is not None and then.start <= end + (end - start)  # (a like gap apart)
+    near = then is not None and then.start <= first_end + (first_end - start)  # (a like gap apart)
     if later and then and (near or _range(text, first, joined.group(1))):
         end, j = then.end, stop
+    elif start != w.start and first_end != end:
+        start = w.start  # (the year was the second's alone)
     if (start, end) == (w.start, w.end):
         return w
     return dataclasses.replace(w, start=start, end=end, phrase=text[first:j])
@@ -1253,6 +1277,8 @@ def _clean(piece: str) -> str:
 def _content(piece: str) -> bool:
     """At least one word that is not a function word, a question word or part of a time phrase
     ("since May 2025" names a time, not a second event) or of the order asked ("most recently")."""
+    piece = _A_NUMERIC_DATE.sub(" ", piece.strip())
+    piece = re.sub(r"\b\d+[.:/]\d+\b", " ", piece)  # (a clock, a price, a ratio: "between 5.30 and 6.30")
     words = _words(_EARLIEST.sub(" ", _NEWEST.sub(" ", _without_time(piece))))
     # "since 2025", "since May", "since Monday": a time, what is left of one after "since".
     return any(w not in _STOP and w not in _DAY_NAMES and not _ANY_YEAR.fullmatch(w) for w in words)
@@ -1274,7 +1300,7 @@ def _without_time(piece: str) -> str:
         piece = phrase.sub(" ", piece)
     for m in reversed(list(_calendar_phrases(piece))):  # (a friend April stays)
         piece = piece[: m.start()] + " " + piece[m.end() :]
-    for phrase in (_SEASON_NAMED, _YEAR, _NTH_DAY, _A_NUMERIC_DATE):
+    for phrase in (_SEASON_NAMED, _YEAR, _NTH_DAY):
         piece = phrase.sub(" ", piece)
     return piece
 

@@ -200,6 +200,15 @@ MONDAY = _at("2026-03-09")
         ("What did I do on Thursday and Friday?", "2026-03-05", "2026-03-07"),
         ("What did I do from the 5th to yesterday?", "2026-03-05", "2026-03-09"),
         ("What did I do on 1 and 28 February?", "2026-02-01", "2026-02-02"),  # far apart: the first
+        # A second review: a month after "did I do" is the month; a year said once is both's (the
+        # first the year before when it comes later in the year); "the" before the second.
+        ("What did I do October?", "2025-10-01", "2025-11-01"),
+        ("How did February go?", "2026-02-01", "2026-03-01"),
+        ("What did I do from December to February 2026?", "2025-12-01", "2026-03-01"),
+        ("What did I do from 28 December to 3 January 2026?", "2025-12-28", "2026-01-04"),
+        ("What did I do from the 1st of February to the 5th of February?", "2026-02-01", "2026-02-06"),
+        ("What did I do from Tuesday to Thursday?", "2026-03-03", "2026-03-06"),
+        ("What did I do between 13/10 and 16/10?", "2025-10-13", "2025-10-17"),
         # A date in numbers: the order its numbers tell; with no year the latest gone by.
         ("What did I do on 13/02?", "2026-02-13", "2026-02-14"),
         ("What did I do on 2/13?", "2026-02-13", "2026-02-14"),
@@ -207,7 +216,6 @@ MONDAY = _at("2026-03-09")
         ("What did I eat on 13.2.2025?", "2025-02-13", "2025-02-14"),
         ("What did I do on 2025/02/03?", "2025-02-03", "2025-02-04"),
         ("What have I read since 13/02?", "2026-02-13", "2026-03-09"),
-        ("What did I do between 27/02 and 13/02?", "2026-02-27", "2026-02-28"),  # not later: the first
     ],
 )
 def test_time_phrases_read_against_the_question_date(question, start, end):
@@ -270,6 +278,9 @@ def test_no_time_phrase_no_window_and_no_dateparser():
         "Is the helpline on 24/7?",  # an idiom
         "What have I eaten since 3.30?",  # a clock
         "How did I do on 18/6 fasting?",  # a ratio
+        "What did I do between 27/02 and 13/02?",  # going back, as a score does
+        "When did I last see April?",
+        "How much do I owe June?",
         "What did April say about the move?",  # a friend, not the month
         "What did I tell June about the party?",
         "Did I go climbing with August?",
@@ -294,6 +305,8 @@ def test_a_date_in_numbers_its_numbers_cannot_tell_is_read_in_the_users_order():
     month_first = window_of("What did I eat on 3/4?", MONDAY, date_order="mdy")
     assert day_first is not None and f"{day_first.start:%Y-%m-%d}" == "2025-04-03"  # the latest gone by
     assert month_first is not None and f"{month_first.start:%Y-%m-%d}" == "2026-03-04"
+    assert window_of("When did my pain go from 7/10 to 3/10?", MONDAY, date_order="dmy") is None  # a score
+    assert not read_question("How much was it, 2.99 or 3.49, on Friday?", MONDAY).only_time  # prices
     planned = window_of("What am I doing on 20/3?", MONDAY)
     assert planned is not None and f"{planned.start:%Y-%m-%d}" == "2026-03-20"  # a plan: to come
 
