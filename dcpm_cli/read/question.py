@@ -187,7 +187,7 @@ _MONTH_AFTER = re.compile(  # a month joined after another ("April and May", "Oc
     rf"(?:{_MONTHS}|may|{_ABBR})\.?(?:\s+\d{{1,2}}(?:st|nd|rd|th)?)?(?:,?\s+(?:19|20)\d{{2}})?\b", re.I
 )
 _WEEKDAY_AFTER = re.compile(rf"(?:on\s+)?({_WEEKDAYS})\b", re.I)
-_NOW_AFTER = re.compile(r"(yesterday|today|now)\b", re.I)
+_NOW_AFTER = re.compile(r"now\b", re.I)  # ("yesterday", "today": calendar phrases)
 _PRESENT = re.compile(r"\b(?:do|does|am|are|is)\s+(?:I|we)\b|\bwhat(?:'s|’s|s|\s+is)\b", re.I)
 _ANY_YEAR = re.compile(r"\b(?:19|20)\d{2}\b" + _YEAR_AFTER, re.I)  # "in 2024 or 2025": both
 _HAVE_DONE = re.compile(r"\b(?:have|has|'ve)\s+\w+|\b(?:I|we)'ve\b", re.I)
@@ -929,9 +929,8 @@ def _second(
         ahead = (_WEEKDAYS.split("|").index(c.group(1).lower()) - start.weekday() - 1) % 7 + 1
         d = start + timedelta(days=ahead)
         return Window(d, d + timedelta(days=1), ""), c.end()
-    if c := _NOW_AFTER.match(text, p):  # "from the 15th to yesterday"
-        d = _day_start(now) - timedelta(days=1 if c.group(1).lower() == "yesterday" else 0)
-        return Window(d, d + timedelta(days=1), ""), c.end()
+    if c := _NOW_AFTER.match(text, p):  # "from the 15th to now"
+        return Window(_day_start(now), _day_start(now) + timedelta(days=1), ""), c.end()
     return None, 0
 
 
