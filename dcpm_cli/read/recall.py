@@ -974,8 +974,13 @@ def _prefer_named_speaker(
 
 
 def _is(speaker: str, name: str) -> bool:
-    """Whether a turn's `speaker` is the person called `name` (whole, or by first name)."""
-    return bool(speaker) and speaker.casefold() in (name.casefold(), name.split()[0].casefold())
+    """Whether a turn's `speaker` is the person called `name`: the same name, or one of the two a
+    first name alone that is the other's first ("Kasia" is "Kasia Nowak", either way round; a
+    phone's contact may carry a surname the setting does not). Two full names must agree."""
+    if not speaker:
+        return False
+    said, called = speaker.casefold().split(), name.casefold().split()
+    return said == called or (min(len(said), len(called)) == 1 and said[0] == called[0])
 
 
 def _names(question: str, speaker: str) -> bool:

@@ -200,7 +200,7 @@ def test_what_i_told_someone_is_asked_of_my_own_turns_when_my_chat_name_is_known
         writer,
         _days(
             ("Maya", "03-12T19:02", "Did you go see the flat on Zielna street?"),
-            ("Kasia", "03-12T19:05", "Yes! Two rooms, a balcony, tiny kitchen. Rent 3200 zł plus bills."),
+            ("Kasia", "03-12T19:05", "Yes! Two rooms, a balcony, tiny kitchen. Rent 3200 zł."),
             ("Maya", "03-12T19:06", "The flat sounds nice, flats near Zielna go fast"),
             ("Maya", "03-13T08:20", "Good luck with the flat!"),
             ("Kasia", "03-14T21:44", "The landlord said yes to 3000, I sign on Monday"),
@@ -218,6 +218,26 @@ def test_what_i_told_someone_is_asked_of_my_own_turns_when_my_chat_name_is_known
         store, embedder, "what did I say on 14 March?", k=1, me="Kasia", now=datetime(2026, 3, 20, tzinfo=UTC)
     )
     assert on_the_day.hits[0].id == raws[4].id
+
+
+def test_my_chat_name_set_alone_finds_my_turns_saved_with_a_surname(writer, store, embedder):
+    """The phone that exported the chat may have saved the user as "Kasia Nowak" while the
+    setting says "Kasia" (or the other way round): both are the user's turns."""
+    raws = _stored(
+        writer,
+        _days(
+            ("Maya", "03-12T19:02", "Did you go see the flat on Zielna street?"),
+            ("Kasia Nowak", "03-12T19:05", "Yes! Two rooms, a balcony, tiny kitchen. Rent 3200 zł."),
+            ("Maya", "03-12T19:06", "The flat sounds nice, flats near Zielna go fast"),
+            ("Kasia Nowak", "03-14T21:44", "The landlord said yes to 3000, I sign on Monday"),
+            ("Maya", "03-14T21:45", "Yay! A flat of your own at last"),
+        ),
+    )
+    mine = {raws[1].id, raws[3].id}
+    question = "what did I tell Maya about the flat?"
+    assert {h.id for h in recall(store, embedder, question, k=2, me="Kasia").hits} == mine
+    assert {h.id for h in recall(store, embedder, question, k=2, me="kasia nowak").hits} == mine
+    assert recall(store, embedder, question, k=2, me="Kasia Kowalska").hits[0].id not in mine  # another Kasia
 
 
 def test_a_chat_name_that_no_turn_could_begin_with_is_refused(cli, monkeypatch):
