@@ -26,7 +26,7 @@ import calendar
 import dataclasses
 import itertools
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta, tzinfo
 
@@ -157,7 +157,15 @@ _NUMBERS_DATE = (
     r"|(\d{1,2})(\.)(\d{1,2})(?:\.(\d{4}|\d{2})|\.(?!\d)))"
     rf"(?![\d/.]*\d){_YEAR_AFTER}"
 )
-_NUMERIC_DATE = re.compile(rf"(?:(?<=\bon )|(?<=\bsince )|(?<=\bfrom )|(?<=\bbetween )){_NUMBERS_DATE}", re.I)
+_DATE_AFTER = ("on", "since", "from", "between")  # the words a date in numbers is read after
+
+
+def _after(words: Sequence[str]) -> str:
+    """A lookbehind for any of `words` and a space."""
+    return "|".join(rf"(?<=\b{w} )" for w in words)
+
+
+_NUMERIC_DATE = re.compile(rf"(?:{_after(_DATE_AFTER)}){_NUMBERS_DATE}", re.I)
 _NUMERIC_DATE_AFTER = re.compile(_NUMBERS_DATE, re.I)  # the second of two joined ("13/10 or 14/10")
 # A day of a month named by where it stands ("the 2nd of this month", "the 5th of next month",
 # "since the 13th of last month").
@@ -174,9 +182,7 @@ _FIRST_OF_TWO = re.compile(
 # A date in numbers as a piece of a question says one, for what it names beside a time ("between
 # 13/10 and 16/10": no two events); a price, a score or a ratio stays a word ("2.99 or 3.49").
 _A_NUMERIC_DATE = re.compile(
-    r"(?:^|(?<=\bon )|(?<=\bsince )|(?<=\bfrom )|(?<=\bbetween )|(?<=\band )|(?<=\bor )|(?<=\bto )"
-    rf"|(?<=\buntil )|(?<=\btill )){_NUMBERS_DATE}",
-    re.I,
+    rf"(?:^|{_after((*_DATE_AFTER, 'and', 'or', 'to', 'until', 'till'))}){_NUMBERS_DATE}", re.I
 )
 # The second of two days joined: "the 14th", "14th", a bare "6" only after a dash ("October 3-6";
 # "on the 3rd till 11" is a clock, "on the 3rd and 4 days later" no day).
