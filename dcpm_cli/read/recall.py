@@ -635,6 +635,7 @@ def _candidates(
             during.append((*_near(w, as_of, FAR), NEAR_DEPTH, None))
     # (BM25 matches the question's words without its order and scope: `matched_words`.)
     texts = [asked.words, *map(matched_words, asked.cues)]
+    worded: list[set[Key]] = [set() for _ in asked.cues]  # what each cue's words found
     for n, (vector, text) in enumerate(zip(vectors, texts, strict=True)):
         # A rare token is looked for in the question's search only: a cue is a part of it.
         got = _scored(
@@ -653,9 +654,10 @@ def _candidates(
             exact if n == 0 and raw else None,
             during if n == 0 else (),
             REPLIES if raw is not None and not asked.to_assistant else None,
+            worded[n - 1] if n else None,
         )
         lists.append(got)
-    scores = _fuse_cues(lists[0], lists[1:], k)
+    scores = _fuse_cues(lists[0], list(zip(lists[1:], worded, strict=True)), k)
     # A question not about what the assistant said prefers the user's own words: a reply is
     # found when nothing the user said answers as well ("what's that underground walkway in
     # Montreal called?"), below the user's words when they do ("where did I have lunch with my
@@ -846,21 +848,23 @@ def _scored(
     exact: dict[Key, Candidate] | None,
     during: Sequence[Span] = (),
     beside: RawFilter | None = None,
+    worded: set[Key] | None = None,
 ) -> dict[Key, float]:
     """Every candidate of one search text with its score (own + context); the rows, objects and
     times it met are added to `rows`, `found` and `said`. With `exact`, the inputs holding a rare
     token of `query` word for word are candidates too, and added to `exact`; with `during`, the
     nearest said in each of its spans (as many as each asks), with no floor; with `beside`, those
-    inputs too, scored on the scale of the others (`_search`)."""
+    inputs too, scored on the scale of the others (`_search`); with `worded`, the candidates the
+    word search found, or found the passage of, are added to it."""
     mine_rows, own, scale = _search(
-        store, vector, query, depth, item_kinds, raw, min_similarity, warnings, during, beside
+        store, vector, query, depth, item_kinds, raw, min_similarity, warnings, during, beside, worded
     )
     if exact is not None and raw:
         exact.update(_exact_inputs(store, query, depth, mine_rows, warnings, raw))
         mine_rows.update(exact)
     _drop_replaced(store, mine_rows)
     context, passage_at, conversation = _passage_context(
-        store, vector, query, depth, as_of, min_similarity, warnings, scale
+        store, vector, query, depth, as_of, min_similarity, warnings, scale, worded
     )
     scores: dict[Key, float] = {}
     sources_of: dict[Key, list[str]] = {}
@@ -993,12 +997,18 @@ def _names(question: str, speaker: str) -> bool:
     )
 
 
-def _fuse_cues(question: dict[Key, float], cues: list[dict[Key, float]], k: int) -> dict[Key, float]:
+def _fuse_cues(
+    question: dict[Key, float], cues: list[tuple[dict[Key, float], set[Key]]], k: int
+) -> dict[Key, float]:
     """The question's scores, with each cue the question's own head misses brought into it:
     when none of a cue's CUE_DEPTH best hits is among the question's best (its k best, at most
     CUE_HEAD), the cue's best hit is raised to CUE_WEIGHT × the question's top score, and into
     that head at least. A cue already represented changes nothing (lifting it anyway cost other
-    gold a rank on the development set)."""
+    gold a rank on the development set). Each cue comes with what its words found (BM25, the
+    input or its passage): a best hit that holds none of them is not lifted. A cue is a few
+    words ("the Sungold", "the storm"), which the embedder may not know: its best cosine can be
+    a filler's ("Continue", "the one with the word's we've substituted"), raised to the top
+    because it is the best of weak ones, above the second thing the question named."""
     if not cues:
         return question
     ranked = sorted(question, key=lambda x: (-question[x], x))[: min(k, CUE_HEAD)]
@@ -1006,9 +1016,9 @@ def _fuse_cues(question: dict[Key, float], cues: list[dict[Key, float]], k: int)
         return question
     top, last = question[ranked[0]], question[ranked[-1]]
     fused = dict(question)
-    for scores in cues:
+    for scores, worded in cues:
         best = sorted(scores, key=lambda x: (-scores[x], x))[:CUE_DEPTH]
-        if best and not set(ranked) & set(best):
+        if best and not set(ranked) & set(best) and best[0] in worded:
             fused[best[0]] = max(fused.get(best[0], 0.0), CUE_WEIGHT * top, last + 1e-6)
     return fused
 
@@ -1196,6 +1206,7 @@ def _search(
     warnings: list[str],
     during: Sequence[Span] = (),
     beside: RawFilter | None = None,
+    worded: set[Key] | None = None,
 ) -> tuple[dict[Key, Candidate], dict[Key, float], tuple[float, float]]:
     """Items and raw inputs found by vector or BM25 search, their fused scores, and the scale
     those were fused on (the best cosine and BM25 met, replies searched apart left out); with
@@ -1203,7 +1214,7 @@ def _search(
     their similarity. With `beside` (the assistant's replies, for a question not about them),
     those inputs are searched apart, as deep, and scored on the scale of the rest (divided by
     the others' best cosine and BM25): they neither take the others' places among the
-    candidates nor rescale their scores."""
+    candidates nor rescale their scores. With `worded`, what BM25 found is added to it."""
     rows: dict[Key, Candidate] = {}
     dense: dict[Key, float] = {}
     lexical: dict[Key, float] = {}
@@ -1243,6 +1254,9 @@ def _search(
         take("raw", store.vector_search("raw", vector, depth, **beside), near, min_similarity)
         take("raw", _text_search(store, warnings, "raw", query, depth, **beside), words)
         own.update(_fuse(near, words, scale))
+        lexical.update(words)
+    if worded is not None:
+        worded.update(lexical)
     return rows, own, scale
 
 
@@ -1306,10 +1320,12 @@ def _passage_context(
     min_similarity: float,
     warnings: list[str],
     scale: tuple[float, float],
+    worded: set[Key] | None = None,
 ) -> tuple[dict[str, float], dict[str, datetime], dict[str, float]]:
     """Raw input id → the fused score of the best passage that holds it, and when that passage
     was said (its last input: what a time window is checked against for an input met only
-    here); and session → the fused score of its best passage (a reply's context).
+    here); and session → the fused score of its best passage (a reply's context). With
+    `worded`, the inputs of the passages BM25 found are added to it.
 
     An input's passage is scored on one scale with the inputs (`scale`, their best cosine and
     BM25; or the passages' own best, where higher): divided by the passages' best alone, the
@@ -1340,6 +1356,8 @@ def _passage_context(
     sessions: dict[str, float] = {}
     joint = (max(*dense.values(), scale[0], 0.0), max(*lexical.values(), scale[1], 0.0))
     own = _fuse(dense, lexical)
+    if worded is not None:
+        worded.update(("raw", raw_id) for pid in lexical for raw_id in passages[pid].raw_ids)
     for pid, score in _fuse(dense, lexical, joint).items():
         p = passages[pid]
         sessions[p.session] = max(own[pid], sessions.get(p.session, 0.0))

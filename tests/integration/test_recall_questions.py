@@ -1348,6 +1348,43 @@ def test_a_two_event_question_returns_both_events(store, embedder, writer):
     assert {h.id for h in result.hits} == {kayak, tent}
 
 
+def test_a_thing_named_in_a_word_the_embedder_does_not_know_brings_in_no_filler(store, embedder, writer):
+    """A cue is a few words: "the Sungold" is a variety MiniLM does not know, and its best cosine
+    was a filler's ("the one with the word's we've substituted", the nearest of weak ones),
+    brought in among the answers. A cue's best hit is brought in only when the word search
+    finds the cue's words in it (or in its passage)."""
+    sungold = (
+        "The Sungolds have gone absolutely mad, I've weighed 4.2 kg off the three plants so far and "
+        "they keep coming. What's the best way to preserve cherry tomatoes?"
+    )
+    brandywine = (
+        "That'd be it, I've been away a lot. The Brandywines are much slower anyway, only 2.8 kg "
+        "off them so far, and a few are splitting now too."
+    )
+    chat = [
+        "take the list of word substitutions and rewrite the prompt",
+        "give me a different sentence",
+        "another one",
+        "try another one",
+        "the one with the word's we've substituted",
+        "finish your answer",
+    ]
+    ids = _said(
+        writer,
+        ("2026-07-05", "a", sungold),
+        ("2026-07-20", "b", brandywine),
+        *(("2026-07-21", "c", line) for line in chat),
+        ("2026-07-22", "d", "what started world war 1"),
+        ("2026-07-22", "d", "why was russia in the war"),
+        ("2026-07-22", "d", "Continue"),
+        ("2026-07-23", "e", "Booked the car in for its MOT on Friday."),
+        ("2026-07-23", "e", "The plumber came about the boiler."),
+    )
+    question = "Which tomato has cropped better for me this season, the Sungold or the Brandywine?"
+    hits = recall(store, embedder, question, k=3, now=_at("2026-08-01")).hits
+    assert {h.id for h in hits} == {ids[sungold], ids[brandywine]}, [h.text for h in hits]
+
+
 def test_a_newer_near_duplicate_ranks_first_and_says_when(store, embedder, writer, cli):
     ids = _said(
         writer,
