@@ -176,6 +176,7 @@ _NTH_OF_MONTH = re.compile(
 # Two times joined into one span: "on the 13th and the 14th", "between March 3 and March 6",
 # "from 3 to 6 October", "October 3-6", "on the 13th or the 14th" (unsure which).
 _JOINED = re.compile(r"\s*,?\s*(and|or|to|until|till|through|thru|-|–|—)\s*(?:on\s+)?(?:the\s+)?", re.I)
+_LISTED = re.compile(r"\s*(,)\s*(?:on\s+)?(?:the\s+)?")  # a time of a list ("May, June and July")
 _FIRST_OF_TWO = re.compile(
     r"\b(\d{1,2})(?:st|nd|rd|th)?\s*,?\s*(and|or|to|until|till|through|thru|-|–|—)\s*(?:the\s+)?$", re.I
 )
@@ -200,10 +201,12 @@ _HAVE_DONE = re.compile(r"\b(?:have|has|'ve)\s+\w+|\b(?:I|we)'ve\b", re.I)
 _ASKS_ABOUT_PAST = re.compile(r"\b(?:did|was|were|had|happened|went)\b", re.I)
 _SINCE = re.compile(r"\bsince\s+(?:the\s+)?$", re.I)  # right before a calendar phrase
 # Words of a plan, told in the past tense too ("I was thinking of repainting the hall this
-# weekend", "did I book a table for this weekend?", "what was the plan for…").
+# weekend", "did I book a table for this weekend?", "what was the plan for…"); a plan that
+# holds ("is dinner still on 20/12?").
 _PLANS = re.compile(
     r"\b(?:plan|plans|planned|planning|book|booked|booking|thinking|hoping|going(?!\s+on\b)|meaning|meant|want|"
-    r"wanted|wanting|supposed|intend|intended|scheduled|arranged|due|will|would|'d|'ll|am|are|i'm|we're)\b",
+    r"wanted|wanting|supposed|intend|intended|scheduled|arranged|due|will|would|'d|'ll|am|are|i'm|we're"
+    r"|still\s+on)\b",
     re.I,
 )
 # Calendar phrases dateparser reads. "May" only with a day or a preposition: "May I…" is a verb.
@@ -881,6 +884,16 @@ def _through(text: str, w: Window, now: datetime, date_order: str) -> Window:
             start, first = day, before.start()
         else:
             return Window(day, day + timedelta(days=1), text[before.start() : j])
+    # A list ("in May, June and July", "on the 3rd, the 4th and the 5th"): each time of it that
+    # touches, or lies a like gap after, the one before it, and the list ends in a join.
+    listed_end, at = end, j
+    while (comma := _LISTED.match(text, at)) and not _JOINED.match(text, at):
+        item, stop = _second(text, comma, w, start, now, date_order)
+        if item is None or not listed_end <= item.start <= listed_end + (listed_end - start):
+            break
+        listed_end, at = item.end, stop
+    if at != j and _JOINED.match(text, at):
+        end, j = listed_end, at
     joined = _JOINED.match(text, j)
     if joined is None:
         return w if start == w.start else dataclasses.replace(w, start=start, phrase=text[first:j])

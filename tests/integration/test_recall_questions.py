@@ -163,6 +163,8 @@ MONDAY = _at("2026-03-09")
         ("What am I doing on the 20th?", "2026-03-20", "2026-03-21"),
         ("What do I have scheduled on the 25th?", "2026-03-25", "2026-03-26"),
         ("what do I have on the 25th?", "2026-03-25", "2026-03-26"),
+        ("Is dinner with Ola still on 20/3?", "2026-03-20", "2026-03-21"),  # a plan that holds
+        ("Is the match still on this Saturday?", "2026-03-14", "2026-03-15"),
         ("What have I eaten on the 3rd?", "2026-03-03", "2026-03-04"),
         # The Nth of a month named by where it stands.
         ("What have I read since the 2nd of this month?", "2026-03-02", "2026-03-09"),
@@ -209,6 +211,11 @@ MONDAY = _at("2026-03-09")
         ("What did I do from the 1st of February to the 5th of February?", "2026-02-01", "2026-02-06"),
         ("What did I do from Tuesday to Thursday?", "2026-03-03", "2026-03-06"),
         ("What did I do between 13/10 and 16/10?", "2025-10-13", "2025-10-17"),
+        # A list of times that follow on, from the first to the last; of days far apart, the first.
+        ("What did I do in May, June and July?", "2025-05-01", "2025-08-01"),
+        ("What did I do in October, November or December?", "2025-10-01", "2026-01-01"),
+        ("What did I do on the 2nd, the 3rd and the 4th?", "2026-03-02", "2026-03-05"),
+        ("What did I do on the 1st, the 4th and the 8th?", "2026-03-01", "2026-03-02"),
         # A date in numbers: the order its numbers tell; with no year the latest gone by.
         ("What did I do on 13/02?", "2026-02-13", "2026-02-14"),
         ("What did I do on 2/13?", "2026-02-13", "2026-02-14"),
