@@ -233,12 +233,13 @@ _CALENDAR = re.compile(
 # not asked of).
 _SAYING = (
     r"say|tell|ask|answer|reply|write|text|message|email|call|mention|promise|suggest|recommend|advise|"
-    r"offer|invite|remind|warn|explain|confirm|admit|complain|agree|send|talk|chat|discuss"
+    r"(?:counter-?)?offer|propose|quote|give|invite|remind|warn|explain|confirm|admit|complain|agree|send|"
+    r"talk|chat|discuss"
 )
 _SAID = (
     r"said|told|asked|answered|replied|wrote|texted|messaged|emailed|called|mentioned|promised|suggested|"
-    r"recommended|advised|offered|invited|reminded|warned|explained|confirmed|admitted|complained|agreed|"
-    r"sent|talked|chatted|discussed"
+    r"recommended|advised|(?:counter-?)?offered|proposed|quoted|gave|invited|reminded|warned|explained|"
+    r"confirmed|admitted|complained|agreed|sent|talked|chatted|discussed"
 )
 _I_SPOKE = re.compile(
     rf"\b(?:did|do|have|had|didn't|haven't)\s+(?:\w+\s+and\s+)?I\s+(?:(?:ever|just|last|first|already)\s+)?"

@@ -3,6 +3,7 @@ question naming a speaker prefers that speaker's turns (a boost, never a filter)
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from datetime import UTC, datetime
 
@@ -12,6 +13,7 @@ from dcpm_cli import views
 from dcpm_cli.errors import InputError
 from dcpm_cli.ingest.formats import parse_jsonl
 from dcpm_cli.models import speaker_of
+from dcpm_cli.read.question import read_question
 from dcpm_cli.read.recall import recall
 
 
@@ -238,6 +240,24 @@ def test_my_chat_name_set_alone_finds_my_turns_saved_with_a_surname(writer, stor
     assert {h.id for h in recall(store, embedder, question, k=2, me="Kasia").hits} == mine
     assert {h.id for h in recall(store, embedder, question, k=2, me="kasia nowak").hits} == mine
     assert recall(store, embedder, question, k=2, me="Kasia Kowalska").hits[0].id not in mine  # another Kasia
+
+
+@pytest.mark.parametrize(
+    ("question", "mine"),
+    [
+        ("what did I tell Callum about the interview?", True),
+        ("what tip did I give Callum for his interview?", True),  # advice given is said
+        ("what rent did I counter-offer Gary?", True),
+        ("what did I propose for the leaving do?", True),
+        ("which price did I quote Ana?", True),
+        ("what did Callum tell me about the interview?", False),
+        ("what did Gary offer me?", False),
+        ("did I go to the interview?", False),
+    ],
+)
+def test_a_question_of_what_i_said_is_known_by_its_verb(question, mine):
+    asked = dataclasses.replace(read_question(question, datetime(2026, 4, 25, tzinfo=UTC)), me="Priya")
+    assert bool(asked.asks_what_i_said) is mine
 
 
 def test_a_chat_name_that_no_turn_could_begin_with_is_refused(cli, monkeypatch):
