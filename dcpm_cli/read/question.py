@@ -258,6 +258,15 @@ _A_PERSON_BEFORE = frozenset(
         "sent thank thanked",
     )
 )
+# What comes from a person, not from a month ("what did I hear from June about the flat?", "a
+# text from April"; "from June to August" is the months).
+_FROM_A_PERSON = frozenset(
+    re.findall(
+        r"\S+",
+        "hear heard hearing text texts message messages call calls email emails letter letters note notes "
+        "card cards gift gifts present presents news reply replies get got received receive",
+    )
+)
 _PERSON_DOES = (  # what a person does that a month does not
     r"say|said|says|tell|told|tells|think|thinks|thought|want|wants|wanted|know|knows|knew|like|likes|"
     r"liked|love|loves|loved|call|called|calls|text|texted|texts|ring|rang|reply|replied|mention|"
@@ -839,10 +848,14 @@ def _calendar_phrases(text: str) -> Iterator[re.Match[str]]:
     ("what did April say?", `_A_PERSON_BEFORE`, `_A_PERSON_AFTER`)."""
     for m in _CALENDAR.finditer(text):
         if re.fullmatch(_MONTHS, m.group(0), re.I):
-            before = _words(text[: m.start()])[-1:]
+            before = _words(text[: m.start()])[-2:]
             does = _A_PERSON_AFTER.match(text, m.end())
-            if does or (before and before[0] in _A_PERSON_BEFORE):
+            if does or (before and before[-1] in _A_PERSON_BEFORE):
                 continue  # ("with June", "April said"; "did April say": the verb tells)
+            if before[-2:-1] and before[-2] in _FROM_A_PERSON and before[-1] == "from":
+                joined = _JOINED.match(text, m.end())
+                if not (joined and _range(text, m.start(), joined.group(1))):
+                    continue  # ("heard from June"; "a text from April to May" is the months)
         yield m
 
 

@@ -213,6 +213,7 @@ MONDAY = _at("2026-03-09")
         ("What did I do between 13/10 and 16/10?", "2025-10-13", "2025-10-17"),
         # A list of times that follow on, from the first to the last; of days far apart, the first.
         ("What did I do in May, June and July?", "2025-05-01", "2025-08-01"),
+        ("What have I heard from January to February?", "2026-01-01", "2026-03-01"),  # the months
         ("What did I do in October, November or December?", "2025-10-01", "2026-01-01"),
         ("What did I do on the 2nd, the 3rd and the 4th?", "2026-03-02", "2026-03-05"),
         ("What did I do on the 1st, the 4th and the 8th?", "2026-03-01", "2026-03-02"),
@@ -292,6 +293,8 @@ def test_no_time_phrase_no_window_and_no_dateparser():
         "What did I tell June about the party?",
         "Did I go climbing with August?",
         "What's June's new address?",
+        "What did I hear from June about the flat?",  # from a person, not from a month on
+        "Did I get a text from April?",
     ]:
         assert window_of(q, MONDAY) is None, q
     assert ("dateparser" in sys.modules) == before
