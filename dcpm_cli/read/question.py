@@ -177,6 +177,7 @@ _NTH_OF_MONTH = re.compile(
 # "from 3 to 6 October", "October 3-6", "on the 13th or the 14th" (unsure which).
 _JOINED = re.compile(r"\s*,?\s*(and|or|to|until|till|through|thru|-|–|—)\s*(?:on\s+)?(?:the\s+)?", re.I)
 _LISTED = re.compile(r"\s*(,)\s*(?:on\s+)?(?:the\s+)?")  # a time of a list ("May, June and July")
+_LISTED_BEFORE = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)?\s*,\s*(?:the\s+)?$", re.I)  # ("3, 4 and 5 March")
 _FIRST_OF_TWO = re.compile(
     r"\b(\d{1,2})(?:st|nd|rd|th)?\s*,?\s*(and|or|to|until|till|through|thru|-|–|—)\s*(?:the\s+)?$", re.I
 )
@@ -201,14 +202,15 @@ _HAVE_DONE = re.compile(r"\b(?:have|has|'ve)\s+\w+|\b(?:I|we)'ve\b", re.I)
 _ASKS_ABOUT_PAST = re.compile(r"\b(?:did|was|were|had|happened|went)\b", re.I)
 _SINCE = re.compile(r"\bsince\s+(?:the\s+)?$", re.I)  # right before a calendar phrase
 # Words of a plan, told in the past tense too ("I was thinking of repainting the hall this
-# weekend", "did I book a table for this weekend?", "what was the plan for…"); a plan that
-# holds ("is dinner still on 20/12?").
+# weekend", "did I book a table for this weekend?", "what was the plan for…").
 _PLANS = re.compile(
     r"\b(?:plan|plans|planned|planning|book|booked|booking|thinking|hoping|going(?!\s+on\b)|meaning|meant|want|"
-    r"wanted|wanting|supposed|intend|intended|scheduled|arranged|due|will|would|'d|'ll|am|are|i'm|we're"
-    r"|still\s+on)\b",
+    r"wanted|wanting|supposed|intend|intended|scheduled|arranged|due|will|would|'d|'ll|am|are|i'm|we're)\b",
     re.I,
 )
+# A plan that holds, right before its day ("is dinner still on 20/12?", "still on for the 20th";
+# not a state, "is Tom still on the team from 3/2?").
+_STILL_ON = re.compile(r"\bstill\s+on\s+(?:for\s+)?(?=(?:the\s+)?\d)", re.I)
 # Calendar phrases dateparser reads. "May" only with a day or a preposition: "May I…" is a verb.
 _CALENDAR = re.compile(
     rf"\b(?:(?:last|past|previous|this)\s+(?:week|month|year|{_WEEKDAYS})"
@@ -806,7 +808,7 @@ def _asks_ahead(text: str, m: re.Match[str]) -> bool:
     """Whether a day named without its month or year is the coming one: a question in the
     present or of a plan, of nothing gone and not since it ("what do I have on the 25th?",
     "what have I got planned…": to come; "what have I eaten on the 3rd?": gone)."""
-    present = _PRESENT.search(text) or _PLANS.search(text)
+    present = _PRESENT.search(text) or _PLANS.search(text) or _STILL_ON.search(text)
     past = _ASKS_ABOUT_PAST.search(text) or (_HAVE_DONE.search(text) and not present)
     return bool(present) and not past and not _SINCE.search(text, 0, m.start())
 
@@ -896,18 +898,28 @@ def _through(text: str, w: Window, now: datetime, date_order: str) -> Window:
         day = w.start.replace(day=n)
         if _range(text, before.start(), before.group(2)) or n >= w.start.day - 2:
             start, first = day, before.start()
+            # and the days listed before it ("3, 4 and 5 March", "the 3rd, 4th and 5th of March")
+            while (prev := _LISTED_BEFORE.search(text, 0, first)) and 1 <= (
+                n := int(prev.group(1))
+            ) < start.day:
+                if start - start.replace(day=n) > end - start:
+                    break
+                start, first = start.replace(day=n), prev.start()
         else:
             return Window(day, day + timedelta(days=1), text[before.start() : j])
     # A list ("in May, June and July", "on the 3rd, the 4th and the 5th"): each time of it that
-    # touches, or lies a like gap after, the one before it, and the list ends in a join.
+    # touches, or lies a like gap after, the one before it, and the list ends in a join to a
+    # last time that does too (not "in May, June and I went…", "the 3rd, 4th and 5th floors").
     listed_end, at = end, j
     while (comma := _LISTED.match(text, at)) and not _JOINED.match(text, at):
         item, stop = _second(text, comma, w, start, now, date_order)
-        if item is None or not listed_end <= item.start <= listed_end + (listed_end - start):
+        if item is None or not _follows(item, start, listed_end):
             break
         listed_end, at = item.end, stop
-    if at != j and _JOINED.match(text, at):
-        end, j = listed_end, at
+    if at != j and (last := _JOINED.match(text, at)):
+        item = _second(text, last, w, start, now, date_order)[0]
+        if item is not None and _follows(item, start, listed_end):
+            end, j = listed_end, at
     joined = _JOINED.match(text, j)
     if joined is None:
         return w if start == w.start else dataclasses.replace(w, start=start, phrase=text[first:j])
@@ -917,6 +929,7 @@ def _through(text: str, w: Window, now: datetime, date_order: str) -> Window:
         earlier = _day_of_month(w.start.day, w.start - timedelta(days=1), ahead=False)
         shifted = _second(text, joined, w, earlier, now, date_order)[0] if earlier else None
         if earlier and shifted and shifted.start <= now:
+            end -= start - earlier  # (a list's days with it: "the 2nd, the 3rd and the 20th")
             start, then = earlier, shifted
     # ("in March and April 2025": the year said once is both's; "December to February 2026": the
     # first the year before)
@@ -939,6 +952,11 @@ def _through(text: str, w: Window, now: datetime, date_order: str) -> Window:
     if (start, end) == (w.start, w.end):
         return w
     return dataclasses.replace(w, start=start, end=end, phrase=text[first:j])
+
+
+def _follows(item: Window, start: datetime, end: datetime) -> bool:
+    """Whether a time of a list, from `start` to `end` so far, touches it or lies a like gap after it."""
+    return end <= item.start <= end + (end - start)
 
 
 def _second(

@@ -165,6 +165,8 @@ MONDAY = _at("2026-03-09")
         ("what do I have on the 25th?", "2026-03-25", "2026-03-26"),
         ("Is dinner with Ola still on 20/3?", "2026-03-20", "2026-03-21"),  # a plan that holds
         ("Is the match still on this Saturday?", "2026-03-14", "2026-03-15"),
+        ("Was I still on call this weekend?", "2026-03-07", "2026-03-09"),  # gone: a state, no plan
+        ("Is Tom still on the team from 13/2?", "2026-02-13", "2026-02-14"),
         ("What have I eaten on the 3rd?", "2026-03-03", "2026-03-04"),
         # The Nth of a month named by where it stands.
         ("What have I read since the 2nd of this month?", "2026-03-02", "2026-03-09"),
@@ -217,6 +219,14 @@ MONDAY = _at("2026-03-09")
         ("What did I do in October, November or December?", "2025-10-01", "2026-01-01"),
         ("What did I do on the 2nd, the 3rd and the 4th?", "2026-03-02", "2026-03-05"),
         ("What did I do on the 1st, the 4th and the 8th?", "2026-03-01", "2026-03-02"),
+        ("What did I do on 3, 4 and 5 March?", "2026-03-03", "2026-03-06"),
+        ("What did I do on the 2nd, 3rd and 4th of March?", "2026-03-02", "2026-03-05"),
+        # (the last is to come: the first alone, not last month's 2nd to 20th; as of two)
+        ("What did I do on the 2nd, the 3rd and the 20th?", "2026-03-02", "2026-03-03"),
+        ("What did I do on the 2nd and the 20th?", "2026-02-02", "2026-02-03"),
+        # A list whose last is no time is none (a review: these read as two or three days).
+        ("In May, June and I went to Paris, right?", "2025-05-01", "2025-06-01"),
+        ("On the 3rd, 4th and 5th floors, what did we paint?", "2026-03-03", "2026-03-04"),
         # A date in numbers: the order its numbers tell; with no year the latest gone by.
         ("What did I do on 13/02?", "2026-02-13", "2026-02-14"),
         ("What did I do on 2/13?", "2026-02-13", "2026-02-14"),
