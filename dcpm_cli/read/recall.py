@@ -657,7 +657,11 @@ def _candidates(
             worded[n - 1] if n else None,
         )
         lists.append(got)
-    scores = _fuse_cues(lists[0], list(zip(lists[1:], worded, strict=True)), k)
+    named = [
+        _names_the_cue(store, cue, vector, near)
+        for cue, vector, near in zip(lists[1:], vectors[1:], worded, strict=True)
+    ]
+    scores = _fuse_cues(lists[0], list(zip(lists[1:], named, strict=True)), k)
     # A question not about what the assistant said prefers the user's own words: a reply is
     # found when nothing the user said answers as well ("what's that underground walkway in
     # Montreal called?"), below the user's words when they do ("where did I have lunch with my
@@ -997,18 +1001,32 @@ def _names(question: str, speaker: str) -> bool:
     )
 
 
+def _names_the_cue(store: Store, scores: dict[Key, float], vector: np.ndarray, worded: set[Key]) -> bool:
+    """Whether a cue's best hit names it, as `_credible_events` asks of an event's: the cue's
+    words found it (BM25, in it or its passage: `worded`), or it is as near the cue as an answer
+    is to its question (cosine ≥ ANSWER_SIMILARITY: "the kayak" and "picked up a secondhand
+    canoe")."""
+    import numpy as np
+
+    best = min(scores, key=lambda x: (-scores[x], x), default=None)
+    if best is None or best in worded:
+        return best is not None
+    v = _vectors_of(store, [best]).get(best[1])
+    return v is not None and float(np.dot(v, vector)) >= ANSWER_SIMILARITY * float(np.linalg.norm(v))
+
+
 def _fuse_cues(
-    question: dict[Key, float], cues: list[tuple[dict[Key, float], set[Key]]], k: int
+    question: dict[Key, float], cues: list[tuple[dict[Key, float], bool]], k: int
 ) -> dict[Key, float]:
     """The question's scores, with each cue the question's own head misses brought into it:
     when none of a cue's CUE_DEPTH best hits is among the question's best (its k best, at most
     CUE_HEAD), the cue's best hit is raised to CUE_WEIGHT × the question's top score, and into
     that head at least. A cue already represented changes nothing (lifting it anyway cost other
-    gold a rank on the development set). Each cue comes with what its words found (BM25, the
-    input or its passage): a best hit that holds none of them is not lifted. A cue is a few
-    words ("the Sungold", "the storm"), which the embedder may not know: its best cosine can be
-    a filler's ("Continue", "the one with the word's we've substituted"), raised to the top
-    because it is the best of weak ones, above the second thing the question named."""
+    gold a rank on the development set). Each cue comes with whether its best hit names it
+    (`_names_the_cue`); one that does not is not lifted. A cue is a few words ("the Sungold",
+    "the storm"), which the embedder may not know: its best cosine can be a filler's
+    ("Continue", "the one with the word's we've substituted"), raised to the top because it is
+    the best of weak ones, above the second thing the question named."""
     if not cues:
         return question
     ranked = sorted(question, key=lambda x: (-question[x], x))[: min(k, CUE_HEAD)]
@@ -1016,9 +1034,9 @@ def _fuse_cues(
         return question
     top, last = question[ranked[0]], question[ranked[-1]]
     fused = dict(question)
-    for scores, worded in cues:
+    for scores, names_it in cues:
         best = sorted(scores, key=lambda x: (-scores[x], x))[:CUE_DEPTH]
-        if best and not set(ranked) & set(best) and best[0] in worded:
+        if best and not set(ranked) & set(best) and names_it:
             fused[best[0]] = max(fused.get(best[0], 0.0), CUE_WEIGHT * top, last + 1e-6)
     return fused
 

@@ -1405,6 +1405,29 @@ def test_a_thing_named_in_a_word_the_embedder_does_not_know_brings_in_no_filler(
     assert {h.id for h in hits} == {ids[sungold], ids[brandywine]}, [h.text for h in hits]
 
 
+def test_a_thing_named_in_other_words_is_still_brought_in(store, embedder, writer):
+    """ "The kayak" is the canoe the journal speaks of: no shared word, but as near as an answer
+    is to its question, so the cue still brings it in among the tent's many entries (a review
+    of a first version that asked for a shared word: the canoe fell out of the top 5)."""
+    canoe = "Picked up a secondhand canoe from a guy in Henley."
+    tent = "Bought a new tent for the festival."
+    ids = _said(
+        writer,
+        ("2025-04-12", "a", canoe),
+        ("2025-05-03", "b", tent),
+        ("2025-06-21", "c", "The tent leaked in the night, everything soaked."),
+        ("2025-06-28", "d", "Reproofed the tent with waterproofing spray."),
+        ("2025-07-12", "e", "Tent pegs bent on the hard ground at the campsite."),
+        ("2025-08-02", "f", "Lent the tent to Sara for her trip."),
+        ("2025-08-30", "g", "Packed the tent away dry this time, finally."),
+        ("2025-03-01", "h", "Went to bed early, shattered."),
+        ("2025-09-09", "i", "Bought new socks."),
+    )
+    question = "Which did I buy first, the kayak or the tent?"
+    hits = recall(store, embedder, question, k=5, now=_at("2026-01-15")).hits
+    assert {ids[canoe], ids[tent]} <= {h.id for h in hits}, [h.text for h in hits]
+
+
 def test_a_newer_near_duplicate_ranks_first_and_says_when(store, embedder, writer, cli):
     ids = _said(
         writer,
