@@ -243,6 +243,7 @@ _SAID = (
     r"recommended|advised|(?:counter-?)?offered|proposed|quoted|gave|invited|reminded|warned|explained|"
     r"confirmed|admitted|complained|agreed|sent|talked|chatted|discussed"
 )
+SAYING = rf"{_SAYING}|{_SAID}"  # the verbs of saying, any tense but "-ing"
 _I_SPOKE = re.compile(
     rf"\b(?:did|do|have|had|didn't|haven't)\s+(?:\w+\s+and\s+)?I\s+(?:(?:ever|just|last|first|already)\s+)?"
     rf"(?:{_SAYING}|{_SAID})\b|\b(?:what|which)\s+I\s+(?:{_SAID})\b",
@@ -412,6 +413,8 @@ _ANY_DOING = _STOP | frozenset(
         r"\S+",
         "doing happen happened happening up get got getting go going went say said saying tell told "
         "talk talked talking mention mentioned write wrote written note noted journal journaled log "
+        "text texted texting message messaged call called ring rang phone phoned email emailed chat chatted "
+        "speak spoke "
         "logged remember recall think thought feel felt feeling anything something everything stuff "
         "all about so far whole can could would will you please remind show list again oh hey hi "
         "ok okay so just also then last past previous next night morning afternoon evening over during "

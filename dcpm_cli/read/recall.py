@@ -94,6 +94,7 @@ from dcpm_cli.read.named_days import day_said
 from dcpm_cli.read.question import (
     EARLIEST,
     NEWEST,
+    SAYING,
     SENTENCE_END,
     Question,
     Window,
@@ -181,10 +182,8 @@ SPEAKER_BOOST = 0.1
 SPEAKER_PROBE = 100  # the BM25 hits of a name looked through for that person's own turns
 # Words before a name that make its person the one spoken to or of, not the one who said it:
 # "what did I tell Ola about Tariq?" asks of neither's words.
-_SPOKEN_TO_OR_OF = re.compile(
-    r"\b(?:about|regarding|tell|told|telling|ask|asked|asking|text|texted|message|messaged|to|for|of)\s+$",
-    re.I,
-)
+_SPOKEN_OF = re.compile(r"\b(?:about|regarding|for|of)\s+$", re.I)
+_SPOKEN_TO_OR_OF = re.compile(rf"\b(?:about|regarding|{SAYING}|telling|asking|to|for|of)\s+$", re.I)
 # A question naming several things: a cue none of whose CUE_DEPTH best hits is among the
 # question's CUE_HEAD best gets its best hit raised to CUE_WEIGHT × the question's top score,
 # so every cue is represented near the top.
@@ -370,7 +369,8 @@ def _naming_speakers(store: Store, asked: Question, raw: RawFilter) -> Question:
         if word[0].isupper() and content_words(word):  # (not "What", "I'm", "Monday")
             hits = _text_search(store, [], "raw", word, SPEAKER_PROBE, **raw)
             speakers = (speaker_of(row.text) for row, _ in hits)
-            people.update(s for s in speakers if s and _names(rest, s))  # (as `_prefer_named_speaker`)
+            # (one spoken to takes part: "did I text Ana on Friday?" asks what was said then)
+            people.update(s for s in speakers if s and _names(rest, s, but=_SPOKEN_OF))
     if asked.asks_what_i_said:
         people.add(asked.me)  # (the user's own words are in any store)
     return dataclasses.replace(asked, people=frozenset(people)) if people else asked
@@ -991,12 +991,13 @@ def _is(speaker: str, name: str) -> bool:
     return said == called or (min(len(said), len(called)) == 1 and said[0] == called[0])
 
 
-def _names(question: str, speaker: str) -> bool:
+def _names(question: str, speaker: str, but: re.Pattern[str] = _SPOKEN_TO_OR_OF) -> bool:
     """Whether the question names `speaker` (whole, or by first name) as one who said something:
-    not only as the one spoken to or of ("what did I tell Ola…", "…say about Ana")."""
+    not only as the one spoken to or of ("what did I tell Ola…", "…say about Ana"); with `but`
+    _SPOKEN_OF, as one who took part ("did I text Ana on Friday?"), not only as the one spoken of."""
     names = "|".join(re.escape(n) for n in sorted({speaker, speaker.split()[0]}, key=len, reverse=True))
     return any(
-        not _SPOKEN_TO_OR_OF.search(question, 0, m.start())
+        not but.search(question, 0, m.start())
         for m in re.finditer(rf"(?<![\w-])(?:{names})(?![\w-])", question)
     )
 

@@ -242,6 +242,32 @@ def test_my_chat_name_set_alone_finds_my_turns_saved_with_a_surname(writer, stor
     assert recall(store, embedder, question, k=2, me="Kasia Kowalska").hits[0].id not in mine  # another Kasia
 
 
+def test_one_i_texted_or_promised_is_the_one_spoken_to_not_the_one_who_spoke(writer, store, embedder):
+    """A user test: "did I text Dana on Friday 19 June?" found none of that evening's messages
+    (they share no word with it), and "what did I promise Dana?" put Dana's lines first (Dana,
+    after "promise", was taken for the one who spoke). The one texted or promised takes part,
+    so a question of them and a time asks what was said then; the user's turns come first."""
+    raws = _stored(
+        writer,
+        _days(
+            ("Dana", "06-13T19:00", "I got the flat!! Moving on the 20th"),
+            ("Priya", "06-13T19:07", "Right. I promise I'll help you move, and I'll bring bacon sandwiches"),
+            ("Dana", "06-16T08:00", "Holding you to that"),
+            ("Dana", "06-19T22:01", "Tomorrow!! Don't forget the sandwiches"),
+            ("Priya", "06-19T22:02", "Brown sauce on yours, ketchup on mine. I'll be at yours at 8.30"),
+            ("Dana", "06-19T22:04", "My sofa might not fit through the door of the new place"),
+            ("Priya", "06-19T22:05", "Pivot. PIVOT."),
+            ("Dana", "06-21T09:00", "Thank you for yesterday, the van was a lifesaver"),
+        ),
+    )
+    evening = {raws[4].id, raws[6].id}
+    now = datetime(2026, 6, 29, tzinfo=UTC)
+    texted = recall(store, embedder, "did I text Dana on Friday 19 June?", k=3, now=now, me="Priya")
+    assert texted.hits[0].id in evening and evening <= {h.id for h in texted.hits}
+    promised = recall(store, embedder, "what did I promise Dana?", k=1, now=now, me="Priya")
+    assert promised.hits[0].id == raws[1].id
+
+
 @pytest.mark.parametrize(
     ("question", "mine"),
     [
