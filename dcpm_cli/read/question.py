@@ -210,7 +210,7 @@ _PLANS = re.compile(
 )
 # A plan that holds, right before its day ("is dinner still on 20/12?", "still on for the 20th";
 # not a state, "is Tom still on the team from 3/2?").
-_STILL_ON = re.compile(r"\bstill\s+on\s+(?:for\s+)?(?=(?:the\s+)?\d)", re.I)
+_STILL_ON = re.compile(rf"\bstill\s+on\s+(?:for\s+)?(?=(?:the\s+)?\d|(?:{_MONTHS}|may|{_ABBR})\b)", re.I)
 # Calendar phrases dateparser reads. "May" only with a day or a preposition: "May I…" is a verb.
 _CALENDAR = re.compile(
     rf"\b(?:(?:last|past|previous|this)\s+(?:week|month|year|{_WEEKDAYS})"
@@ -745,6 +745,12 @@ def _first_window(text: str, now: datetime, zone: tzinfo, date_order: str) -> Wi
         w = _calendar(m.group(0), now)
         if w is not None and year and _A_MONTH.search(m.group(0)) and not re.search(r"\d{4}", m.group(0)):
             w = dataclasses.replace(_calendar(f"{m.group(0)} {year}", now) or w, phrase=m.group(0))
+        elif w is not None and _a_day_to_come(m, w, text, now):
+            # "what am I doing on 8 July?", "is dinner still on 3 July?": the coming one, as "on
+            # 8/7" and "on the 8th" in a plan
+            w = dataclasses.replace(
+                _calendar(f"{m.group(0)} {w.start.year + 1}", now) or w, phrase=m.group(0)
+            )
         if w is not None and (since := _since(text, m, w.start, now)):
             return since  # "since January", "since last week"
         if holiday is None or w is None or w.end - w.start < timedelta(days=365):
@@ -805,6 +811,15 @@ def _nth_of_month(m: re.Match[str], now: datetime) -> datetime | None:
     if not 1 <= n <= calendar.monthrange(year, month)[1]:
         return None
     return _day_start(now).replace(year=year, month=month, day=n)
+
+
+def _a_day_to_come(m: re.Match[str], w: Window, text: str, now: datetime) -> bool:
+    """Whether a day and month said with no year ("8 July", "July 8th"), read as the latest gone
+    by, is asked of as a plan: the coming one (`_asks_ahead`)."""
+    day_and_month = _A_MONTH.search(m.group(0)) and re.search(r"\d", m.group(0))
+    return (
+        bool(day_and_month) and w.end - w.start <= timedelta(days=1) and w.end <= now and _asks_ahead(text, m)
+    )
 
 
 def _asks_ahead(text: str, m: re.Match[str]) -> bool:

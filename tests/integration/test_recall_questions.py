@@ -164,6 +164,9 @@ MONDAY = _at("2026-03-09")
         ("What do I have scheduled on the 25th?", "2026-03-25", "2026-03-26"),
         ("what do I have on the 25th?", "2026-03-25", "2026-03-26"),
         ("Is dinner with Ola still on 20/3?", "2026-03-20", "2026-03-21"),  # a plan that holds
+        ("What am I doing on 20 March?", "2026-03-20", "2026-03-21"),  # a plan: the coming one
+        ("Is dinner still on March 12th?", "2026-03-12", "2026-03-13"),
+        ("What did I do on 20 March?", "2025-03-20", "2025-03-21"),  # gone: the latest gone by
         ("Is the match still on this Saturday?", "2026-03-14", "2026-03-15"),
         ("Was I still on call this weekend?", "2026-03-07", "2026-03-09"),  # gone: a state, no plan
         ("Is Tom still on the team from 13/2?", "2026-02-13", "2026-02-14"),
