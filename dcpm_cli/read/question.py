@@ -917,12 +917,11 @@ def _through(text: str, w: Window, now: datetime, date_order: str) -> Window:
         if _range(text, before.start(), before.group(2)) or n >= w.start.day - 2:
             start, first = day, before.start()
             # and the days listed before it ("3, 4 and 5 March", "the 3rd, 4th and 5th of March")
-            while (prev := _LISTED_BEFORE.search(text, 0, first)) and 1 <= (
-                n := int(prev.group(1))
-            ) < start.day:
-                if start - start.replace(day=n) > end - start:
-                    break
-                start, first = start.replace(day=n), prev.start()
+            while (prev := _LISTED_BEFORE.search(text, 0, first)) and 1 <= int(prev.group(1)) < start.day:
+                listed = start.replace(day=int(prev.group(1)))
+                if start - listed > end - start:
+                    break  # (far before the days after it: "on 1, 4 and 5 March")
+                start, first = listed, prev.start()
         else:
             return Window(day, day + timedelta(days=1), text[before.start() : j])
     # A list ("in May, June and July", "on the 3rd, the 4th and the 5th"): each time of it that

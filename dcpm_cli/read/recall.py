@@ -1273,7 +1273,8 @@ def _search(
         take("raw", store.vector_search("raw", vector, depth, **beside), near, min_similarity)
         take("raw", _text_search(store, warnings, "raw", query, depth, **beside), words)
         own.update(_fuse(near, words, scale))
-        lexical.update(words)
+        if worded is not None:
+            worded.update(words)
     if worded is not None:
         worded.update(lexical)
     return rows, own, scale
