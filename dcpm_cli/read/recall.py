@@ -182,8 +182,9 @@ SPEAKER_BOOST = 0.1
 SPEAKER_PROBE = 100  # the BM25 hits of a name looked through for that person's own turns
 # Words before a name that make its person the one spoken to or of, not the one who said it:
 # "what did I tell Ola about Tariq?" asks of neither's words.
-_SPOKEN_OF = re.compile(r"\b(?:about|regarding|for|of)\s+$", re.I)
-_SPOKEN_TO_OR_OF = re.compile(rf"\b(?:about|regarding|{SAYING}|telling|asking|to|for|of)\s+$", re.I)
+_OF = r"about|regarding|for|of"
+_SPOKEN_OF = re.compile(rf"\b(?:{_OF})\s+$", re.I)
+_SPOKEN_TO_OR_OF = re.compile(rf"\b(?:{_OF}|{SAYING}|telling|asking|to)\s+$", re.I)
 # A question naming several things: a cue none of whose CUE_DEPTH best hits is among the
 # question's CUE_HEAD best gets its best hit raised to CUE_WEIGHT × the question's top score,
 # so every cue is represented near the top.
