@@ -118,6 +118,14 @@ _WEEKDAY_OF_DATE = re.compile(
     rf"(?=\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_MONTHS}|may)\b|(?:{_MONTHS}|may)\s+\d)",
     re.I,
 )
+# A weekday naming a day of its month, no month said ("on Friday the 19th", "Fri 19th"): the
+# latest such day gone by, in a plan the coming one, not the last Friday ("sat", "sun" and "wed"
+# are words too). Only where a time ends, as a day of the month's (`_TIME_ENDS`, below).
+_WEEKDAY_ABBR = {"mon": 0, "tue": 1, "tues": 1, "thu": 3, "thur": 3, "thurs": 3, "fri": 4}
+_WEEKDAY_NTH = (
+    rf"\b(?:on\s+)?({_WEEKDAYS}|{'|'.join(_WEEKDAY_ABBR)})\.?,?\s+"
+    r"(?:the\s+(\d{1,2})(?:st|nd|rd|th)?|(\d{1,2})(?:st|nd|rd|th))\b"
+)
 # A year ("in 2025", "during 2024", "since 2025"): only where a time ends, as a season's does (a
 # number that size after "in" may be an amount, "in 2000 euros", a house, "in 2019 Elm Street",
 # or a title, "published in 1984 by Orwell"); not someone's birth or a work's publishing.
@@ -144,6 +152,7 @@ _TIME_ENDS = _YEAR_AFTER[:-1] + r"|\s*[-–—]\s*(?:the\s+)?\d)"
 _NTH = rf"the\s+(\d{{1,2}})(?:st|nd|rd|th)\b(?!\s+(?:of\b|(?:{_MONTHS}|may|{_ABBR})\b)){_TIME_ENDS}"
 _DAY_OF_MONTH = re.compile(rf"(?:(?<=\bon )|(?<=\bsince )|(?<=\bbetween )|(?<=\bfrom )){_NTH}", re.I)
 _NTH_DAY = re.compile(rf"\b{_NTH}", re.I)  # what is left of one after "since" ("since the 2nd")
+_WEEKDAY_AND_NTH = re.compile(_WEEKDAY_NTH + _TIME_ENDS, re.I)
 # A date in numbers after "on", "since", "from" or "between", where a time ends ("on 13/10", "since
 # 13.10.", "from 2025/10/13"): day and month in the order the numbers tell (one over 12), else
 # the user's (`date_order`), else none. Read only when no other time is named ("from 9.30 to 5.30
@@ -177,6 +186,7 @@ _NTH_OF_MONTH = re.compile(
 # "from 3 to 6 October", "October 3-6", "on the 13th or the 14th" (unsure which).
 _JOINED = re.compile(r"\s*,?\s*(and|or|to|until|till|through|thru|-|–|—)\s*(?:on\s+)?(?:the\s+)?", re.I)
 _LISTED = re.compile(r"\s*(,)\s*(?:on\s+)?(?:the\s+)?")  # a time of a list ("May, June and July")
+_ENDS = re.compile(r"\s*(?:[?.!;:)]|$)")  # where a question or a clause ends
 _LISTED_BEFORE = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)?\s*,\s*(?:the\s+)?$", re.I)  # ("3, 4 and 5 March")
 _FIRST_OF_TWO = re.compile(
     r"\b(\d{1,2})(?:st|nd|rd|th)?\s*,?\s*(and|or|to|until|till|through|thru|-|–|—)\s*(?:the\s+)?$", re.I
@@ -653,6 +663,13 @@ def _first_window(text: str, now: datetime, zone: tzinfo, date_order: str) -> Wi
     named = _WEEKDAY_OF_DATE.search(text)
     if named and (date := _CALENDAR.match(text, named.end())) and (w := _calendar(date.group(0), now)):
         return dataclasses.replace(w, phrase=named.group(0) + w.phrase)
+    if (
+        (m := _WEEKDAY_AND_NTH.search(text))
+        and not _A_MONTH.search(text)
+        and not _DAY_OF_MONTH.search(text, 0, m.start())  # ("from the 12th to Sunday the 14th")
+        and (day := _weekday_nth(m, now, ahead=_asks_ahead(text, m)))
+    ):
+        return _since(text, m, day, now) or Window(day, day + timedelta(days=1), m.group(0))
     if m := _AGO.search(text):
         n, unit = _count(m.group(1)), m.group(2).lower()
         if unit == "fortnight":  # as wide as "two weeks ago"
@@ -813,6 +830,20 @@ def _nth_of_month(m: re.Match[str], now: datetime) -> datetime | None:
     return _day_start(now).replace(year=year, month=month, day=n)
 
 
+def _weekday_nth(m: re.Match[str], now: datetime, *, ahead: bool) -> datetime | None:
+    """The day a `_WEEKDAY_AND_NTH` match names (its midnight): the latest gone by whose day of
+    the month and weekday are the ones said, today's too, or, `ahead`, the coming one; None for no
+    day of any month ("Friday the 32nd")."""
+    name, n = m.group(1).lower(), int(m.group(2) or m.group(3))
+    weekday = _WEEKDAY_ABBR[name] if name in _WEEKDAY_ABBR else _WEEKDAYS.split("|").index(name)
+    day = _day_of_month(n, now, ahead=ahead)
+    for _ in range(6 * 12):  # (a weekday falls on every day of the month within six years)
+        if day is None or day.weekday() == weekday:
+            return day
+        day = _day_of_month(n, day + timedelta(days=1 if ahead else -1), ahead=ahead)
+    return None
+
+
 def _a_day_to_come(m: re.Match[str], w: Window, text: str, now: datetime) -> bool:
     """Whether a day and month said with no year ("8 July", "July 8th"), read as the latest gone
     by, is asked of as a plan: the coming one (`_asks_ahead`)."""
@@ -927,20 +958,26 @@ def _through(text: str, w: Window, now: datetime, date_order: str) -> Window:
     # A list ("in May, June and July", "on the 3rd, the 4th and the 5th"): each time of it that
     # touches, or lies a like gap after, the one before it, and the list ends in a join to a
     # last time that does too (not "in May, June and I went…", "the 3rd, 4th and 5th floors").
-    listed_end, at = end, j
+    # (a day said as a bare number begins a list of bare numbers: "March 3, 4 and 5")
+    bare = bool(re.search(r"(?<![\d/.:])\d{1,2}$", w.phrase))
+    listed_end, at, items = end, j, 0
     while (comma := _LISTED.match(text, at)) and not _JOINED.match(text, at):
-        item, stop = _second(text, comma, w, start, now, date_order)
+        item, stop = _second(text, comma, w, start, now, date_order, bare=bare)
         if item is None or not _follows(item, start, listed_end):
             break
-        listed_end, at = item.end, stop
+        listed_end, at, items = item.end, stop, items + 1
     if at != j and (last := _JOINED.match(text, at)):
-        item = _second(text, last, w, start, now, date_order)[0]
+        item = _second(text, last, w, start, now, date_order, bare=bare)[0]
         if item is not None and _follows(item, start, listed_end):
             end, j = listed_end, at
+    elif items >= 2 and _ENDS.match(text, at):
+        # three or more with no join ("in May, June, July?")
+        return dataclasses.replace(w, start=start, end=listed_end, phrase=text[first:at])
+    bare = bare and j != i + len(w.phrase)
     joined = _JOINED.match(text, j)
     if joined is None:
         return w if start == w.start else dataclasses.replace(w, start=start, phrase=text[first:j])
-    then, stop = _second(text, joined, w, start, now, date_order)
+    then, stop = _second(text, joined, w, start, now, date_order, bare=bare)
     if then is not None and then.start > now >= w.start and re.match(r"the\s+\d", w.phrase, re.I):
         # "From the 1st till the 10th", asked on the 2nd: the last month they are both gone by.
         earlier = _day_of_month(w.start.day, w.start - timedelta(days=1), ahead=False)
@@ -958,6 +995,18 @@ def _through(text: str, w: Window, now: datetime, date_order: str) -> Window:
             if again is not None and again.start <= then.start:
                 start, first_end = again.start, again.end
                 break
+    elif (
+        then is not None
+        and then.start < start
+        and then.start.month != start.month
+        and _A_MONTH.search(w.phrase)
+        and not re.search(r"\d{4}", w.phrase)
+        and _range(text, first, joined.group(1))
+    ):
+        # "from November to January" asked in November: the last November, the one before January
+        again = _calendar(f"{w.phrase} {start.year - 1}", now)
+        if again is not None and again.start <= then.start:
+            start, first_end = again.start, again.end
     # (not before the first, nor after now in a question of what is gone: "between 27/02 and
     # 13/02" is no year long)
     later = then is not None and start <= then.start and (then.start <= now or start > now)
@@ -977,19 +1026,30 @@ def _follows(item: Window, start: datetime, end: datetime) -> bool:
 
 
 def _second(
-    text: str, joined: re.Match[str], w: Window, start: datetime, now: datetime, date_order: str
+    text: str,
+    joined: re.Match[str],
+    w: Window,
+    start: datetime,
+    now: datetime,
+    date_order: str,
+    *,
+    bare: bool = False,
 ) -> tuple[Window | None, int]:
     """The second of two times joined (`joined`, after `w`, whose first day is `start`): its
-    window and where it ends in `text`, or (None, 0)."""
+    window and where it ends in `text`, or (None, 0). A bare number is a day after a dash, or
+    `bare`, in a list of them ("March 3, 4 and 5")."""
     p = joined.end()
     if (c := _CALENDAR.match(text, p) or _MONTH_AFTER.match(text, p)) and (v := _calendar(c.group(0), now)):
         return v, c.end()
     if c := _NUMERIC_DATE_AFTER.match(text, p):
         d = _numeric_date(c, start, date_order, ahead=True)  # (from 28/12 to 3/1)
         return (Window(d, d + timedelta(days=1), "") if d else None), c.end()
+    if c := _WEEKDAY_AND_NTH.match(text, p):  # "from Friday the 12th to Sunday the 14th"
+        d = _weekday_nth(c, start + timedelta(days=1), ahead=True)
+        return (Window(d, d + timedelta(days=1), "") if d else None), c.end()
     if w.end - w.start > timedelta(days=1):
         return None, 0
-    if (c := _LATER_DAY.match(text, p)) and (c.group(3) is None or joined.group(1) in "-–—"):
+    if (c := _LATER_DAY.match(text, p)) and (c.group(3) is None or bare or joined.group(1) in "-–—"):
         n = int(c.group(1) or c.group(2) or c.group(3))
         d = _day_of_month(n, start + timedelta(days=1), ahead=True)  # (the 28th to the 3rd)
         return (Window(d, d + timedelta(days=1), "") if d else None), c.end()

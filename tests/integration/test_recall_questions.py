@@ -171,6 +171,14 @@ MONDAY = _at("2026-03-09")
         ("Was I still on call this weekend?", "2026-03-07", "2026-03-09"),  # gone: a state, no plan
         ("Is Tom still on the team from 13/2?", "2026-02-13", "2026-02-14"),
         ("What have I eaten on the 3rd?", "2026-03-03", "2026-03-04"),
+        # A weekday naming a day of its month: the latest such day (in a plan, the coming one),
+        # not the last of that weekday (6 March).
+        ("What did I do on Friday the 13th?", "2026-02-13", "2026-02-14"),
+        ("what did i do on fri 13th", "2026-02-13", "2026-02-14"),
+        ("What did I do on Wednesday the 10th?", "2025-12-10", "2025-12-11"),
+        ("What am I doing on Friday the 13th?", "2026-03-13", "2026-03-14"),
+        ("What did I do between Friday the 6th and Sunday the 8th?", "2026-03-06", "2026-03-09"),
+        ("What did I do from the 6th to Sunday the 8th?", "2026-03-06", "2026-03-09"),
         # The Nth of a month named by where it stands.
         ("What have I read since the 2nd of this month?", "2026-03-02", "2026-03-09"),
         ("What did I do on the 2nd of last month?", "2026-02-02", "2026-02-03"),
@@ -187,6 +195,11 @@ MONDAY = _at("2026-03-09")
         ("What happened on 13 and 14 February?", "2026-02-13", "2026-02-15"),
         ("What happened February 3-6?", "2026-02-03", "2026-02-07"),
         ("What did I do in January and February?", "2026-01-01", "2026-03-01"),
+        ("What did I do on February 3, 4 and 5?", "2026-02-03", "2026-02-06"),  # a list of numbers
+        ("What did I do in December, January, February?", "2025-12-01", "2026-03-01"),  # no "and"
+        # A range whose end is gone by before its start: the start the year before (asked in
+        # March: last March to last May, not this March).
+        ("Where did we go from March to May?", "2025-03-01", "2025-06-01"),
         ("What did I do on 3 February and 20 February?", "2026-02-03", "2026-02-04"),
         ("How much did I spend on groceries January through February?", "2026-01-01", "2026-03-01"),
         # A month's name where a person's stands is hers: the time is the other one named.
