@@ -176,6 +176,18 @@ def _after(words: Sequence[str]) -> str:
 
 _NUMERIC_DATE = re.compile(rf"(?:{_after(_DATE_AFTER)}){_NUMBERS_DATE}", re.I)
 _NUMERIC_DATE_AFTER = re.compile(_NUMBERS_DATE, re.I)  # the second of two joined ("13/10 or 14/10")
+# A day and a month's name ("on 31 June", "on the 30th of February", "since June 31st"): whether
+# the month has it.
+_NAMED_MONTH_DAY = re.compile(
+    rf"(?:{_after(_DATE_AFTER)})(?:(?:the\s+)?(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTHS}|may|{_ABBR})"
+    rf"|({_MONTHS}|may|{_ABBR})\.?\s+(?:the\s+)?(\d{{1,2}})(?:st|nd|rd|th)?(?![\d/.:]))\b",
+    re.I,
+)
+_MONTH_NUMBER = {
+    name: n
+    for n in range(1, 13)
+    for name in (calendar.month_name[n].lower(), calendar.month_abbr[n].lower(), "sept" * (n == 9))
+}
 # A day of a month named by where it stands ("the 2nd of this month", "the 5th of next month",
 # "since the 13th of last month").
 _NTH_OF_MONTH = re.compile(
@@ -514,6 +526,8 @@ class Question:
     people: frozenset[str] = frozenset()
     # A date in numbers that reads two ways, the user's order unknown ("on 3/4"): read as none.
     two_ways: str = ""
+    # A date no calendar has ("on 31/2", "on 31 June"), as written: read as none.
+    no_day: str = ""
     # The name the user goes by in their chats (the `me` setting; set by the read path).
     me: str = ""
 
@@ -596,7 +610,35 @@ def read_question(text: str, now: datetime, zone: tzinfo = UTC, date_order: str 
         if window or date_order
         else next((m.group(0) for m in _NUMERIC_DATE.finditer(text) if _reads_two_ways(m)), "")
     )
-    return dataclasses.replace(asked, window=window, cues=cues_of(text), two_ways=two_ways)
+    no_day = "" if window else no_such_day(text)
+    return dataclasses.replace(asked, window=window, cues=cues_of(text), two_ways=two_ways, no_day=no_day)
+
+
+def no_such_day(text: str) -> str:
+    """The first date `text` names that no calendar has, as written ("31/2" and "2/30", read
+    either way round, "31 June", "February 30th"), or "": a slip the user is told of, not a time.
+    Numbers that are no day and month at all ("50/50", "13/13") are no date, not a slip."""
+    for m in _NUMERIC_DATE.finditer(text):
+        if m.group(1):
+            year, days = int(m.group(1)), [(int(m.group(4)), int(m.group(3)))]
+        else:
+            a, b, written = _numbers(m)
+            if min(a, b) < 1 or max(a, b) > 31 or min(a, b) > 12:
+                continue
+            year = (int(written) + (2000 if len(written) == 2 else 0)) if written else 0
+            days = [(a, b), (b, a)]  # (both ≤ 12: a day either way; else the numbers tell)
+        if not any(_a_day(year, month, day) for day, month in days):
+            return m.group(0)
+    for m in _NAMED_MONTH_DAY.finditer(text):
+        day, name = (m.group(1), m.group(2)) if m.group(1) else (m.group(4), m.group(3))
+        if not _a_day(0, _MONTH_NUMBER[name.lower()], int(day)):
+            return m.group(0)
+    return ""
+
+
+def _a_day(year: int, month: int, day: int) -> bool:
+    """Whether a calendar has the `day`th of `month` (in `year`, or any: the 29th of February)."""
+    return 1 <= month <= 12 and 1 <= day <= calendar.monthrange(year or 2024, month)[1]
 
 
 def matched_words(text: str) -> str:

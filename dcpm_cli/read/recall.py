@@ -318,6 +318,8 @@ def _recall(
             f"'{asked.two_ways}' reads as two days (day or month first) and was read as no date: "
             "set DCPM_DATE_ORDER=dmy (day first) or mdy (month first)"
         )
+    if asked.no_day:
+        warnings.append(f"'{asked.no_day}' is no day of the calendar and was read as no date")
     while True:
         got = _candidates(store, vectors, asked, k, depth, item_kinds, raw, as_of, min_similarity, warnings)
         _answers_first(store, got, asked, as_of)

@@ -890,6 +890,35 @@ def test_days_asked_as_numbers_or_joined_find_what_was_said_then(store, embedder
     assert {h.id for h in both.hits} == {ids["dentist"], ids["dinner"]}
 
 
+@pytest.mark.parametrize(
+    ("question", "slip"),
+    [
+        ("what did I do on 31/2?", "31/2"),
+        ("what did I do on 2/30?", "2/30"),
+        ("where was I on 29/2/2025?", "29/2/2025"),
+        ("what did I do on 31 June?", "31 June"),
+        ("what happened on the 31st of April?", "the 31st of April"),
+        ("what did I do on 29/2/2024?", ""),  # a leap year's
+        ("what did I do on February 29th?", ""),  # (the year unsaid: it may be one)
+        ("did we split it on 50/50?", ""),  # no day and month at all
+    ],
+)
+def test_a_date_no_calendar_has_is_said_and_read_as_none(question, slip):
+    """A slip of the keys ("31/2") was silently no date: the answers looked like any others."""
+    asked = read_question(question, MONDAY)
+    assert asked.no_day == slip
+    assert asked.window is None or not slip
+
+
+def test_recall_says_a_date_no_calendar_has_was_read_as_none(writer, cli):
+    _said(writer, ("2026-02-28", "a", "Fixed the bathroom tap at last, new washer."))
+    got = cli("recall", "what did I fix on 31/2?", "--as-of", "2026-03-09")
+    assert got.exit_code == 0 and "'31/2' is no day of the calendar" in got.stderr, got.stderr
+    assert "bathroom tap" in got.stdout
+    fine = cli("recall", "what did I fix on 28/2?", "--as-of", "2026-03-09")
+    assert fine.exit_code == 0 and "no day of the calendar" not in fine.stderr
+
+
 def test_a_question_about_a_time_alone_finds_what_was_said_then(store, embedder, writer):
     ids = _said(
         writer,
