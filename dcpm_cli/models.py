@@ -373,6 +373,9 @@ class Period:
     told: timedelta = timedelta(0)  # what is said this soon after it counts as told of it
     zone: str = "UTC"  # whose days: the `timezone` setting
     noon: datetime | None = None  # a part of one day: that day's noon (an input dated by day alone)
+    # Asked before it: the hits told before it that name one of its days ("booked the ferry for
+    # the 8th of July"), a plan for it.
+    planned: frozenset[str] = frozenset()
 
     def holds(self, when: datetime) -> bool:
         return self.start <= when < self.end or when == self.noon

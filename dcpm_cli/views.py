@@ -160,8 +160,10 @@ def period_note(result: Any, *, beside_warnings: bool = False) -> str:
         return ""
     said = sum(p.holds(h.when) for h in result.hits)
     told = sum(p.told_after(h.when) for h in result.hits)
-    if said:
-        found = [f"{said} of these said then"]
+    planned = sum(h.id in p.planned for h in result.hits)
+    if said or planned:
+        found = [f"{said} of these said then"] if said else []
+        found += [f"{planned} planned for then"] if planned else []
     elif beside_warnings and result.hits:
         found = []  # recall's warning, printed beside this, says so
     else:
@@ -174,11 +176,14 @@ def period_note(result: Any, *, beside_warnings: bool = False) -> str:
 
 def then_mark(result: Any, hit: Any) -> str:
     """Where a hit stands against the time the question asks about: said then, told in the
-    days after, or '' (no time asked, or said at another time), so a count is read off."""
+    days after, told before it as a plan for it, or '' (no time asked, or said at another time),
+    so a count is read off."""
     p = result.period
     if p is None:
         return ""
-    return "said then" if p.holds(hit.when) else "told just after" if p.told_after(hit.when) else ""
+    if p.holds(hit.when):
+        return "said then"
+    return "told just after" if p.told_after(hit.when) else "planned for then" if hit.id in p.planned else ""
 
 
 def recall_prompt_text(result: Any) -> str:

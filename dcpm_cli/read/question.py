@@ -123,8 +123,8 @@ _WEEKDAY_OF_DATE = re.compile(
 # are words too). Only where a time ends, as a day of the month's (`_TIME_ENDS`, below).
 _WEEKDAY_ABBR = {"mon": 0, "tue": 1, "tues": 1, "thu": 3, "thur": 3, "thurs": 3, "fri": 4}
 _WEEKDAY_NTH = (
-    rf"\b(?:on\s+)?({_WEEKDAYS}|{'|'.join(_WEEKDAY_ABBR)})\.?,?\s+"
-    r"(?:the\s+(\d{1,2})(?:st|nd|rd|th)?|(\d{1,2})(?:st|nd|rd|th))\b"
+    rf"({_WEEKDAYS}|{'|'.join(_WEEKDAY_ABBR)})\.?,?\s+"
+    r"(?:the\s+(\d{1,2})(?:st|nd|rd|th)?|(\d{1,2})(?:st|nd|rd|th))\b(?!\s+of\b)"
 )
 # A year ("in 2025", "during 2024", "since 2025"): only where a time ends, as a season's does (a
 # number that size after "in" may be an amount, "in 2000 euros", a house, "in 2019 Elm Street",
@@ -152,7 +152,6 @@ _TIME_ENDS = _YEAR_AFTER[:-1] + r"|\s*[-–—]\s*(?:the\s+)?\d)"
 _NTH = rf"the\s+(\d{{1,2}})(?:st|nd|rd|th)\b(?!\s+(?:of\b|(?:{_MONTHS}|may|{_ABBR})\b)){_TIME_ENDS}"
 _DAY_OF_MONTH = re.compile(rf"(?:(?<=\bon )|(?<=\bsince )|(?<=\bbetween )|(?<=\bfrom )){_NTH}", re.I)
 _NTH_DAY = re.compile(rf"\b{_NTH}", re.I)  # what is left of one after "since" ("since the 2nd")
-_WEEKDAY_AND_NTH = re.compile(_WEEKDAY_NTH + _TIME_ENDS, re.I)
 # A date in numbers after "on", "since", "from" or "between", where a time ends ("on 13/10", "since
 # 13.10.", "from 2025/10/13"): day and month in the order the numbers tell (one over 12), else
 # the user's (`date_order`), else none. Read only when no other time is named ("from 9.30 to 5.30
@@ -175,6 +174,9 @@ def _after(words: Sequence[str]) -> str:
 
 
 _NUMERIC_DATE = re.compile(rf"(?:{_after(_DATE_AFTER)}){_NUMBERS_DATE}", re.I)
+# (after "on", "since", "from" or "between": "did I watch Friday the 13th?" is a film)
+_WEEKDAY_AND_NTH = re.compile(rf"(?:\bon\s+|{_after(_DATE_AFTER[1:])})" + _WEEKDAY_NTH + _TIME_ENDS, re.I)
+_WEEKDAY_AND_NTH_AFTER = re.compile(r"(?:on\s+)?" + _WEEKDAY_NTH + _TIME_ENDS, re.I)  # (the second of two)
 _NUMERIC_DATE_AFTER = re.compile(_NUMBERS_DATE, re.I)  # the second of two joined ("13/10 or 14/10")
 # A day and a month's name ("on 31 June", "on the 30th of February", "since June 31st"): whether
 # the month has it.
@@ -218,7 +220,13 @@ _MONTH_AFTER = re.compile(  # a month joined after another ("April and May", "Oc
 )
 _WEEKDAY_AFTER = re.compile(rf"(?:on\s+)?({_WEEKDAYS})\b", re.I)
 _NOW_AFTER = re.compile(r"now\b", re.I)  # ("yesterday", "today": calendar phrases)
-_PRESENT = re.compile(r"\b(?:do|does|am|are|is)\s+(?:I|we)\b|\bwhat(?:'s|’s|s|\s+is)\b", re.I)
+# (and "what have I got on the 8th?", "I've got … planned": what is had now, not a perfect;
+# "have I got the receipt from the 3rd?" is of a day gone)
+_PRESENT = re.compile(
+    r"\b(?:do|does|am|are|is)\s+(?:I|we)\b|\bwhat(?:'s|’s|s|\s+is)\b"
+    r"|\b(?:have\s+(?:I|we)|(?:I|we)(?:'ve|’ve))\s+got\s+(?:on|planned|booked|lined\s+up|coming\s+up)\b",
+    re.I,
+)
 _ANY_YEAR = re.compile(r"\b(?:19|20)\d{2}\b" + _YEAR_AFTER, re.I)  # "in 2024 or 2025": both
 _HAVE_DONE = re.compile(r"\b(?:have|has|'ve)\s+\w+|\b(?:I|we)'ve\b", re.I)
 _ASKS_ABOUT_PAST = re.compile(r"\b(?:did|was|were|had|happened|went)\b", re.I)
@@ -451,6 +459,15 @@ _THE_OTHER_SIDE = frozenset(("assistant", "ai", "a.i", "chatbot", "bot", "chat",
 # What a question asking only what was done or said at a time says besides the time: not a kind
 # of thing, a feeling ("how was I feeling"), a place ("where did I go") or another person ("what
 # did she do").
+# Asked of a time to come, the words of a plan are no more ("what am I doing on 8 July?", "what
+# are my plans for Sunday?", "anything booked for the 8th?").
+_PLANNING = frozenset(
+    re.findall(
+        r"\S+",
+        "am are i'm i’m we're we’re what's what’s whats plan plans planned planning booked scheduled "
+        "arranged lined diary calendar agenda coming",
+    )
+)
 _BARE_DOING = frozenset(
     re.findall(
         r"\S+",
@@ -476,6 +493,9 @@ class Window:
     noon: datetime | None = None
     # A named day ("Christmas"): its name is searched too, as what was said of it names it.
     named: bool = False
+    # Asked on the day it begins or before ("what am I doing on 8 July?", "…today?"): what was
+    # planned for it is told before.
+    ahead: bool = False
 
     def holds(self, when: datetime, tail: timedelta) -> bool:
         """Said in the window, or soon after it: people tell what happened a little later."""
@@ -566,6 +586,8 @@ class Question:
         rest = self.text.replace(self.window.phrase, " ")
         # ("What did the assistant say last month?": the one named as saying it is no content.)
         bare = (_ANY_DOING | _THE_OTHER_SIDE if self.by_assistant else _ANY_DOING) | self._named
+        if self.window.ahead:
+            bare |= _PLANNING
         return not any(w not in bare for w in _words(_without_time(rest)))
 
     @property
@@ -605,6 +627,8 @@ def read_question(text: str, now: datetime, zone: tzinfo = UTC, date_order: str 
         # The event is searched for its date (read/recall.py), not as a second thing asked.
         return dataclasses.replace(asked, anchor=anchor)
     window = window_of(text, now, zone, date_order)
+    if window is not None and window.start >= _day_start(now.astimezone(zone)):
+        window = dataclasses.replace(window, ahead=True)  # (today's too: "what am I doing today?")
     two_ways = (
         ""
         if window or date_order
@@ -619,6 +643,8 @@ def no_such_day(text: str) -> str:
     either way round, "31 June", "February 30th"), or "": a slip the user is told of, not a time.
     Numbers that are no day and month at all ("50/50", "13/13") are no date, not a slip."""
     for m in _NUMERIC_DATE.finditer(text):
+        if re.match(r"\s+of\b", text[m.end() :]):
+            continue  # a share ("on 31/2 of the budget")
         if m.group(1):
             year, days = int(m.group(1)), [(int(m.group(4)), int(m.group(3)))]
         else:
@@ -1030,7 +1056,7 @@ def _through(text: str, w: Window, now: datetime, date_order: str) -> Window:
     # ("in March and April 2025": the year said once is both's; "December to February 2026": the
     # first the year before)
     year = re.search(r"\b(?:19|20)\d{2}\b", text[joined.end() : stop]) if then else None
-    first_end = end
+    first_end, ahead = end, False
     if then is not None and year and not re.search(r"\d{4}", w.phrase):
         for y in (int(year.group(0)), int(year.group(0)) - 1):
             again = _calendar(f"{w.phrase} {y}", now)
@@ -1045,13 +1071,19 @@ def _through(text: str, w: Window, now: datetime, date_order: str) -> Window:
         and not re.search(r"\d{4}", w.phrase)
         and _range(text, first, joined.group(1))
     ):
-        # "from November to January" asked in November: the last November, the one before January
-        again = _calendar(f"{w.phrase} {start.year - 1}", now)
-        if again is not None and again.start <= then.start:
-            start, first_end = again.start, again.end
+        if _PRESENT.search(text) or _PLANS.search(text):
+            # "what am I doing from March to May?" asked in March: this March to the coming May
+            coming = _calendar(f"{text[joined.end() : stop].strip()} {then.start.year + 1}", now)
+            if coming is not None and coming.start >= start:
+                then, ahead = coming, True
+        else:
+            # "from November to January" asked in November: the last November, before January
+            again = _calendar(f"{w.phrase} {start.year - 1}", now)
+            if again is not None and again.start <= then.start:
+                start, first_end = again.start, again.end
     # (not before the first, nor after now in a question of what is gone: "between 27/02 and
     # 13/02" is no year long)
-    later = then is not None and start <= then.start and (then.start <= now or start > now)
+    later = then is not None and start <= then.start and (then.start <= now or start > now or ahead)
     near = then is not None and then.start <= first_end + (first_end - start)  # (a like gap apart)
     if later and then and (near or _range(text, first, joined.group(1))):
         end, j = then.end, stop
@@ -1086,8 +1118,8 @@ def _second(
     if c := _NUMERIC_DATE_AFTER.match(text, p):
         d = _numeric_date(c, start, date_order, ahead=True)  # (from 28/12 to 3/1)
         return (Window(d, d + timedelta(days=1), "") if d else None), c.end()
-    if c := _WEEKDAY_AND_NTH.match(text, p):  # "from Friday the 12th to Sunday the 14th"
-        d = _weekday_nth(c, start + timedelta(days=1), ahead=True)
+    if c := _WEEKDAY_AND_NTH_AFTER.match(text, p):  # "from Friday the 12th to Sunday the 14th"
+        d = _day_of_month(int(c.group(2) or c.group(3)), start + timedelta(days=1), ahead=True)
         return (Window(d, d + timedelta(days=1), "") if d else None), c.end()
     if w.end - w.start > timedelta(days=1):
         return None, 0

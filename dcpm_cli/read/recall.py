@@ -57,6 +57,7 @@ question, the reply holds what is asked for. Each reply hit names the turn it an
 
 from __future__ import annotations
 
+import calendar
 import dataclasses
 import math
 import re
@@ -148,6 +149,12 @@ TOLD_LATER = timedelta(days=3)
 NEAR_TIME = timedelta(days=14)
 NEAR_DEPTH = 100
 FAR = 8  # × NEAR_TIME: the second, farther search around a time asked alone (16 weeks each side)
+# A time asked alone before it comes ("what am I doing on 8 July?") searches what was said this
+# long before it, as deep as NEAR_DEPTH, for the plans that name its days.
+PLANNED_BEFORE = timedelta(weeks=8)
+# A day of the month said alone in a plan ("haircut on the 8th"; not "the 3rd floor", "the 1st of
+# each month").
+_ON_THE_NTH = re.compile(r"\bon\s+the\s+(\d{1,2})(?:st|nd|rd|th)\b(?!\s+(?:of\b|floor|try|attempt|go))", re.I)
 # A sentence that dates something else by the event ("got home Wednesday after the knee op")
 # does not date the event.
 _BY_THE_EVENT = r"\b(?:after|before|since|until|till|following|ahead\s+of)\s+(?:\S+\s+){0,3}?"
@@ -339,8 +346,10 @@ def _recall(
     nodes = {n.id: n for h in out for n in h.nodes}
     period = None
     if (w := asked.window) is not None:
-        period = Period(w.phrase, w.start, w.end, TOLD_LATER, zone=str(zone), noon=w.noon)
-        if out and not any(period.holds(h.when) for h in out):
+        planned = frozenset(h.id for h in out) & {key[1] for key in got.planned}
+        period = Period(w.phrase, w.start, w.end, TOLD_LATER, zone=str(zone), noon=w.noon, planned=planned)
+        if out and not any(period.holds(h.when) or h.id in planned for h in out):
+            to_come = " or planned for it" if w.ahead else ""
             # Said after a day is not said on it: a reader (an agent reading --json too) is
             # told so, not left to count the hits marked "told just after".
             told = sum(period.told_after(h.when) for h in out)
@@ -349,7 +358,7 @@ def _recall(
                 parts.append("the rest from other days" if told else "these hits are from other days")
                 if asked.only_when:
                     parts[-1] += ", the nearest first"  # (`_nearest_next`)
-            warnings.append(f"nothing found was said {w.phrase} ({period.days}): {', '.join(parts)}")
+            warnings.append(f"nothing found was said {w.phrase}{to_come} ({period.days}): {', '.join(parts)}")
     return Recall(
         query=query,
         hits=out,
@@ -597,6 +606,7 @@ class _Candidates:
     found: dict[Key, MemoryItem | RawInput]
     said: dict[Key, datetime]
     exact: dict[Key, Candidate]
+    planned: set[Key] = dataclasses.field(default_factory=set)  # told before the time asked, naming its day
 
 
 def _candidates(
@@ -630,6 +640,9 @@ def _candidates(
             # "What did the assistant say last month?": its replies said then, however many of
             # the user's own words were said then too (as deep whatever k is).
             during.append((w.start, w.end + TOLD_LATER, depth, REPLIES))
+        if w.ahead:
+            # "What am I doing on 8 July?": what was said in the weeks before, for its plans.
+            during.append((w.start - PLANNED_BEFORE, w.start, max(depth, NEAR_DEPTH), None))
         if asked.only_when:
             # What was said nearest then comes next (`_nearest_next`): searched as deep whatever
             # k is, so the top hits do not depend on it.
@@ -676,10 +689,23 @@ def _candidates(
         if (reply and not asked.to_assistant) or (not reply and asked.by_assistant):
             scores[key] *= REPLY_WEIGHT
     alone: set[Key] | None = None  # a time and a person alone asked of: what was said then
+    planned: set[Key] = set()  # told before a time asked before it comes, naming its day
     if asked.window is not None:
         then = {key for key in scores if key in said and asked.window.holds(said[key], TOLD_LATER)}
         for key in then:
             scores[key] *= 1 + TIME_BOOST
+        if asked.window.ahead:
+            # Asked on its day or before: a plan told before it that names one of its days is
+            # told of it, lifted as what was said then is.
+            planned = {
+                key
+                for key in scores
+                if key in said
+                and said[key] < asked.window.start
+                and _plans_a_day_in(rows.get(key), said[key], asked.window)
+            }
+            for key in planned:
+                scores[key] *= 1 + TIME_BOOST
         if asked.only_time:
             # "What did I do last weekend?": what was told in the days after it but says it
             # happened on one of its days ("went to the steam rally on Saturday", told on the
@@ -707,13 +733,19 @@ def _candidates(
                     scores[key] += top_then
             if asked.only_when:
                 _nearest_next(scores, rows, said, then, asked.window)
+            # Asked of a day to come (or today): what was told before it and names one of its
+            # days ("booked the ferry for the 8th of July", "mum wants us for lunch on Sunday")
+            # above all but what was said then.
+            top_rest = max((v for key, v in scores.items() if key not in proper), default=0.0)
+            for key in planned:
+                scores[key] += top_rest
             if asked.people:
                 alone = proper  # (what she said then, not what she told after)
     _prefer_named_speaker(store, asked.text, scores, rows, found, alone, me=asked.asks_what_i_said)
     top = max((v for key, v in scores.items() if key not in exact), default=0.0)
     for key in exact:
         scores[key] = top + (1 - SEMANTIC_WEIGHT) + scores.get(key, 0.0)
-    return _Candidates(scores, rows, found, said, exact)
+    return _Candidates(scores, rows, found, said, exact, planned)
 
 
 def _nearest_next(
@@ -921,6 +953,29 @@ def _says_a_day_in(row: Candidate | None, said: datetime, window: Window) -> boo
     it was said in the window's zone (`day_said`)."""
     days = _days_told(row, said, window.start.tzinfo or UTC)
     return any(window.start.date() <= day < window.end.date() for day in days)
+
+
+def _plans_a_day_in(row: Candidate | None, said: datetime, window: Window) -> bool:
+    """Whether the user's input, said before `window`, names a day in it as a day to come,
+    whoever's plan it is ("booked the ferry for the 8th of July", "the plumber is coming next
+    Wednesday"), read against when it was said in the window's zone (`day_said`)."""
+    if not isinstance(row, RawInput) or row.role != "user":
+        return False
+    zone = window.start.tzinfo or UTC
+    today = said.astimezone(zone).date()
+    clauses = [c for s in SENTENCE_END.split(row.text) for c in _REPORTED.split(s)]
+    days = [day for clause in clauses if (day := day_said(clause, said, zone)) is not None]
+    # ("haircut on the 8th": the coming 8th, within a month)
+    days += [d for m in _ON_THE_NTH.finditer(row.text) if (d := _coming_nth(int(m.group(1)), today))]
+    return any(today < day and window.start.date() <= day < window.end.date() for day in days)
+
+
+def _coming_nth(n: int, today: date) -> date | None:
+    """The first `n`th of a month after `today`, this month's or the next's, or None."""
+    for year, month in ((today.year, today.month), (today.year + today.month // 12, today.month % 12 + 1)):
+        if n <= calendar.monthrange(year, month)[1] and (day := date(year, month, n)) > today:
+            return day
+    return None
 
 
 def _days_told(row: Candidate | None, said: datetime, zone: tzinfo) -> Iterator[date]:

@@ -179,6 +179,8 @@ MONDAY = _at("2026-03-09")
         ("What am I doing on Friday the 13th?", "2026-03-13", "2026-03-14"),
         ("What did I do between Friday the 6th and Sunday the 8th?", "2026-03-06", "2026-03-09"),
         ("What did I do from the 6th to Sunday the 8th?", "2026-03-06", "2026-03-09"),
+        ("Have I got the receipt from the 3rd?", "2026-03-03", "2026-03-04"),  # had, of a day gone
+        ("What have I got on the 13th?", "2026-03-13", "2026-03-14"),  # what is on: to come
         # The Nth of a month named by where it stands.
         ("What have I read since the 2nd of this month?", "2026-03-02", "2026-03-09"),
         ("What did I do on the 2nd of last month?", "2026-02-02", "2026-02-03"),
@@ -200,6 +202,7 @@ MONDAY = _at("2026-03-09")
         # A range whose end is gone by before its start: the start the year before (asked in
         # March: last March to last May, not this March).
         ("Where did we go from March to May?", "2025-03-01", "2025-06-01"),
+        ("What am I doing from March to May?", "2026-03-01", "2026-06-01"),  # a plan: this one
         ("What did I do on 3 February and 20 February?", "2026-02-03", "2026-02-04"),
         ("How much did I spend on groceries January through February?", "2026-01-01", "2026-03-01"),
         # A month's name where a person's stands is hers: the time is the other one named.
@@ -891,6 +894,18 @@ def test_days_asked_as_numbers_or_joined_find_what_was_said_then(store, embedder
 
 
 @pytest.mark.parametrize(
+    ("question", "phrase"),
+    [
+        ("Did I watch Friday the 13th?", None),  # a film: a weekday with its day only after "on"
+        ("What do I pay on Monday the 1st of each month?", "on Monday"),  # a habit, not the 1st
+    ],
+)
+def test_a_weekday_and_a_number_that_name_no_day(question, phrase):
+    asked = read_question(question, MONDAY)
+    assert (asked.window.phrase if asked.window else None) == phrase
+
+
+@pytest.mark.parametrize(
     ("question", "slip"),
     [
         ("what did I do on 31/2?", "31/2"),
@@ -901,6 +916,7 @@ def test_days_asked_as_numbers_or_joined_find_what_was_said_then(store, embedder
         ("what did I do on 29/2/2024?", ""),  # a leap year's
         ("what did I do on February 29th?", ""),  # (the year unsaid: it may be one)
         ("did we split it on 50/50?", ""),  # no day and month at all
+        ("what did I spend on 31/2 of the budget?", ""),  # a share
     ],
 )
 def test_a_date_no_calendar_has_is_said_and_read_as_none(question, slip):
@@ -917,6 +933,35 @@ def test_recall_says_a_date_no_calendar_has_was_read_as_none(writer, cli):
     assert "bathroom tap" in got.stdout
     fine = cli("recall", "what did I fix on 28/2?", "--as-of", "2026-03-09")
     assert fine.exit_code == 0 and "no day of the calendar" not in fine.stderr
+
+
+def test_a_day_asked_of_before_it_comes_finds_the_plans_that_name_it(store, embedder, writer, cli):
+    """ "What am I doing on 8 July?" asked on the 1st: nothing is said on a day to come, so what
+    was said in the weeks before and names it comes first, marked as planned for then; it came
+    below a lunch planned for another day and a day at work, the like of "doing"."""
+    ids = _said(
+        writer,
+        ("2026-06-28", "a", "Booked the ferry to Skye for the 8th of July, leaving at 7am from Mallaig."),
+        ("2026-06-29", "b", "Mum called, she wants us for lunch on Sunday 5 July."),
+        ("2026-06-30", "c", "Long day at work doing the audit, it is dragging on. Ran 5k in the evening."),
+        ("2026-07-08", "d", "Lunch with Jo on the 8th was lovely."),  # said after the day asked on
+    )  # fmt: skip
+    ferry, lunch = (
+        ids["Booked the ferry to Skye for the 8th of July, leaving at 7am from Mallaig."],
+        ids["Mum called, she wants us for lunch on Sunday 5 July."],
+    )
+    for question, first in (
+        ("What am I doing on 8 July?", ferry),
+        ("what have I got on Wednesday the 8th?", ferry),  # ("have I got": now, not gone)
+        ("What's on this Sunday?", lunch),
+    ):
+        got = recall(store, embedder, question, k=3, now=_at("2026-07-01"), as_of=_at("2026-07-01"))
+        assert got.hits[0].id == first, question
+        assert got.period is not None and got.period.planned == {first}, question
+        assert not any("nothing found was said" in w for w in got.warnings), got.warnings
+    shown = cli("recall", "What am I doing on 8 July?", "--as-of", "2026-07-01", "-k", "1")
+    assert shown.exit_code == 0 and "(planned for then)" in shown.stdout, shown.stdout
+    assert "1 planned for then" in shown.stderr, shown.stderr
 
 
 def test_a_question_about_a_time_alone_finds_what_was_said_then(store, embedder, writer):
