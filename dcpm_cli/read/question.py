@@ -53,6 +53,10 @@ _LAST_N = re.compile(rf"\b(?:the\s+)?(?:last|past|previous)\s+{_COUNT}\s+(day|we
 # not a calendar period ("last month" without "the" is April when asked in May: dateparser's).
 _PAST_ONE = re.compile(r"\b(?:(?:the\s+)?(?:past|previous)|the\s+last)\s+(day|week|month|year)\b", re.I)
 _WEEKEND = re.compile(r"\b(last|past|previous|this)\s+weekend\b", re.I)
+# A time to come, counted from today: "tomorrow", "next week" (Monday to Sunday), "next weekend"
+# (next week's), "next month", "next Friday" (next week's Friday).
+_NEXT = re.compile(r"\b(?:(tomorrow|tmrw|tmr)|next\s+(week|weekend|month|monday|tuesday|wednesday|"
+                   r"thursday|friday|saturday|sunday))\b", re.I)  # fmt: skip
 # "over the weekend"; "at / on the weekend" only in a question about the past, asked as one
 # ("what did I do at the weekend?", not "what do I do at the weekend?", a habit, nor "did I
 # mention what I do at the weekend?"): the latest weekend.
@@ -111,6 +115,8 @@ _DAY_NAMES = frozenset(f"{_MONTHS}|may|{_ABBR}|{_WEEKDAYS}".split("|"))
 _WEEKENDS_AGO = re.compile(rf"\b{_COUNT}\s+(weekend|{_WEEKDAYS})s?\s+ago\b", re.I)
 # "this Friday": the one just gone in a question about the past ("what did I do this Friday?",
 # asked on Sunday), else the coming one; "this past Friday": the one just gone.
+_A_WEEKDAY = re.compile(rf"on\s+(?:{_WEEKDAYS})", re.I)  # "on Saturday", a calendar phrase alone
+_HABIT = re.compile(r"s?\s+(?:mornings|afternoons|evenings|nights)\b", re.I)  # ("on Saturday mornings")
 _THIS_WEEKDAY = re.compile(rf"\bthis\s+(past\s+)?({_WEEKDAYS})\b", re.I)
 # A weekday naming a date ("on Friday, March 13th", "Friday 13 March"): the date decides.
 _WEEKDAY_OF_DATE = re.compile(
@@ -769,6 +775,8 @@ def _first_window(text: str, now: datetime, zone: tzinfo, date_order: str) -> Wi
         day = _day_start(now) - timedelta(days=1 if (m.group(1) or "").lower() == "yesterday" else 0)
         first, last = _HOURS[(m.group(2) or m.group(3)).lower()]
         return _part_of(day, first, last, m.group(0))
+    if (m := _NEXT.search(text)) and not _SINCE.search(text, 0, m.start()) and not _NTH_OF_MONTH.search(text):
+        return _next(m, now)
     if m := _THE_WEEKEND.search(text):
         saturday = _last_weekend(now, this=True)
         phrase = re.search(r"(?:over|at|on)\s+the\s+weekend", m.group(0), re.I)
@@ -830,6 +838,17 @@ def _first_window(text: str, now: datetime, zone: tzinfo, date_order: str) -> Wi
         w = _calendar(m.group(0), now)
         if w is not None and year and _A_MONTH.search(m.group(0)) and not re.search(r"\d{4}", m.group(0)):
             w = dataclasses.replace(_calendar(f"{m.group(0)} {year}", now) or w, phrase=m.group(0))
+        elif (
+            w is not None
+            and _A_WEEKDAY.fullmatch(m.group(0))
+            and _asks_ahead(text, m)
+            and not _HABIT.match(text, m.end())
+        ):
+            # "what am I doing on Saturday?", "what's happening on Friday?": the coming one
+            # (today's too), as "this Saturday" in a plan
+            today = _day_start(now)
+            day = today + timedelta(days=(w.start.weekday() - today.weekday()) % 7)
+            w = Window(day, day + timedelta(days=1), m.group(0))
         elif w is not None and _a_day_to_come(m, w, text, now):
             # "what am I doing on 8 July?", "is dinner still on 3 July?": the coming one, as "on
             # 8/7" and "on the 8th" in a plan
@@ -896,6 +915,27 @@ def _nth_of_month(m: re.Match[str], now: datetime) -> datetime | None:
     if not 1 <= n <= calendar.monthrange(year, month)[1]:
         return None
     return _day_start(now).replace(year=year, month=month, day=n)
+
+
+def _next(m: re.Match[str], now: datetime) -> Window:
+    """The window a `_NEXT` match names, counted from `now`'s day."""
+    today = _day_start(now)
+    unit = (m.group(2) or "").lower()
+    monday = today + timedelta(days=7 - today.weekday())
+    if m.group(1):
+        start, end = today + timedelta(days=1), today + timedelta(days=2)
+    elif unit == "week":
+        start, end = monday, monday + timedelta(days=7)
+    elif unit == "weekend":
+        start = monday + timedelta(days=5)
+        end = start + timedelta(days=2)
+    elif unit == "month":
+        start = (today.replace(day=1) + timedelta(days=32)).replace(day=1)
+        end = (start + timedelta(days=32)).replace(day=1)
+    else:
+        start = monday + timedelta(days=_WEEKDAYS.split("|").index(unit))
+        end = start + timedelta(days=1)
+    return Window(_midnight(now, start.date()), _midnight(now, end.date()), m.group(0))
 
 
 def _weekday_nth(m: re.Match[str], now: datetime, *, ahead: bool) -> datetime | None:

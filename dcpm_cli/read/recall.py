@@ -152,9 +152,13 @@ FAR = 8  # × NEAR_TIME: the second, farther search around a time asked alone (1
 # A time asked alone before it comes ("what am I doing on 8 July?") searches what was said this
 # long before it, as deep as NEAR_DEPTH, for the plans that name its days.
 PLANNED_BEFORE = timedelta(weeks=8)
-# A day of the month said alone in a plan ("haircut on the 8th"; not "the 3rd floor", "the 1st of
-# each month").
-_ON_THE_NTH = re.compile(r"\bon\s+the\s+(\d{1,2})(?:st|nd|rd|th)\b(?!\s+(?:of\b|floor|try|attempt|go))", re.I)
+# A day of the month said alone in a plan, where a time ends ("haircut on the 8th, then…",
+# "cancelled the ferry for the 8th"; not "on the 3rd floor", "for the 2nd time", "the 1st of May").
+_ON_THE_NTH = re.compile(
+    r"\b(?:on|for)\s+the\s+(\d{1,2})(?:st|nd|rd|th)\b(?=\s*(?:[,.;:!?)]|$)|\s+(?:and|at|to|with|in|from|so|"
+    r"but|then|too|as|because|when|while|before|after|instead|if|unless)\b)",
+    re.I,
+)
 # A sentence that dates something else by the event ("got home Wednesday after the knee op")
 # does not date the event.
 _BY_THE_EVENT = r"\b(?:after|before|since|until|till|following|ahead\s+of)\s+(?:\S+\s+){0,3}?"
@@ -348,8 +352,10 @@ def _recall(
     if (w := asked.window) is not None:
         planned = frozenset(h.id for h in out) & {key[1] for key in got.planned}
         period = Period(w.phrase, w.start, w.end, TOLD_LATER, zone=str(zone), noon=w.noon, planned=planned)
-        if out and not any(period.holds(h.when) or h.id in planned for h in out):
-            to_come = " or planned for it" if w.ahead else ""
+        # (Nothing is said at a time still to come: asked of one, the hits are from before it.)
+        to_come = w.start > asked_at
+        if out and not to_come and not any(period.holds(h.when) or h.id in planned for h in out):
+            planned_too = " or planned for it" if w.ahead else ""
             # Said after a day is not said on it: a reader (an agent reading --json too) is
             # told so, not left to count the hits marked "told just after".
             told = sum(period.told_after(h.when) for h in out)
@@ -358,7 +364,8 @@ def _recall(
                 parts.append("the rest from other days" if told else "these hits are from other days")
                 if asked.only_when:
                     parts[-1] += ", the nearest first"  # (`_nearest_next`)
-            warnings.append(f"nothing found was said {w.phrase}{to_come} ({period.days}): {', '.join(parts)}")
+            found = ", ".join(parts)
+            warnings.append(f"nothing found was said {w.phrase}{planned_too} ({period.days}): {found}")
     return Recall(
         query=query,
         hits=out,

@@ -180,6 +180,18 @@ MONDAY = _at("2026-03-09")
         ("What did I do between Friday the 6th and Sunday the 8th?", "2026-03-06", "2026-03-09"),
         ("What did I do from the 6th to Sunday the 8th?", "2026-03-06", "2026-03-09"),
         ("Have I got the receipt from the 3rd?", "2026-03-03", "2026-03-04"),  # had, of a day gone
+        # Times to come: "tomorrow", "next week" (Monday to Sunday), its weekend, its Friday;
+        # a weekday asked of a plan is the coming one (a habit's, "on Saturday mornings", not).
+        ("What am I doing tomorrow?", "2026-03-10", "2026-03-11"),
+        ("what's on tmrw", "2026-03-10", "2026-03-11"),
+        ("What am I doing next week?", "2026-03-16", "2026-03-23"),
+        ("Any ideas for dinner next weekend?", "2026-03-21", "2026-03-23"),
+        ("What am I doing next Friday?", "2026-03-20", "2026-03-21"),
+        ("Where are we going next month?", "2026-04-01", "2026-05-01"),
+        ("What am I doing on Saturday?", "2026-03-14", "2026-03-15"),
+        ("What's happening on Monday?", "2026-03-09", "2026-03-10"),  # today's
+        ("What did I do on Saturday?", "2026-03-07", "2026-03-08"),
+        ("What time do I wake up on Saturday mornings?", "2026-03-07", "2026-03-08"),
         ("What have I got on the 13th?", "2026-03-13", "2026-03-14"),  # what is on: to come
         # The Nth of a month named by where it stands.
         ("What have I read since the 2nd of this month?", "2026-03-02", "2026-03-09"),
@@ -945,19 +957,23 @@ def test_a_day_asked_of_before_it_comes_finds_the_plans_that_name_it(store, embe
         ("2026-06-29", "b", "Mum called, she wants us for lunch on Sunday 5 July."),
         ("2026-06-30", "c", "Long day at work doing the audit, it is dragging on. Ran 5k in the evening."),
         ("2026-07-08", "d", "Lunch with Jo on the 8th was lovely."),  # said after the day asked on
+        ("2026-07-03", "e", "Storm warning for the islands. Cancelled the ferry for the 8th, Skye can wait."),
     )  # fmt: skip
-    ferry, lunch = (
+    ferry, lunch, cancelled = (
         ids["Booked the ferry to Skye for the 8th of July, leaving at 7am from Mallaig."],
         ids["Mum called, she wants us for lunch on Sunday 5 July."],
+        ids["Storm warning for the islands. Cancelled the ferry for the 8th, Skye can wait."],
     )
-    for question, first in (
-        ("What am I doing on 8 July?", ferry),
-        ("what have I got on Wednesday the 8th?", ferry),  # ("have I got": now, not gone)
-        ("What's on this Sunday?", lunch),
+    for question, planned, asked in (
+        ("What am I doing on 8 July?", {ferry}, "2026-07-01"),
+        ("what have I got on Wednesday the 8th?", {ferry}, "2026-07-01"),  # ("have I got": now, not gone)
+        ("What's on this Sunday?", {lunch}, "2026-07-01"),
+        # (the plan and, told later, its end: both, the reader sees it was called off)
+        ("What am I doing tomorrow?", {ferry, cancelled}, "2026-07-07"),
     ):
-        got = recall(store, embedder, question, k=3, now=_at("2026-07-01"), as_of=_at("2026-07-01"))
-        assert got.hits[0].id == first, question
-        assert got.period is not None and got.period.planned == {first}, question
+        got = recall(store, embedder, question, k=3, now=_at(asked), as_of=_at(asked))
+        assert {h.id for h in got.hits[: len(planned)]} == planned, question
+        assert got.period is not None and got.period.planned == planned, question
         assert not any("nothing found was said" in w for w in got.warnings), got.warnings
     shown = cli("recall", "What am I doing on 8 July?", "--as-of", "2026-07-01", "-k", "1")
     assert shown.exit_code == 0 and "(planned for then)" in shown.stdout, shown.stdout
