@@ -191,6 +191,7 @@ _NAMED_MONTH_DAY = re.compile(
     rf"|({_MONTHS}|may|{_ABBR})\.?\s+(?:the\s+)?(\d{{1,2}})(?:st|nd|rd|th)?(?![\d/.:]))\b",
     re.I,
 )
+_ISO_DAY = re.compile(rf"(?:{_after(_DATE_AFTER)})(\d{{4}})-(\d{{1,2}})-(\d{{1,2}})\b")  # "on 2026-06-30"
 _MONTH_NUMBER = {
     name: n
     for n in range(1, 13)
@@ -665,6 +666,11 @@ def no_such_day(text: str) -> str:
         day, name = (m.group(1), m.group(2)) if m.group(1) else (m.group(4), m.group(3))
         if not _a_day(0, _MONTH_NUMBER[name.lower()], int(day)):
             return m.group(0)
+    for m in _ISO_DAY.finditer(text):
+        if not _a_day(int(m.group(1)), int(m.group(2)), int(m.group(3))):
+            return m.group(0)
+    if (nth := _WEEKDAY_AND_NTH.search(text)) and not 1 <= int(nth.group(2) or nth.group(3)) <= 31:
+        return nth.group(0)  # ("on Friday the 32nd")
     return ""
 
 
@@ -737,8 +743,10 @@ def _first_window(text: str, now: datetime, zone: tzinfo, date_order: str) -> Wi
     named = _WEEKDAY_OF_DATE.search(text)
     if named and (date := _CALENDAR.match(text, named.end())) and (w := _calendar(date.group(0), now)):
         return dataclasses.replace(w, phrase=named.group(0) + w.phrase)
+    if (m := _WEEKDAY_AND_NTH.search(text)) and not 1 <= int(m.group(2) or m.group(3)) <= 31:
+        return None  # "on Friday the 32nd": no day, not last Friday (`no_such_day`)
     if (
-        (m := _WEEKDAY_AND_NTH.search(text))
+        m
         and not _A_MONTH.search(text)
         and not _DAY_OF_MONTH.search(text, 0, m.start())  # ("from the 12th to Sunday the 14th")
         and (day := _weekday_nth(m, now, ahead=_asks_ahead(text, m)))

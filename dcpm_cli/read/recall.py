@@ -154,6 +154,9 @@ FAR = 8  # × NEAR_TIME: the second, farther search around a time asked alone (1
 PLANNED_BEFORE = timedelta(weeks=8)
 # A day of the month said alone in a plan, where a time ends ("haircut on the 8th, then…",
 # "cancelled the ferry for the 8th"; not "on the 3rd floor", "for the 2nd time", "the 1st of May").
+_WEEKDAY_NAMES = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_A_WEEK_ON = re.compile(rf"\ba\s+week\s+(?:on|from)\s+({'|'.join(_WEEKDAY_NAMES)})\b", re.I)
+_WEEKEND_SAID = re.compile(r"\b(this|next)\s+weekend\b", re.I)
 _ON_THE_NTH = re.compile(
     r"\b(?:on|for)\s+the\s+(\d{1,2})(?:st|nd|rd|th)\b(?=\s*(?:[,.;:!?)]|$)|\s+(?:and|at|to|with|in|from|so|"
     r"but|then|too|as|because|when|while|before|after|instead|if|unless)\b)",
@@ -352,9 +355,14 @@ def _recall(
     if (w := asked.window) is not None:
         planned = frozenset(h.id for h in out) & {key[1] for key in got.planned}
         period = Period(w.phrase, w.start, w.end, TOLD_LATER, zone=str(zone), noon=w.noon, planned=planned)
-        # (Nothing is said at a time still to come: asked of one, the hits are from before it.)
+        # (Nothing is said at a time still to come: asked of one, the hits are from before it,
+        # and a reader is told when none plans for it.)
         to_come = w.start > asked_at
-        if out and not to_come and not any(period.holds(h.when) or h.id in planned for h in out):
+        if out and to_come and not planned:
+            warnings.append(
+                f"nothing found was planned for {w.phrase} ({period.days}): these hits are from other days"
+            )
+        elif out and not to_come and not any(period.holds(h.when) or h.id in planned for h in out):
             planned_too = " or planned for it" if w.ahead else ""
             # Said after a day is not said on it: a reader (an agent reading --json too) is
             # told so, not left to count the hits marked "told just after".
@@ -970,11 +978,23 @@ def _plans_a_day_in(row: Candidate | None, said: datetime, window: Window) -> bo
         return False
     zone = window.start.tzinfo or UTC
     today = said.astimezone(zone).date()
-    clauses = [c for s in SENTENCE_END.split(row.text) for c in _REPORTED.split(s)]
-    days = [day for clause in clauses if (day := day_said(clause, said, zone)) is not None]
+    # ("a week on Saturday": the Saturday after the coming one, not it)
+    text = _A_WEEK_ON.sub(" ", row.text)
+    days = [today + timedelta(days=_ahead_to(m.group(1), today) + 7) for m in _A_WEEK_ON.finditer(row.text)]
+    clauses = [c for s in SENTENCE_END.split(text) for c in _REPORTED.split(s)]
+    days += [day for clause in clauses if (day := day_said(clause, said, zone)) is not None]
     # ("haircut on the 8th": the coming 8th, within a month)
-    days += [d for m in _ON_THE_NTH.finditer(row.text) if (d := _coming_nth(int(m.group(1)), today))]
+    days += [d for m in _ON_THE_NTH.finditer(text) if (d := _coming_nth(int(m.group(1)), today))]
+    # ("the hen do is this weekend": the coming Saturday and Sunday; "next weekend": next week's)
+    for m in _WEEKEND_SAID.finditer(text):
+        saturday = today + timedelta(days=5 - today.weekday() + (7 if m.group(1).lower() == "next" else 0))
+        days += [saturday, saturday + timedelta(days=1)]
     return any(today < day and window.start.date() <= day < window.end.date() for day in days)
+
+
+def _ahead_to(weekday: str, today: date) -> int:
+    """How many days from `today` to the coming `weekday` (1 to 7: not today)."""
+    return (_WEEKDAY_NAMES.index(weekday.lower()) - today.weekday() - 1) % 7 + 1
 
 
 def _coming_nth(n: int, today: date) -> date | None:

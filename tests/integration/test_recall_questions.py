@@ -929,6 +929,8 @@ def test_a_weekday_and_a_number_that_name_no_day(question, phrase):
         ("what did I do on February 29th?", ""),  # (the year unsaid: it may be one)
         ("did we split it on 50/50?", ""),  # no day and month at all
         ("what did I spend on 31/2 of the budget?", ""),  # a share
+        ("what did I do on 2026-06-31?", "2026-06-31"),
+        ("what's on Friday the 32nd?", "on Friday the 32nd"),  # (not last Friday)
     ],
 )
 def test_a_date_no_calendar_has_is_said_and_read_as_none(question, slip):
@@ -958,13 +960,19 @@ def test_a_day_asked_of_before_it_comes_finds_the_plans_that_name_it(store, embe
         ("2026-06-30", "c", "Long day at work doing the audit, it is dragging on. Ran 5k in the evening."),
         ("2026-07-08", "d", "Lunch with Jo on the 8th was lovely."),  # said after the day asked on
         ("2026-07-03", "e", "Storm warning for the islands. Cancelled the ferry for the 8th, Skye can wait."),
+        ("2026-07-02", "f", "Sara's hen do is this weekend, in Brighton. Need a costume."),
+        ("2026-06-29", "g", "Jo's housewarming is a week on Saturday, bring a plant."),
     )  # fmt: skip
-    ferry, lunch, cancelled = (
+    ferry, lunch, cancelled, hen, housewarming = (
         ids["Booked the ferry to Skye for the 8th of July, leaving at 7am from Mallaig."],
         ids["Mum called, she wants us for lunch on Sunday 5 July."],
         ids["Storm warning for the islands. Cancelled the ferry for the 8th, Skye can wait."],
+        ids["Sara's hen do is this weekend, in Brighton. Need a costume."],
+        ids["Jo's housewarming is a week on Saturday, bring a plant."],
     )
     for question, planned, asked in (
+        ("What's on this weekend?", {lunch, hen}, "2026-07-02"),  # ("this weekend", said on Thursday)
+        ("What am I doing on Saturday the 11th?", {housewarming}, "2026-07-01"),  # (not the 4th)
         ("What am I doing on 8 July?", {ferry}, "2026-07-01"),
         ("what have I got on Wednesday the 8th?", {ferry}, "2026-07-01"),  # ("have I got": now, not gone)
         ("What's on this Sunday?", {lunch}, "2026-07-01"),
@@ -978,6 +986,10 @@ def test_a_day_asked_of_before_it_comes_finds_the_plans_that_name_it(store, embe
     shown = cli("recall", "What am I doing on 8 July?", "--as-of", "2026-07-01", "-k", "1")
     assert shown.exit_code == 0 and "(planned for then)" in shown.stdout, shown.stdout
     assert "1 planned for then" in shown.stderr, shown.stderr
+    # (nothing names it: said so, not that nothing was said on a day still to come)
+    july = _at("2026-07-01")
+    none = recall(store, embedder, "What am I doing next month?", k=3, now=july, as_of=july)
+    assert any(w.startswith("nothing found was planned for next month") for w in none.warnings), none.warnings
 
 
 def test_a_question_about_a_time_alone_finds_what_was_said_then(store, embedder, writer):
