@@ -466,8 +466,8 @@ _THE_OTHER_SIDE = frozenset(("assistant", "ai", "a.i", "chatbot", "bot", "chat",
 # What a question asking only what was done or said at a time says besides the time: not a kind
 # of thing, a feeling ("how was I feeling"), a place ("where did I go") or another person ("what
 # did she do").
-# Asked of a time to come, the words of a plan are no more ("what am I doing on 8 July?", "what
-# are my plans for Sunday?", "anything booked for the 8th?").
+# Asked of a time to come, the words of a plan are no more than "what did I do" ("what am I doing
+# on 8 July?", "what's on tomorrow?", "what have I got planned next week?").
 _PLANNING = frozenset(
     re.findall(
         r"\S+",
