@@ -453,14 +453,14 @@ def nth_weekday(year: int, month: int, weekday: int, n: int, *, before: int | No
     return last - timedelta(days=(last.weekday() - weekday) % 7)
 
 
-_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b"
 # A weekday as people write it in a hurry: "Tues", "Thurs.", "Fri"; the short forms that are
 # words or names too ("Mon", "Wed", "Sat", "Sun", "Thu") only capitalised, after "on", "last",
 # "next", "this", "was" or "is", and not before another name ("op on Wed": not "sat in the
 # sun", "Thu came round", "on Sat Nav duty").
 _WEEKDAY = (
-    rf"{'|'.join(_WEEKDAYS)}|tues?|thurs?|fri|weds"
+    rf"{'|'.join(WEEKDAYS)}|tues?|thurs?|fri|weds"
     r"|(?:(?<=\bon\s)|(?<=\blast\s)|(?<=\bnext\s)|(?<=\bthis\s)|(?<=\bwas\s)|(?<=\bis\s))"
     r"(?-i:Mon|Wed|Sat|Sun|Thu)(?!\s+(?-i:(?!(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec))[A-Z][a-z]))"
 )
@@ -587,7 +587,7 @@ def day_said(sentence: str, said_at: datetime, zone: tzinfo = UTC, near: Collect
             ahead = None  # "sore from the half on 10 May", "glad the exam on 10 March is over"
         return _dated(said, m["month"] or m["month2"], day, m["year"] or m["year2"], ahead)
     which = " ".join((m["which"] or "").lower().split())
-    weekday = next(n for n, name in enumerate(_WEEKDAYS) if name.startswith(m["weekday"].lower()[:3]))
+    weekday = next(n for n, name in enumerate(WEEKDAYS) if name.startswith(m["weekday"].lower()[:3]))
     if dom := m["dom"] or m["dom2"]:  # the date within six weeks either side that is both
         days = [said + timedelta(days=n) for n in range(-42, 43)]
         fits = [d for d in days if d.weekday() == weekday and d.day == int(dom)]

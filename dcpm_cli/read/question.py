@@ -127,7 +127,7 @@ _WEEKDAY_OF_DATE = re.compile(
 # A weekday naming a day of its month, no month said ("on Friday the 19th", "Fri 19th"): the
 # latest such day gone by, in a plan the coming one, not the last Friday ("sat", "sun" and "wed"
 # are words too). Only where a time ends, as a day of the month's (`_TIME_ENDS`, below).
-_WEEKDAY_ABBR = {"mon": 0, "tue": 1, "tues": 1, "thu": 3, "thur": 3, "thurs": 3, "fri": 4}
+_WEEKDAY_ABBR = ("mon", "tue", "tues", "thu", "thur", "thurs", "fri")
 _WEEKDAY_NTH = (
     rf"({_WEEKDAYS}|{'|'.join(_WEEKDAY_ABBR)})\.?,?\s+"
     r"(?:the\s+(\d{1,2})(?:st|nd|rd|th)?|(\d{1,2})(?:st|nd|rd|th))\b(?!\s+of\b)"
@@ -951,7 +951,7 @@ def _weekday_nth(m: re.Match[str], now: datetime, *, ahead: bool) -> datetime | 
     the month and weekday are the ones said, today's too, or, `ahead`, the coming one; None for no
     day of any month ("Friday the 32nd")."""
     name, n = m.group(1).lower(), int(m.group(2) or m.group(3))
-    weekday = _WEEKDAY_ABBR[name] if name in _WEEKDAY_ABBR else _WEEKDAYS.split("|").index(name)
+    weekday = next(n for n, day in enumerate(named_days.WEEKDAYS) if day.startswith(name[:3]))
     day = _day_of_month(n, now, ahead=ahead)
     for _ in range(6 * 12):  # (a weekday falls on every day of the month within six years)
         if day is None or day.weekday() == weekday:

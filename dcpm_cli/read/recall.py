@@ -91,7 +91,7 @@ from dcpm_cli.models import (
     utcnow,
 )
 from dcpm_cli.mpnet import MPNET_ID
-from dcpm_cli.read.named_days import day_said
+from dcpm_cli.read.named_days import WEEKDAYS, day_said
 from dcpm_cli.read.question import (
     EARLIEST,
     NEWEST,
@@ -152,11 +152,11 @@ FAR = 8  # × NEAR_TIME: the second, farther search around a time asked alone (1
 # A time asked alone before it comes ("what am I doing on 8 July?") searches what was said this
 # long before it, as deep as NEAR_DEPTH, for the plans that name its days.
 PLANNED_BEFORE = timedelta(weeks=8)
+# In a plan: "a week on Saturday" (the Saturday after the coming one), "this / next weekend".
+_A_WEEK_ON = re.compile(rf"\ba\s+week\s+(?:on|from)\s+({'|'.join(WEEKDAYS)})\b", re.I)
+_WEEKEND_SAID = re.compile(r"\b(this|next)\s+weekend\b", re.I)
 # A day of the month said alone in a plan, where a time ends ("haircut on the 8th, then…",
 # "cancelled the ferry for the 8th"; not "on the 3rd floor", "for the 2nd time", "the 1st of May").
-_WEEKDAY_NAMES = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-_A_WEEK_ON = re.compile(rf"\ba\s+week\s+(?:on|from)\s+({'|'.join(_WEEKDAY_NAMES)})\b", re.I)
-_WEEKEND_SAID = re.compile(r"\b(this|next)\s+weekend\b", re.I)
 _ON_THE_NTH = re.compile(
     r"\b(?:on|for)\s+the\s+(\d{1,2})(?:st|nd|rd|th)\b(?=\s*(?:[,.;:!?)]|$)|\s+(?:and|at|to|with|in|from|so|"
     r"but|then|too|as|because|when|while|before|after|instead|if|unless)\b)",
@@ -981,8 +981,7 @@ def _plans_a_day_in(row: Candidate | None, said: datetime, window: Window) -> bo
     # ("a week on Saturday": the Saturday after the coming one, not it)
     text = _A_WEEK_ON.sub(" ", row.text)
     days = [today + timedelta(days=_ahead_to(m.group(1), today) + 7) for m in _A_WEEK_ON.finditer(row.text)]
-    clauses = [c for s in SENTENCE_END.split(text) for c in _REPORTED.split(s)]
-    days += [day for clause in clauses if (day := day_said(clause, said, zone)) is not None]
+    days += [day for clause in _clauses(text) if (day := day_said(clause, said, zone)) is not None]
     # ("haircut on the 8th": the coming 8th, within a month)
     days += [d for m in _ON_THE_NTH.finditer(text) if (d := _coming_nth(int(m.group(1)), today))]
     # ("the hen do is this weekend": the coming Saturday and Sunday; "next weekend": next week's)
@@ -992,9 +991,14 @@ def _plans_a_day_in(row: Candidate | None, said: datetime, window: Window) -> bo
     return any(today < day and window.start.date() <= day < window.end.date() for day in days)
 
 
+def _clauses(text: str) -> list[str]:
+    """`text`'s sentences, each cut where what another said or did is reported (`_REPORTED`)."""
+    return [c for s in SENTENCE_END.split(text) for c in _REPORTED.split(s)]
+
+
 def _ahead_to(weekday: str, today: date) -> int:
     """How many days from `today` to the coming `weekday` (1 to 7: not today)."""
-    return (_WEEKDAY_NAMES.index(weekday.lower()) - today.weekday() - 1) % 7 + 1
+    return (WEEKDAYS.index(weekday.lower()) - today.weekday() - 1) % 7 + 1
 
 
 def _coming_nth(n: int, today: date) -> date | None:
@@ -1010,8 +1014,7 @@ def _days_told(row: Candidate | None, said: datetime, zone: tzinfo) -> Iterator[
     none for an item (its time is its event's already) or a reply (it tells of no day of mine)."""
     if not isinstance(row, RawInput) or row.role != "user":
         return
-    clauses = (c for s in SENTENCE_END.split(row.text) for c in _REPORTED.split(s))
-    for clause in clauses:
+    for clause in _clauses(row.text):
         if _MY_DOING.search(clause) and (day := day_said(clause, said, zone)) is not None:
             yield day
 
