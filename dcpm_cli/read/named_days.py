@@ -610,6 +610,82 @@ def day_said(sentence: str, said_at: datetime, zone: tzinfo = UTC, near: Collect
     return said - timedelta(days=back)
 
 
+# A weekend said: "last weekend", "this past weekend", "the weekend just gone" (the one gone
+# by; not "the last weekend in June", "last weekend but one"); "next weekend", "this (coming)
+# weekend" (next week's, the coming one; "this weekend was the wedding", said on the Monday, the
+# one gone); "the weekend", "at / over the weekend", "the whole weekend" by the verb just before
+# ("spent the weekend at the zine fair", "went to Bath at the weekend"; "I'll do it at the
+# weekend") or, leading its clause, just after ("over the weekend I went…"); not "the weekend
+# before / after / of the 4th", counted from another day, nor "a weekend's", a habit's.
+_WEEKEND = _Lazy(
+    r"(?<!\bthe\s)(?<!\bmy\s)(?<!\bour\s)(?<!\ba\s)\b(?:"
+    r"(?P<gone>(?:the|this)\s+weekend\s+(?:just\s+)?gone|(?P<last>last|this\s+past|the\s+past)\s+weekend)"
+    r"|(?P<which>this\s+coming|the\s+coming|this|next)\s+weekend"
+    r"|(?:the\s+(?:whole\s+|entire\s+)?|all\s+)weekend)\b(?P<its>['’]s\b)?"
+    r"(?!\s+(?:before|after|of|but|shifts?|jobs?|rota)\b|\s*[-–])",
+    re.I,
+)
+# What is not done then, whatever past word stands beside a weekend: "I've got the kids at the
+# weekend", "Jen was coming at the weekend", "asked if I was free at the weekend", "he'd be
+# away"; a habit or another year's ("we always went swimming at the weekend", "back in 2019").
+_NOT_DONE = _Lazy(
+    r"['’]ve\s+got|\bha(?:ve|s)\s+got|\b(?:was|were)\s+\w+ing\b|\b(?:if|whether|would|could|can|might|hope)\b"
+    r"|['’]d\b|\bwait\b|\b(?:always|never|usually|often|every|used\s+to|back\s+in|(?:19|20)\d\d)\b",
+    re.I,
+)
+# A weekend as a bound ("by the weekend", "after the weekend") is not its time; one come from
+# ("recovering from the weekend", "since the weekend") is gone by.
+_WEEKEND_BOUND = _Lazy(r"\b(?:by|before|after|until|till|til)\s+$", re.I)
+_WEEKEND_FROM = _Lazy(r"\b(?:from|since)\s+$", re.I)
+
+
+def weekend_said(sentence: str, said_at: datetime, zone: tzinfo = UTC) -> date | None:
+    """The Saturday of the weekend `sentence` names, read against the day it was said in `zone`
+    ("the weekend just gone I had a stall at the flea market", said on a Monday: the Saturday
+    two days before; "the hen do is this weekend": the coming one; "moved the bbq to next
+    weekend": the one moved to), or None where it names none or which cannot be told: a weekend
+    gone by named on its own Saturday or Sunday but "last weekend" (this one, or the one
+    before?), "the weekend" where the words beside it tell no tense, or a past word beside what
+    was not done ("I've got the kids at the weekend"). A wrong weekend is worse than none."""
+    said = said_at.astimezone(zone).date()
+    saturday = said + timedelta(days=5 - said.weekday())  # this week's (on a Sunday: yesterday)
+    found = list(_WEEKEND.finditer(sentence))
+    found.sort(key=lambda m: not _MOVED_TO.search(sentence[: m.start()]))  # the day moved to first
+    for m in found:
+        before, after = _clause(sentence, m)
+        if _DENIED.search(before) or _WEEKEND_BOUND.search(sentence[: m.start()]):
+            continue
+        which = " ".join((m["which"] or "").lower().split())
+        ahead: bool | None
+        if m["gone"]:
+            if said.weekday() < 5:
+                return saturday - timedelta(days=7)
+            return saturday - timedelta(days=7) if m["last"] and m["last"].lower() == "last" else None
+        if _MOVED_TO.search(sentence[: m.start()]) or which == "next" or (which and m["its"]):
+            ahead = True  # (and "cancelled this weekend's trip": the coming one's)
+        elif _WEEKEND_FROM.search(sentence[: m.start()]):
+            ahead = False
+        else:
+            near = [w for w in before.split() if w.lower() not in ("over", "at", "on", "during")]
+            if not near:  # (leading its clause, "over the weekend, I went…": the words after)
+                near = next((c.split()[:3] for c in _CLAUSE_END.split(sentence[m.end() :]) if c.strip()), [])
+            ahead = None if _NOT_DONE.search(f"{before} {after}") else _ahead(near)
+            if ahead is None and which:
+                # ("this weekend" told of no tense: the coming one, but on the Monday after it)
+                ahead = True if said.weekday() != 0 else None
+        if ahead is None:
+            continue
+        if ahead:
+            later = which == "next" or (not which and said.weekday() == 6)  # (on a Sunday: the next)
+            return saturday + timedelta(days=7 if later else 0)
+        if which:  # ("this weekend was the wedding": the one gone, or this one, said on it)
+            return saturday if said.weekday() >= 5 else saturday - timedelta(days=7)
+        if said.weekday() == 5:
+            return None  # (said on a Saturday: this one, or the last?)
+        return saturday if said.weekday() == 6 else saturday - timedelta(days=7)
+    return None
+
+
 def _bound(sentence: str, m: re.Match[str]) -> bool:
     """A date that is a bound or a habit ("by 24 July", "from 24 July" alone), not a day."""
     if not (m["month"] or m["month2"]) or not _BOUND.search(sentence[: m.start()]):

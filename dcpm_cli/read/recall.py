@@ -91,7 +91,7 @@ from dcpm_cli.models import (
     utcnow,
 )
 from dcpm_cli.mpnet import MPNET_ID
-from dcpm_cli.read.named_days import WEEKDAYS, day_said
+from dcpm_cli.read.named_days import WEEKDAYS, day_said, weekend_said
 from dcpm_cli.read.question import (
     EARLIEST,
     NEWEST,
@@ -152,9 +152,8 @@ FAR = 8  # × NEAR_TIME: the second, farther search around a time asked alone (1
 # A time asked alone before it comes ("what am I doing on 8 July?") searches what was said this
 # long before it, as deep as NEAR_DEPTH, for the plans that name its days.
 PLANNED_BEFORE = timedelta(weeks=8)
-# In a plan: "a week on Saturday" (the Saturday after the coming one), "this / next weekend".
+# In a plan: "a week on Saturday" (the Saturday after the coming one).
 _A_WEEK_ON = re.compile(rf"\ba\s+week\s+(?:on|from)\s+({'|'.join(WEEKDAYS)})\b", re.I)
-_WEEKEND_SAID = re.compile(r"\b(this|next)\s+weekend\b", re.I)
 # A day of the month said alone in a plan, where a time ends ("haircut on the 8th, then…",
 # "cancelled the ferry for the 8th"; not "on the 3rd floor", "for the 2nd time", "the 1st of May").
 _ON_THE_NTH = re.compile(
@@ -774,17 +773,20 @@ def _nearest_next(
     days from the window the day it is about lies, either side: the day an input tells of as the
     day of the user's own doing ("went climbing on Saturday", said on Monday: Saturday), else the
     day it was said (an item's: its event's); a day's by their scores. A question asking only what
-    was done then meets the time beside it next (a weekend before or after: people count "two
-    weekends ago" differently), not whatever is worded like "what did I do"."""
+    was done then meets the time beside it next, not whatever is worded like "what did I do": of
+    a weekend, the weekends before and after it, as near as the days next to it (people count
+    "two weekends ago" differently; the weekdays between are no weekend)."""
     zone = window.start.tzinfo or UTC
     first, after = window.start.astimezone(zone).date(), window.end.astimezone(zone).date()
+    weekend = first.weekday() == 5 and after - first == timedelta(days=2)
 
     def days_off(key: Key) -> int:
         when = said.get(key)
         if when is None:
             return sys.maxsize
         day = next(iter(_days_told(rows.get(key), when, zone)), when.astimezone(zone).date())
-        return (first - day).days if day < first else (day - after).days + 1 if day >= after else 0
+        off = (first - day).days if day < first else (day - after).days + 1 if day >= after else 0
+        return 1 if weekend and day.weekday() >= 5 and 0 < off <= 7 else off
 
     rest = sorted((key for key in scores if key not in then), key=lambda key: (days_off(key), -scores[key]))
     top = max((scores[key] for key in rest), default=0.0)
@@ -985,9 +987,9 @@ def _plans_a_day_in(row: Candidate | None, said: datetime, window: Window) -> bo
     # ("haircut on the 8th": the coming 8th, within a month)
     days += [d for m in _ON_THE_NTH.finditer(text) if (d := _coming_nth(int(m.group(1)), today))]
     # ("the hen do is this weekend": the coming Saturday and Sunday; "next weekend": next week's)
-    for m in _WEEKEND_SAID.finditer(text):
-        saturday = today + timedelta(days=5 - today.weekday() + (7 if m.group(1).lower() == "next" else 0))
-        days += [saturday, saturday + timedelta(days=1)]
+    for clause in _clauses(text):
+        if (saturday := weekend_said(clause, said, zone)) is not None:
+            days += [saturday, saturday + timedelta(days=1)]
     return any(today < day and window.start.date() <= day < window.end.date() for day in days)
 
 
@@ -1010,13 +1012,21 @@ def _coming_nth(n: int, today: date) -> date | None:
 
 
 def _days_told(row: Candidate | None, said: datetime, zone: tzinfo) -> Iterator[date]:
-    """The days the user's input names as the days of what they did, in `zone` (`_says_a_day_in`);
-    none for an item (its time is its event's already) or a reply (it tells of no day of mine)."""
+    """The days the user's input names as the days of what they did, in `zone` (`_says_a_day_in`;
+    a weekend gone by, `weekend_said`: its Saturday and Sunday); none for an item (its time is its
+    event's already) or a reply (it tells of no day of mine)."""
     if not isinstance(row, RawInput) or row.role != "user":
         return
     for clause in _clauses(row.text):
-        if _MY_DOING.search(clause) and (day := day_said(clause, said, zone)) is not None:
+        if not _MY_DOING.search(clause):
+            continue
+        if (day := day_said(clause, said, zone)) is not None:
             yield day
+        # ("the weekend just gone I had a stall at the flea market": its Saturday and Sunday; a
+        # weekend to come is a plan's, not a day of what was done)
+        saturday = weekend_said(clause, said, zone)
+        if saturday is not None and saturday <= said.astimezone(zone).date():
+            yield from (saturday, saturday + timedelta(days=1))
 
 
 def _prefer_named_speaker(

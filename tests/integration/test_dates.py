@@ -11,7 +11,7 @@ from support.replies import extraction, item
 from dcpm_cli.dates import resolve_when
 from dcpm_cli.llm import ScriptedLLM
 from dcpm_cli.models import RawInput
-from dcpm_cli.read.named_days import day_said
+from dcpm_cli.read.named_days import day_said, weekend_said
 from dcpm_cli.store import Store
 from dcpm_cli.write.pipeline import Writer
 
@@ -141,6 +141,54 @@ def test_a_day_said_is_the_users_day() -> None:
 
     got = day_said("The storm yesterday took the fence down", THURSDAY, ZoneInfo("Australia/Sydney"))
     assert got is not None and got.isoformat() == "2026-07-16"
+
+
+@pytest.mark.parametrize(
+    ("sentence", "said", "saturday"),
+    [
+        ("The weekend just gone I had a table at the flea market", "2025-03-10", "2025-03-08"),
+        ("This weekend just gone I did stair repeats", "2025-03-12", "2025-03-08"),
+        ("I re-waxed my jacket this past weekend", "2025-03-14", "2025-03-08"),
+        ("We went to my in-laws at the weekend", "2025-03-11", "2025-03-08"),
+        ("the hen do is this weekend", "2025-03-12", "2025-03-15"),
+        ("next weekend we fly to Porto", "2025-03-12", "2025-03-22"),
+        ("I'll have a crack at it on the weekend", "2025-03-12", "2025-03-15"),
+        ("This weekend was my son's soccer tournament", "2025-03-10", "2025-03-08"),  # gone by
+        ("I spent the weekend at the zine fair in Wellington", "2025-03-10", "2025-03-08"),
+        ("The weekend is going to be wet", "2025-03-12", "2025-03-15"),
+        ("The weekend of the 22nd was the wedding", "2025-03-26", None),
+        ("Over the weekend, I went to two parties", "2025-06-09", "2025-06-07"),
+        ("Last weekend we had a bbq at mum's", "2025-06-15", "2025-06-07"),  # said on a Sunday
+        ("I'll do it at the weekend", "2025-06-15", "2025-06-21"),  # said on a Sunday: the next
+        ("Can't make this weekend so we moved the bbq to next weekend", "2025-06-11", "2025-06-21"),
+        ("We had to cancel this weekend's trip because of the strikes", "2025-06-12", "2025-06-14"),
+        # a past word beside what is not done then, a habit, another year, a last of a kind
+        ("I've got the kids at the weekend so no gym", "2025-06-10", None),
+        ("Jen said she was coming at the weekend", "2025-06-11", None),
+        ("She asked if I was free at the weekend", "2025-06-11", None),
+        ("At the weekend we always went swimming when we were kids", "2025-06-16", None),
+        ("Back in 2019 we spent the weekend in Paris", "2025-06-16", None),
+        ("We're off to Glastonbury on the last weekend in June", "2025-06-04", None),
+        ("last weekend but one we were in Brighton", "2025-06-19", None),
+        ("I'm working the weekend shift for the rest of the month", "2025-06-10", None),
+        ("I'll have the report done by the weekend", "2025-06-10", None),
+        ("This weekend was lovely, slept in both days", "2025-03-09", "2025-03-08"),  # said on it
+        ("The next weekend I spent $80 on trainers", "2025-03-12", None),  # counted from another
+        # said on a weekend, one gone by: this one or the last? A tense that says neither side,
+        # a weekend denied, one counted from another: none
+        ("The weekend just gone I had a table at the flea market", "2025-03-16", None),
+        ("Over the weekend I added zucchini and okra", "2025-03-11", None),
+        ("It wasn't last weekend, the market", "2025-03-11", None),
+        ("The weekend before I was ill", "2025-03-11", None),
+        ("Weekends are for the allotment", "2025-03-11", None),
+    ],
+)
+def test_the_weekend_a_sentence_names(sentence: str, said: str, saturday: str | None) -> None:
+    """A weekend gone by ("the weekend just gone", "this past weekend", "at the weekend" in the
+    past tense) is the one before the day said; "this weekend", "next weekend" and "on the
+    weekend" to come are the coming one or next week's."""
+    got = weekend_said(sentence, datetime.fromisoformat(said + "T19:00").replace(tzinfo=UTC))
+    assert (got.isoformat() if got else None) == saturday
 
 
 def test_a_statement_with_only_a_frequency_is_dated_when_it_was_said(

@@ -1040,8 +1040,10 @@ def test_a_time_alone_in_a_journal_kept_now_and_then_shows_the_nearest_first(sto
 
 def test_a_time_alone_with_nothing_said_then_finds_what_was_done_nearest_it(store, embedder, writer):
     """Nothing was said last weekend. What comes next is the time beside it, by the day each
-    input is about (the climbing was on Saturday the 28th, told on the 2nd), not an old line
-    worded like "what did I do"; and what was said after --as-of takes no place of it."""
+    input is about (the climbing was on Saturday the 28th, told on the 2nd): of a weekend, the
+    weekends beside it (the climbing, and the Sunday's booking) before the weekdays between (the
+    Thursday's meetings); not an old line worded like "what did I do"; and what was said after
+    --as-of takes no place of it."""
     ids = _said(
         writer,
         ("2026-01-17", "a", "What I love doing at the weekend is nothing at all."),
@@ -1051,9 +1053,9 @@ def test_a_time_alone_with_nothing_said_then_finds_what_was_done_nearest_it(stor
         ("2025-11-08", "e", "Anna and I did the Saturday market again."),
     )  # fmt: skip
     nearest = [
-        ids["Long day of meetings, the new budget is finally signed off."],
-        ids["Booked the dentist for next month."],
         ids["Went to the climbing wall with Sam on Saturday, my arms are dead."],
+        ids["Booked the dentist for next month."],
+        ids["Long day of meetings, the new budget is finally signed off."],
     ]
     got = recall(store, embedder, "What did I do last weekend?", k=3, now=MONDAY)
     assert [h.id for h in got.hits] == nearest
@@ -1149,6 +1151,36 @@ def test_two_weekends_ago_finds_what_was_told_of_it_on_the_monday(store, embedde
         ids["Is Dickens worth reading if you found school English dull?"],
         ids["What did I get up to today? Coffee, then the bus, then coffee again."],
     }
+
+
+def test_a_weekend_told_of_as_gone_by_is_the_weekend_it_names(store, embedder, writer):
+    """ "The weekend just gone I had a stall…" and "this past weekend", told on the Mondays after,
+    tell of those weekends as "on Saturday" does: asked "what did I do two weekends ago?", the
+    stall answers first, above what was said that weekend (and what was said in the days after);
+    the jacket waxed the weekend after is not of it, but of the time beside it, and comes next,
+    before what was said in the weekdays between ("I'll sort the shed at the weekend", said on the
+    Thursday before, is a plan, not a weekend told of)."""
+    ids = _said(
+        writer,
+        ("2025-03-08", "s", "Is Dickens worth reading if you found school English dull?"),
+        ("2025-03-09", "t", "What should I get my sister for her birthday? She likes gardening."),
+        ("2025-03-10", "a", "The weekend just gone I had a table at the flea market, sold seven pairs."),
+        ("2025-03-17", "b", "I re-waxed my Fjällräven jacket this past weekend, it feels stiff now."),
+        ("2025-03-06", "c", "I'll sort the shed out at the weekend if it stays dry."),
+        ("2025-03-11", "d", "Can you explain how compound interest works on a savings account?"),
+        ("2025-03-13", "e", "Any tips for keeping basil alive on a windowsill?"),
+    )  # fmt: skip
+    got = recall(store, embedder, "What did I do two weekends ago?", k=7, now=_at("2025-03-19"))
+    assert got.period is not None and got.period.days == "2025-03-08 to 2025-03-09"
+    ranked = [h.id for h in got.hits]
+    assert ranked[0] == ids["The weekend just gone I had a table at the flea market, sold seven pairs."]
+    assert set(ranked[1:3]) == {
+        ids["Is Dickens worth reading if you found school English dull?"],
+        ids["What should I get my sister for her birthday? She likes gardening."],
+    }
+    assert ranked[3] == ids["Can you explain how compound interest works on a savings account?"]
+    assert ranked[4] == ids["I re-waxed my Fjällräven jacket this past weekend, it feels stiff now."]
+    assert ranked.index(ids["Any tips for keeping basil alive on a windowsill?"]) > 4
 
 
 def test_a_day_typed_in_lowercase_is_still_the_users_own(store, embedder, writer):
