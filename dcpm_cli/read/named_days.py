@@ -639,51 +639,54 @@ _WEEKEND_BOUND = _Lazy(r"\b(?:by|before|after|until|till|til)\s+$", re.I)
 _WEEKEND_FROM = _Lazy(r"\b(?:from|since)\s+$", re.I)
 
 
-def weekend_said(sentence: str, said_at: datetime, zone: tzinfo = UTC) -> date | None:
-    """The Saturday of the weekend `sentence` names, read against the day it was said in `zone`
-    ("the weekend just gone I had a stall at the flea market", said on a Monday: the Saturday
-    two days before; "the hen do is this weekend": the coming one; "moved the bbq to next
-    weekend": the one moved to), or None where it names none or which cannot be told: a weekend
-    gone by named on its own Saturday or Sunday but "last weekend" (this one, or the one
-    before?), "the weekend" where the words beside it tell no tense, or a past word beside what
-    was not done ("I've got the kids at the weekend"). A wrong weekend is worse than none."""
-    said = said_at.astimezone(zone).date()
-    saturday = said + timedelta(days=5 - said.weekday())  # this week's (on a Sunday: yesterday)
+def weekends_said(sentence: str, said_at: datetime, zone: tzinfo = UTC) -> list[date]:
+    """The Saturdays of the weekends `sentence` names, read against the day it was said in
+    `zone` ("the weekend just gone I had a stall at the flea market", said on a Monday: the
+    Saturday two days before; "the hen do is this weekend": the coming one; "rain all weekend,
+    so I moved the bbq to next weekend": the one moved to first, then the coming one). A weekend
+    that cannot be told is left out: one gone by named on its own Saturday or Sunday but "last
+    weekend" (this one, or the one before?), "the weekend" where the words beside it tell no
+    tense, a past word beside what was not done ("I've got the kids at the weekend"). A wrong
+    weekend is worse than none."""
     found = list(_WEEKEND.finditer(sentence))
     found.sort(key=lambda m: not _MOVED_TO.search(sentence[: m.start()]))  # the day moved to first
-    for m in found:
-        before, after = _clause(sentence, m)
-        if _DENIED.search(before) or _WEEKEND_BOUND.search(sentence[: m.start()]):
-            continue
-        which = " ".join((m["which"] or "").lower().split())
-        ahead: bool | None
-        if m["gone"]:
-            if said.weekday() < 5:
-                return saturday - timedelta(days=7)
-            return saturday - timedelta(days=7) if m["last"] and m["last"].lower() == "last" else None
-        if _MOVED_TO.search(sentence[: m.start()]) or which == "next" or (which and m["its"]):
-            ahead = True  # (and "cancelled this weekend's trip": the coming one's)
-        elif _WEEKEND_FROM.search(sentence[: m.start()]):
-            ahead = False
-        else:
-            near = [w for w in before.split() if w.lower() not in ("over", "at", "on", "during")]
-            if not near:  # (leading its clause, "over the weekend, I went…": the words after)
-                near = next((c.split()[:3] for c in _CLAUSE_END.split(sentence[m.end() :]) if c.strip()), [])
-            ahead = None if _NOT_DONE.search(f"{before} {after}") else _ahead(near)
-            if ahead is None and which:
-                # ("this weekend" told of no tense: the coming one, but on the Monday after it)
-                ahead = True if said.weekday() != 0 else None
-        if ahead is None:
-            continue
-        if ahead:
-            later = which == "next" or (not which and said.weekday() == 6)  # (on a Sunday: the next)
-            return saturday + timedelta(days=7 if later else 0)
-        if which:  # ("this weekend was the wedding": the one gone, or this one, said on it)
-            return saturday if said.weekday() >= 5 else saturday - timedelta(days=7)
-        if said.weekday() == 5:
-            return None  # (said on a Saturday: this one, or the last?)
-        return saturday if said.weekday() == 6 else saturday - timedelta(days=7)
-    return None
+    return [day for m in found if (day := _weekend(sentence, m, said_at.astimezone(zone).date()))]
+
+
+def _weekend(sentence: str, m: re.Match[str], said: date) -> date | None:
+    """The Saturday of the weekend `m` names in `sentence`, said on `said` (`weekends_said`)."""
+    saturday = said + timedelta(days=5 - said.weekday())  # this week's (on a Sunday: yesterday)
+    before, after = _clause(sentence, m)
+    if _DENIED.search(before) or _WEEKEND_BOUND.search(sentence[: m.start()]):
+        return None
+    which = " ".join((m["which"] or "").lower().split())
+    ahead: bool | None
+    if m["gone"]:
+        if said.weekday() < 5:
+            return saturday - timedelta(days=7)
+        return saturday - timedelta(days=7) if m["last"] and m["last"].lower() == "last" else None
+    if _MOVED_TO.search(sentence[: m.start()]) or which == "next" or (which and m["its"]):
+        ahead = True  # (and "cancelled this weekend's trip": the coming one's)
+    elif _WEEKEND_FROM.search(sentence[: m.start()]):
+        ahead = False
+    else:
+        near = [w for w in before.split() if w.lower() not in ("over", "at", "on", "during")]
+        if not near:  # (leading its clause, "over the weekend, I went…": the words after)
+            near = next((c.split()[:3] for c in _CLAUSE_END.split(sentence[m.end() :]) if c.strip()), [])
+        ahead = None if _NOT_DONE.search(f"{before} {after}") else _ahead(near)
+        if ahead is None and which:
+            # ("this weekend" told of no tense: the coming one, but on the Monday after it)
+            ahead = True if said.weekday() != 0 else None
+    if ahead is None:
+        return None
+    if ahead:
+        later = which == "next" or (not which and said.weekday() == 6)  # (on a Sunday: the next)
+        return saturday + timedelta(days=7 if later else 0)
+    if which:  # ("this weekend was the wedding": the one gone, or this one, said on it)
+        return saturday if said.weekday() >= 5 else saturday - timedelta(days=7)
+    if said.weekday() == 5:
+        return None  # (said on a Saturday: this one, or the last?)
+    return saturday if said.weekday() == 6 else saturday - timedelta(days=7)
 
 
 def _bound(sentence: str, m: re.Match[str]) -> bool:

@@ -61,10 +61,14 @@ _NEXT = re.compile(r"\b(?:(tomorrow|tmrw|tmr)|next\s+(week|weekend|month|monday|
 # ("what did I do at the weekend?", not "what do I do at the weekend?", a habit, nor "did I
 # mention what I do at the weekend?"): the latest weekend.
 _THE_WEEKEND = re.compile(
-    r"\bover\s+the\s+weekend\b"
-    r"|^\W*(?:what|where|who|how|which)\b[^?.!]*?\bdid\s+(?:I|we)\b[^?.!]*?\b(?:at|on)\s+the\s+weekend\b",
+    r"(?:\bover\s+the\s+weekend\b"
+    r"|^\W*(?:what|where|who|how|which)\b[^?.!]*?\bdid\s+(?:I|we)\b[^?.!]*?\b(?:at|on)\s+the\s+weekend\b)"
+    r"(?!\s+of\b)",
     re.I,
 )
+# "The weekend of the 7th", "over the weekend of 7 March": the weekend nearest that day (its own,
+# on a Saturday or Sunday), the day read as "on the 7th" would be.
+_WEEKEND_OF = re.compile(r"(?:\b(?:on|over|at|for|during)\s+)?\bthe\s+weekend\s+of\s+", re.I)
 _BEFORE_LAST = re.compile(r"\bthe\s+(week|weekend)\s+before\s+last\b", re.I)
 _DAY_BEFORE_YESTERDAY = re.compile(r"\bthe\s+day\s+before\s+yesterday\b", re.I)
 # Not "the last night of the trip", "my last night in Rome".
@@ -118,6 +122,8 @@ _WEEKENDS_AGO = re.compile(rf"\b{_COUNT}\s+(weekend|{_WEEKDAYS})s?\s+ago\b", re.
 _A_WEEKDAY = re.compile(rf"on\s+(?:{_WEEKDAYS})", re.I)  # "on Saturday", a calendar phrase alone
 _HABIT = re.compile(r"s?\s+(?:mornings|afternoons|evenings|nights)\b", re.I)  # ("on Saturday mornings")
 _THIS_WEEKDAY = re.compile(rf"\bthis\s+(past\s+)?({_WEEKDAYS})\b", re.I)
+# "Any plans for Saturday?": asked of a plan, the coming one (not "for Saturday's party").
+_FOR_WEEKDAY = re.compile(rf"\bfor\s+({_WEEKDAYS})\b(?!['’]s\b)", re.I)
 # A weekday naming a date ("on Friday, March 13th", "Friday 13 March"): the date decides.
 _WEEKDAY_OF_DATE = re.compile(
     rf"\b(?:on\s+)?(?:{_WEEKDAYS}),?\s+(?:the\s+)?"
@@ -471,7 +477,7 @@ _THE_OTHER_SIDE = frozenset(("assistant", "ai", "a.i", "chatbot", "bot", "chat",
 _PLANNING = frozenset(
     re.findall(
         r"\S+",
-        "am are i'm i’m we're we’re what's what’s whats plan plans planned planning booked scheduled "
+        "any am are i'm i’m we're we’re what's what’s whats plan plans planned planning booked scheduled "
         "arranged lined diary calendar agenda coming",
     )
 )
@@ -733,8 +739,20 @@ def window_of(text: str, now: datetime, zone: tzinfo = UTC, date_order: str = ""
     13th and the 14th", "between March 3 and March 6"), from the first to the end of the
     second. `date_order` ("dmy", "mdy"): how to read a date in numbers its numbers do not tell."""
     now = now.astimezone(zone)
+    if (m := _WEEKEND_OF.search(text)) and (weekend := _weekend_of(text, m, now, zone, date_order)):
+        return weekend  # (else "the weekend of climbing in May": May)
     w = _first_window(text, now, zone, date_order)
     return _through(text, w, now, date_order) if w is not None else None
+
+
+def _weekend_of(text: str, m: re.Match[str], now: datetime, zone: tzinfo, date_order: str) -> Window | None:
+    """ "The weekend of the 7th": the Saturday and Sunday nearest the day `text` names after it,
+    read as "on the 7th" is (a day of the weekend names its own); None where it names no day."""
+    day = _first_window(text[: m.start()] + " on " + text[m.end() :], now, zone, date_order)
+    if day is None or day.end - day.start != timedelta(days=1):
+        return None
+    saturday = day.start + timedelta(days=(5 - day.start.weekday() + 3) % 7 - 3)
+    return Window(saturday, saturday + timedelta(days=2), m.group(0).strip() + " " + day.phrase)
 
 
 def _first_window(text: str, now: datetime, zone: tzinfo, date_order: str) -> Window | None:
@@ -803,6 +821,10 @@ def _first_window(text: str, now: datetime, zone: tzinfo, date_order: str) -> Wi
             saturday -= timedelta(days=7)  # asked during a weekend: "last weekend" is the one before
         # ("since last weekend": from it until now)
         return _since(text, m, saturday, now) or Window(saturday, saturday + timedelta(days=2), m.group(0))
+    if (m := _FOR_WEEKDAY.search(text)) and _asks_ahead(text, m) and not _HABIT.match(text, m.end()):
+        today = _day_start(now)
+        day = today + timedelta(days=(_WEEKDAYS.split("|").index(m.group(1).lower()) - today.weekday()) % 7)
+        return Window(day, day + timedelta(days=1), m.group(0))
     if m := _THIS_WEEKDAY.search(text):
         today = _day_start(now)
         weekday = _WEEKDAYS.split("|").index(m.group(2).lower())

@@ -91,7 +91,7 @@ from dcpm_cli.models import (
     utcnow,
 )
 from dcpm_cli.mpnet import MPNET_ID
-from dcpm_cli.read.named_days import WEEKDAYS, day_said, weekend_said
+from dcpm_cli.read.named_days import WEEKDAYS, day_said, weekends_said
 from dcpm_cli.read.question import (
     EARLIEST,
     NEWEST,
@@ -706,6 +706,13 @@ def _candidates(
     planned: set[Key] = set()  # told before a time asked before it comes, naming its day
     if asked.window is not None:
         then = {key for key in scores if key in said and asked.window.holds(said[key], TOLD_LATER)}
+        # (told in the days after it, but of another time: "booked the YHA for the weekend")
+        then -= {
+            key
+            for key in then
+            if not asked.window.holds(said[key], timedelta(0))
+            and _told_of_another_time(rows.get(key), said[key], asked.window)
+        }
         for key in then:
             scores[key] *= 1 + TIME_BOOST
         if asked.window.ahead:
@@ -976,9 +983,24 @@ def _plans_a_day_in(row: Candidate | None, said: datetime, window: Window) -> bo
     """Whether the user's input, said before `window`, names a day in it as a day to come,
     whoever's plan it is ("booked the ferry for the 8th of July", "the plumber is coming next
     Wednesday"), read against when it was said in the window's zone (`day_said`)."""
-    if not isinstance(row, RawInput) or row.role != "user":
-        return False
+    days = _days_planned(row, said, window.start.tzinfo or UTC)
+    return any(window.start.date() <= day < window.end.date() for day in days)
+
+
+def _told_of_another_time(row: Candidate | None, said: datetime, window: Window) -> bool:
+    """Whether the user's input names days of what they did or plan, and none in `window`
+    ("booked the YHA in Edale for the weekend", told on the Tuesday after the weekend asked of:
+    the coming one's; `_days_told`, `_days_planned`)."""
     zone = window.start.tzinfo or UTC
+    days = [*_days_told(row, said, zone), *_days_planned(row, said, zone)]
+    return bool(days) and not any(window.start.date() <= day < window.end.date() for day in days)
+
+
+def _days_planned(row: Candidate | None, said: datetime, zone: tzinfo) -> list[date]:
+    """The days to come the user's input names, whoever's plan it is, read against when it was
+    said in `zone`'s days (`day_said`, `weekends_said`)."""
+    if not isinstance(row, RawInput) or row.role != "user":
+        return []
     today = said.astimezone(zone).date()
     # ("a week on Saturday": the Saturday after the coming one, not it)
     text = _A_WEEK_ON.sub(" ", row.text)
@@ -988,9 +1010,9 @@ def _plans_a_day_in(row: Candidate | None, said: datetime, window: Window) -> bo
     days += [d for m in _ON_THE_NTH.finditer(text) if (d := _coming_nth(int(m.group(1)), today))]
     # ("the hen do is this weekend": the coming Saturday and Sunday; "next weekend": next week's)
     for clause in _clauses(text):
-        if (saturday := weekend_said(clause, said, zone)) is not None:
+        for saturday in weekends_said(clause, said, zone):
             days += [saturday, saturday + timedelta(days=1)]
-    return any(today < day and window.start.date() <= day < window.end.date() for day in days)
+    return [day for day in days if day > today]
 
 
 def _clauses(text: str) -> list[str]:
@@ -1013,7 +1035,7 @@ def _coming_nth(n: int, today: date) -> date | None:
 
 def _days_told(row: Candidate | None, said: datetime, zone: tzinfo) -> Iterator[date]:
     """The days the user's input names as the days of what they did, in `zone` (`_says_a_day_in`;
-    a weekend gone by, `weekend_said`: its Saturday and Sunday); none for an item (its time is its
+    a weekend gone by, `weekends_said`: its Saturday and Sunday); none for an item (its time is its
     event's already) or a reply (it tells of no day of mine)."""
     if not isinstance(row, RawInput) or row.role != "user":
         return
@@ -1024,9 +1046,9 @@ def _days_told(row: Candidate | None, said: datetime, zone: tzinfo) -> Iterator[
             yield day
         # ("the weekend just gone I had a stall at the flea market": its Saturday and Sunday; a
         # weekend to come is a plan's, not a day of what was done)
-        saturday = weekend_said(clause, said, zone)
-        if saturday is not None and saturday <= said.astimezone(zone).date():
-            yield from (saturday, saturday + timedelta(days=1))
+        for saturday in weekends_said(clause, said, zone):
+            if saturday <= said.astimezone(zone).date():
+                yield from (saturday, saturday + timedelta(days=1))
 
 
 def _prefer_named_speaker(

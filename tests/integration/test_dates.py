@@ -11,7 +11,7 @@ from support.replies import extraction, item
 from dcpm_cli.dates import resolve_when
 from dcpm_cli.llm import ScriptedLLM
 from dcpm_cli.models import RawInput
-from dcpm_cli.read.named_days import day_said, weekend_said
+from dcpm_cli.read.named_days import day_said, weekends_said
 from dcpm_cli.store import Store
 from dcpm_cli.write.pipeline import Writer
 
@@ -187,8 +187,16 @@ def test_the_weekend_a_sentence_names(sentence: str, said: str, saturday: str | 
     """A weekend gone by ("the weekend just gone", "this past weekend", "at the weekend" in the
     past tense) is the one before the day said; "this weekend", "next weekend" and "on the
     weekend" to come are the coming one or next week's."""
-    got = weekend_said(sentence, datetime.fromisoformat(said + "T19:00").replace(tzinfo=UTC))
-    assert (got.isoformat() if got else None) == saturday
+    got = weekends_said(sentence, datetime.fromisoformat(said + "T19:00").replace(tzinfo=UTC))
+    assert (got[0].isoformat() if got else None) == saturday
+
+
+def test_every_weekend_a_sentence_names_the_one_moved_to_first() -> None:
+    """ "Rain all weekend, so I moved the bbq to next weekend", said on a Friday: next week's
+    Saturday (the plan now), then the coming one's (what was planned and is no more)."""
+    said = datetime(2026, 2, 27, 12, tzinfo=UTC)
+    got = weekends_said("The forecast is heavy rain all weekend, so I moved the bbq to next weekend", said)
+    assert [d.isoformat() for d in got] == ["2026-03-07", "2026-02-28"]
 
 
 def test_a_statement_with_only_a_frequency_is_dated_when_it_was_said(

@@ -63,6 +63,12 @@ MONDAY = _at("2026-03-09")
         ("Anything fun over the weekend?", "2026-03-07", "2026-03-09"),
         ("What did I do the weekend before last?", "2026-02-28", "2026-03-02"),
         ("What did I do the week before last?", "2026-02-23", "2026-03-02"),
+        # "The weekend of" a day: the weekend nearest it, not the latest one (the 7th was a
+        # Saturday, 22 February a Sunday, the 4th a Wednesday: the Saturday after it)
+        ("What did I do on the weekend of the 7th?", "2026-03-07", "2026-03-09"),
+        ("Where did we go over the weekend of 22 February?", "2026-02-21", "2026-02-23"),
+        ("What did I do the weekend of the 4th?", "2026-03-07", "2026-03-09"),
+        ("What did I do the weekend of climbing in May?", "2025-05-01", "2025-06-01"),  # no day
         # Weekends and weekdays counted back from the last one gone by; a rough count, the one
         # before and after too.
         ("What did I get up to two weekends ago?", "2026-02-28", "2026-03-02"),
@@ -193,6 +199,9 @@ MONDAY = _at("2026-03-09")
         ("What did I do on Saturday?", "2026-03-07", "2026-03-08"),
         ("What time do I wake up on Saturday mornings?", "2026-03-07", "2026-03-08"),
         ("What have I got on the 13th?", "2026-03-13", "2026-03-14"),  # what is on: to come
+        ("Any plans for Saturday?", "2026-03-14", "2026-03-15"),  # a plan's: the coming one
+        ("What are my plans for Sunday?", "2026-03-15", "2026-03-16"),
+        ("What is my plan for Friday?", "2026-03-13", "2026-03-14"),  # (was no time: not last Friday)
         # The Nth of a month named by where it stands.
         ("What have I read since the 2nd of this month?", "2026-03-02", "2026-03-09"),
         ("What did I do on the 2nd of last month?", "2026-02-02", "2026-02-03"),
@@ -282,6 +291,8 @@ def test_no_time_phrase_no_window_and_no_dateparser():
         "What did I do in the past?",
         "What book am I reading?",
         "What do I do at the weekend?",  # a habit, not last weekend
+        "What did I plan for Saturday?",  # which Saturday: the plan's, gone or to come?
+        "Any ideas for Saturday's barbecue?",  # a thing of a Saturday
         "How many days between the Sunday mass and the Easter vigil?",  # a name, not a day
         "What do I do on Mondays?",
         "What did I buy on the 3rd floor?",  # a place in a row, not a day of the month
@@ -312,7 +323,6 @@ def test_no_time_phrase_no_window_and_no_dateparser():
         "What did we do for Chinese New Year?",  # another calendar's
         "When was Orthodox Easter?",
         "Did I add Last Christmas to my playlist?",  # a title
-        "What is my plan for Friday?",
         "What did I do on the last night of the Rome trip?",
         "Did I mention what I do at the weekend?",
         "What did Jan say about the flat?",  # a name, not January
@@ -1159,7 +1169,8 @@ def test_a_weekend_told_of_as_gone_by_is_the_weekend_it_names(store, embedder, w
     stall answers first, above what was said that weekend (and what was said in the days after);
     the jacket waxed the weekend after is not of it, but of the time beside it, and comes next,
     before what was said in the weekdays between ("I'll sort the shed at the weekend", said on the
-    Thursday before, is a plan, not a weekend told of)."""
+    Thursday before, is a plan, not a weekend told of; "booked the YHA for the weekend", told on
+    the Tuesday after, is of the weekend to come, not told of the one asked)."""
     ids = _said(
         writer,
         ("2025-03-08", "s", "Is Dickens worth reading if you found school English dull?"),
@@ -1169,8 +1180,9 @@ def test_a_weekend_told_of_as_gone_by_is_the_weekend_it_names(store, embedder, w
         ("2025-03-06", "c", "I'll sort the shed out at the weekend if it stays dry."),
         ("2025-03-11", "d", "Can you explain how compound interest works on a savings account?"),
         ("2025-03-13", "e", "Any tips for keeping basil alive on a windowsill?"),
+        ("2025-03-11", "f", "Booked the YHA in Edale for the weekend, can't wait."),
     )  # fmt: skip
-    got = recall(store, embedder, "What did I do two weekends ago?", k=7, now=_at("2025-03-19"))
+    got = recall(store, embedder, "What did I do two weekends ago?", k=8, now=_at("2025-03-19"))
     assert got.period is not None and got.period.days == "2025-03-08 to 2025-03-09"
     ranked = [h.id for h in got.hits]
     assert ranked[0] == ids["The weekend just gone I had a table at the flea market, sold seven pairs."]
@@ -1181,6 +1193,8 @@ def test_a_weekend_told_of_as_gone_by_is_the_weekend_it_names(store, embedder, w
     assert ranked[3] == ids["Can you explain how compound interest works on a savings account?"]
     assert ranked[4] == ids["I re-waxed my Fjällräven jacket this past weekend, it feels stiff now."]
     assert ranked.index(ids["Any tips for keeping basil alive on a windowsill?"]) > 4
+    # told in the days after that weekend, but of the coming one: not told of it
+    assert ids["Booked the YHA in Edale for the weekend, can't wait."] not in ranked[:5]
 
 
 def test_a_day_typed_in_lowercase_is_still_the_users_own(store, embedder, writer):
