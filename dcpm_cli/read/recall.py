@@ -778,11 +778,12 @@ def _nearest_next(
 ) -> None:
     """Below what was said in the window (and told in the days after it), the rest by how many
     days from the window the day it is about lies, either side: the day an input tells of as the
-    day of the user's own doing ("went climbing on Saturday", said on Monday: Saturday), else the
-    day it was said (an item's: its event's); a day's by their scores. A question asking only what
-    was done then meets the time beside it next, not whatever is worded like "what did I do": of
-    a weekend, the weekends before and after it, as near as the days next to it (people count
-    "two weekends ago" differently; the weekdays between are no weekend)."""
+    day of the user's own doing ("went climbing on Saturday", said on Monday: Saturday), else a
+    day of the window it planned ("booked the YHA in Edale for the weekend", said before it: of
+    it), else the day it was said (an item's: its event's); a day's by their scores. A question
+    asking only what was done then meets the time beside it next, not whatever is worded like
+    "what did I do": of a weekend, the weekends before and after it, as near as the days next to
+    it (people count "two weekends ago" differently; the weekdays between are no weekend)."""
     zone = window.start.tzinfo or UTC
     first, after = window.start.astimezone(zone).date(), window.end.astimezone(zone).date()
     weekend = first.weekday() == 5 and after - first == timedelta(days=2)
@@ -791,7 +792,9 @@ def _nearest_next(
         when = said.get(key)
         if when is None:
             return sys.maxsize
-        day = next(iter(_days_told(rows.get(key), when, zone)), when.astimezone(zone).date())
+        row = rows.get(key)
+        planned = [day for day in _days_planned(row, when, zone) if first <= day < after]
+        day = next(iter(_days_told(row, when, zone)), planned[0] if planned else when.astimezone(zone).date())
         off = (first - day).days if day < first else (day - after).days + 1 if day >= after else 0
         return 1 if weekend and day.weekday() >= 5 and 0 < off <= 7 else off
 

@@ -1197,6 +1197,23 @@ def test_a_weekend_told_of_as_gone_by_is_the_weekend_it_names(store, embedder, w
     assert ids["Booked the YHA in Edale for the weekend, can't wait."] not in ranked[:5]
 
 
+def test_a_weekend_with_nothing_told_of_it_finds_the_plan_made_for_it(store, embedder, writer):
+    """Nothing was said last weekend, nor told of it yet: the trip booked for it on the Wednesday
+    before is what it is about, and comes before Friday's chatter, said nearer it."""
+    ids = _said(
+        writer,
+        ("2026-03-04", "a", "Booked the YHA in Edale for the weekend, two nights."),
+        ("2026-03-06", "b", "Long day of meetings, the new budget is finally signed off."),
+        ("2026-02-26", "c", "Cleaned the oven, finally."),
+    )  # fmt: skip
+    got = recall(store, embedder, "What did I do at the weekend?", k=3, now=MONDAY)
+    assert got.period is not None and got.period.days == "2026-03-07 to 2026-03-08"
+    assert [h.id for h in got.hits[:2]] == [
+        ids["Booked the YHA in Edale for the weekend, two nights."],
+        ids["Long day of meetings, the new budget is finally signed off."],
+    ]
+
+
 def test_a_day_typed_in_lowercase_is_still_the_users_own(store, embedder, writer):
     """A journal typed in lowercase ("i went fishing on saturday", told on the Monday) tells of the
     user's own weekend as "I went…" does; "i heard dave went…" tells of Dave's."""
