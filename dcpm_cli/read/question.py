@@ -822,17 +822,13 @@ def _first_window(text: str, now: datetime, zone: tzinfo, date_order: str) -> Wi
         # ("since last weekend": from it until now)
         return _since(text, m, saturday, now) or Window(saturday, saturday + timedelta(days=2), m.group(0))
     if (m := _FOR_WEEKDAY.search(text)) and _asks_ahead(text, m) and not _HABIT.match(text, m.end()):
-        today = _day_start(now)
-        day = today + timedelta(days=(_WEEKDAYS.split("|").index(m.group(1).lower()) - today.weekday()) % 7)
-        return Window(day, day + timedelta(days=1), m.group(0))
+        return _coming(now, _WEEKDAYS.split("|").index(m.group(1).lower()), m.group(0))
     if m := _THIS_WEEKDAY.search(text):
         today = _day_start(now)
         weekday = _WEEKDAYS.split("|").index(m.group(2).lower())
-        if m.group(1) or (_ASKS_ABOUT_PAST.search(text) and not _PLANS.search(text)):
-            back = (today.weekday() - weekday) % 7 or (7 if m.group(1) else 0)
-            day = today - timedelta(days=back)
-        else:
-            day = today + timedelta(days=(weekday - today.weekday()) % 7)
+        if not (m.group(1) or (_ASKS_ABOUT_PAST.search(text) and not _PLANS.search(text))):
+            return _coming(now, weekday, m.group(0))
+        day = today - timedelta(days=(today.weekday() - weekday) % 7 or (7 if m.group(1) else 0))
         return Window(day, day + timedelta(days=1), m.group(0))
     about_past = bool(_ASKS_ABOUT_PAST.search(text) or _HAVE_DONE.search(text))
     holiday = next(named_days.as_time(text), None)
@@ -876,9 +872,7 @@ def _first_window(text: str, now: datetime, zone: tzinfo, date_order: str) -> Wi
         ):
             # "what am I doing on Saturday?", "what's happening on Friday?": the coming one
             # (today's too), as "this Saturday" in a plan
-            today = _day_start(now)
-            day = today + timedelta(days=(w.start.weekday() - today.weekday()) % 7)
-            w = Window(day, day + timedelta(days=1), m.group(0))
+            w = _coming(now, w.start.weekday(), m.group(0))
         elif w is not None and _a_day_to_come(m, w, text, now):
             # "what am I doing on 8 July?", "is dinner still on 3 July?": the coming one, as "on
             # 8/7" and "on the 8th" in a plan
@@ -1436,6 +1430,13 @@ def _count(word: str) -> int:
 
 def _day_start(t: datetime) -> datetime:
     return t.replace(hour=0, minute=0, second=0, microsecond=0)
+
+
+def _coming(now: datetime, weekday: int, phrase: str) -> Window:
+    """The coming `weekday` (today's, if it is one) as a day's window."""
+    today = _day_start(now)
+    day = today + timedelta(days=(weekday - today.weekday()) % 7)
+    return Window(day, day + timedelta(days=1), phrase)
 
 
 def _calendar(phrase: str, now: datetime) -> Window | None:

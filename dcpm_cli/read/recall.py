@@ -793,8 +793,10 @@ def _nearest_next(
         if when is None:
             return sys.maxsize
         row = rows.get(key)
-        planned = [day for day in _days_planned(row, when, zone) if first <= day < after]
-        day = next(iter(_days_told(row, when, zone)), planned[0] if planned else when.astimezone(zone).date())
+        day = next(iter(_days_told(row, when, zone)), None)
+        if day is None:  # (the plans it names are read only for an input that tells no day done)
+            planned = (day for day in _days_planned(row, when, zone) if first <= day < after)
+            day = next(planned, when.astimezone(zone).date())
         off = (first - day).days if day < first else (day - after).days + 1 if day >= after else 0
         return 1 if weekend and day.weekday() >= 5 and 0 < off <= 7 else off
 
