@@ -513,9 +513,19 @@ _SAME_DAY = ("today", "tonight", "this morning", "this afternoon", "this evening
 # neither: it cannot be told, and is not read.
 _HAPPENED = _Lazy(
     r"\b(?:was|were|went|had|did|got|came|happened|said|told|rang|phoned|called|wrote|saw|met|heard|"
-    r"left|arrived|started|finished|ended|began|took|gave|sent|spent|rode|ran|drove|flew|ate|slept)\b",
+    r"left|arrived|started|finished|ended|began|took|gave|sent|spent|rode|ran|drove|flew|ate|slept|"
+    # what people tell of a day they did things ("made €140 on Saturday with a stall", "worked
+    # two doubles this weekend", "helped my cousin move on Sunday")
+    r"made|bought|sold|won|lost|caught|built|brought|found|felt|fell|wore|woke|paid|swam|sang|drank|"
+    r"dug|threw|broke|worked|helped|played|visited|painted|cooked|cleaned|walked|hiked|watched|stayed|"
+    r"tried|cycled|travell?ed|camped|danced|attended|volunteered|fixed|shopped|baked|hosted|"
+    r"celebrated|enjoyed|missed|raced|climbed|fished|trained|competed|performed|tidied|repaired|"
+    r"planted|mowed|decorated|washed|packed|unpacked|collected)\b",
     re.I,
 )
+# "Made a booking for Saturday", "bought a dress for the weekend": a day something is for, told
+# in the past tense, is no day it was done on.
+_FOR = _Lazy(r"\bfor\s+(?:(?:this|next|the|this\s+coming)\s+)?$", re.I)
 _TO_COME = _Lazy(
     r"\b(?:will|shall|is|are|am|going\s+to|booked|due|scheduled|planned)\b|['’]ll\b"
     r"|['’](?:m|re)\s+(?:\w+ing|due|booked|off\s+to|in\s+for|set\s+for|scheduled)\b|\b(?:it|that)['’]s\b",
@@ -674,6 +684,8 @@ def _weekend(sentence: str, m: re.Match[str], said: date) -> date | None:
         if not near:  # (leading its clause, "over the weekend, I went…": the words after)
             near = next((c.split()[:3] for c in _CLAUSE_END.split(sentence[m.end() :]) if c.strip()), [])
         ahead = None if _NOT_DONE.search(f"{before} {after}") else _ahead(near)
+        if ahead is False and _FOR.search(sentence[: m.start()]):
+            ahead = None  # ("bought a dress for the weekend": what it is for)
         if ahead is None and which:
             # ("this weekend" told of no tense: the coming one, but on the Monday after it)
             ahead = True if said.weekday() != 0 else None
@@ -703,7 +715,9 @@ def _side(sentence: str, m: re.Match[str]) -> bool | None:
         return True
     before, after = _clause(sentence, m)
     ahead = _ahead(before.split()[-3:])
-    return _ahead([*before.split(), *after.split()]) if ahead is None else ahead
+    if ahead is None:
+        ahead = _ahead([*before.split(), *after.split()])
+    return None if ahead is False and _FOR.search(sentence[: m.start()]) else ahead
 
 
 def _dated(said: date, month_name: str, day: str, year: str | None, ahead: bool | None) -> date | None:

@@ -747,13 +747,15 @@ def _candidates(
                     if _is_reply(rows.get(key)):
                         scores[key] += mine
             # (A day is not a part of one: "yesterday's quiz" is not "last night" by its words.)
+            dated: set[Key] = set()
             if asked.window.noon is None:
-                dated = [k for k in then - proper if _says_a_day_in(rows.get(k), said[k], asked.window)]
+                dated = {k for k in then - proper if _says_a_day_in(rows.get(k), said[k], asked.window)}
                 top_then = max((scores[key] for key in then), default=0.0)
                 for key in dated:
                     scores[key] += top_then
             if asked.only_when:
                 _nearest_next(scores, rows, said, then, asked.window)
+                _weekends_beside(scores, rows, said, then, proper | dated, asked.window)
             # Asked of a day to come (or today): what was told before it and names one of its
             # days ("booked the ferry for the 8th of July", "mum wants us for lunch on Sunday")
             # above all but what was said then.
@@ -804,6 +806,49 @@ def _nearest_next(
     top = max((scores[key] for key in rest), default=0.0)
     for n, key in enumerate(rest):
         scores[key] = top * (len(rest) - n) / len(rest)
+
+
+def _weekends_beside(
+    scores: dict[Key, float],
+    rows: dict[Key, Candidate],
+    said: dict[Key, datetime],
+    then: set[Key],
+    first: set[Key],
+    window: Window,
+) -> None:
+    """Asked of a weekend gone by alone ("what did I do two weekends ago?"), what the user told
+    of as done on the weekend before or after it ("this past weekend I went up to Hay-on-Wye",
+    told on the Monday after the next one) comes right below what was said or told of that
+    weekend (`first`), above what was said in the days after it and names no day: people count
+    weekends differently, and a weekend's doings told in words are nearer an answer than the
+    Monday's chatter, which may or may not be of it."""
+    zone = window.start.tzinfo or UTC
+    first_day, after = window.start.astimezone(zone).date(), window.end.astimezone(zone).date()
+    if window.ahead or first_day.weekday() != 5 or after - first_day != timedelta(days=2):
+        return
+
+    def beside(day: date) -> bool:
+        return day.weekday() >= 5 and (0 < (first_day - day).days <= 7 or 0 <= (day - after).days < 7)
+
+    moved = sorted(
+        (
+            key
+            for key in scores
+            if key not in then
+            and key in said
+            and any(map(beside, _days_told(rows.get(key), said[key], zone)))
+        ),
+        key=lambda key: -scores[key],
+    )
+    if not moved:
+        return
+    floor = min((scores[key] for key in first), default=math.inf)
+    below = max(
+        (v for key, v in scores.items() if key not in first and key not in moved and v < floor), default=0.0
+    )
+    floor = below + 1.0 if floor == math.inf else floor
+    for n, key in enumerate(moved):
+        scores[key] = below + (floor - below) * (len(moved) - n) / (len(moved) + 1)
 
 
 def _near(window: Window, as_of: datetime | None, times: int = 1) -> tuple[datetime, datetime]:

@@ -102,6 +102,12 @@ THURSDAY = datetime(2026, 7, 16, 20, tzinfo=UTC)
         ("Book club met 2 January 2026 and it was dire", "2026-01-02"),
         ("Op was Tues, home now", "2026-07-14"),
         ("Knee op on Wed went fine", "2026-07-15"),
+        # the past of what people do on a day, not only of what happened to them
+        ("Also I made €140 on Saturday with a stall at the market", "2026-07-11"),
+        ("Worked a double at the pizza place on Sunday", "2026-07-12"),
+        ("Helped my cousin move flat on Saturday, third floor", "2026-07-11"),
+        ("Made a booking for Saturday at the Thai place", None),  # what it is for: which Saturday?
+        ("Bought a dress for Saturday's wedding", None),
         ("We sat in the sun on the deck all day", None),  # "sat", "sun": words, not days
         ("We may 3D-print the part", None),
         ("Op pencilled in for 31 June", None),  # no such day
@@ -173,6 +179,9 @@ def test_a_day_said_is_the_users_day() -> None:
         ("I'm working the weekend shift for the rest of the month", "2025-06-10", None),
         ("I'll have the report done by the weekend", "2025-06-10", None),
         ("This weekend was lovely, slept in both days", "2025-03-09", "2025-03-08"),  # said on it
+        ("Worked two doubles at the pizza place this weekend", "2025-03-24", "2025-03-22"),
+        ("Painted my sister's flat over the weekend", "2025-03-11", "2025-03-08"),
+        ("Bought a new dress for the weekend", "2025-03-11", None),  # what it is for
         ("The next weekend I spent $80 on trainers", "2025-03-12", None),  # counted from another
         # said on a weekend, one gone by: this one or the last? A tense that says neither side,
         # a weekend denied, one counted from another: none

@@ -1167,10 +1167,11 @@ def test_a_weekend_told_of_as_gone_by_is_the_weekend_it_names(store, embedder, w
     """ "The weekend just gone I had a stall…" and "this past weekend", told on the Mondays after,
     tell of those weekends as "on Saturday" does: asked "what did I do two weekends ago?", the
     stall answers first, above what was said that weekend (and what was said in the days after);
-    the jacket waxed the weekend after is not of it, but of the time beside it, and comes next,
-    before what was said in the weekdays between ("I'll sort the shed at the weekend", said on the
-    Thursday before, is a plan, not a weekend told of; "booked the YHA for the weekend", told on
-    the Tuesday after, is of the weekend to come, not told of the one asked)."""
+    the jacket waxed the weekend after is not of it, but of the weekend beside it (people count
+    weekends differently), and comes next: before what was said in the days after the one asked
+    and names no day, and before the weekdays between ("I'll sort the shed at the weekend", said
+    on the Thursday before, is a plan, not a weekend told of; "booked the YHA for the weekend",
+    told on the Tuesday after, is of the weekend to come, not told of the one asked)."""
     ids = _said(
         writer,
         ("2025-03-08", "s", "Is Dickens worth reading if you found school English dull?"),
@@ -1190,11 +1191,42 @@ def test_a_weekend_told_of_as_gone_by_is_the_weekend_it_names(store, embedder, w
         ids["Is Dickens worth reading if you found school English dull?"],
         ids["What should I get my sister for her birthday? She likes gardening."],
     }
-    assert ranked[3] == ids["Can you explain how compound interest works on a savings account?"]
-    assert ranked[4] == ids["I re-waxed my Fjällräven jacket this past weekend, it feels stiff now."]
+    assert ranked[3] == ids["I re-waxed my Fjällräven jacket this past weekend, it feels stiff now."]
+    assert ranked[4] == ids["Can you explain how compound interest works on a savings account?"]
     assert ranked.index(ids["Any tips for keeping basil alive on a windowsill?"]) > 4
     # told in the days after that weekend, but of the coming one: not told of it
     assert ids["Booked the YHA in Edale for the weekend, can't wait."] not in ranked[:5]
+
+
+def test_the_weekends_beside_one_asked_of_come_before_the_days_after_it(store, embedder, writer):
+    """Asked "what did I do last weekend?" on a Thursday: what was told of it first, what was
+    said on it next; then what the user told of as done on the weekends either side ("worked two
+    doubles this weekend", said the Monday before; "painted my sister's flat on Saturday", said
+    the Monday after the next), since people count weekends differently; only then what was said
+    in the days after it that names no day, and a neighbour's weekend is not the user's."""
+    ids = _said(
+        writer,
+        ("2025-03-17", "a", "Worked two doubles at the pizza place this weekend, knackered."),
+        ("2025-03-22", "b", "What should I get my sister for her birthday? She likes gardening."),
+        ("2025-03-24", "c", "I made €140 on Saturday with a stall at the car boot sale."),
+        ("2025-03-25", "d", "Can you explain how compound interest works on a savings account?"),
+        ("2025-03-31", "e", "Spent Saturday painting my sister's flat, still covered in paint."),
+        ("2025-03-26", "f", "My neighbour Dave went to the steam rally on Saturday, loved it."),
+        ("2025-03-19", "g", "Long day of meetings, the new budget is finally signed off."),
+    )  # fmt: skip
+    got = recall(store, embedder, "What did I do last weekend?", k=7, now=_at("2025-03-27"))
+    assert got.period is not None and got.period.days == "2025-03-22 to 2025-03-23"
+    ranked = [h.id for h in got.hits]
+    assert ranked[:2] == [
+        ids["I made €140 on Saturday with a stall at the car boot sale."],
+        ids["What should I get my sister for her birthday? She likes gardening."],
+    ]
+    assert set(ranked[2:4]) == {
+        ids["Worked two doubles at the pizza place this weekend, knackered."],
+        ids["Spent Saturday painting my sister's flat, still covered in paint."],
+    }
+    assert ranked.index(ids["Can you explain how compound interest works on a savings account?"]) > 3
+    assert ranked.index(ids["My neighbour Dave went to the steam rally on Saturday, loved it."]) > 3
 
 
 def test_a_weekend_with_nothing_told_of_it_finds_the_plan_made_for_it(store, embedder, writer):
