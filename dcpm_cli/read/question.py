@@ -52,7 +52,11 @@ _LAST_N = re.compile(rf"\b(?:the\s+)?(?:last|past|previous)\s+{_COUNT}\s+(day|we
 # "the past month", "over the previous week", "the last year": the one unit before the question,
 # not a calendar period ("last month" without "the" is April when asked in May: dateparser's).
 _PAST_ONE = re.compile(r"\b(?:(?:the\s+)?(?:past|previous)|the\s+last)\s+(day|week|month|year)\b", re.I)
-_WEEKEND = re.compile(r"\b(last|past|previous|this)\s+weekend\b", re.I)
+# "last weekend", "this past weekend", "the weekend just gone" (the last one)
+_WEEKEND = re.compile(
+    r"\b(?:(last|(?:this\s+)?past|previous|this)\s+weekend(?:\s+just\s+gone)?|the\s+weekend\s+just\s+gone)\b",
+    re.I,
+)
 # A time to come, counted from today: "tomorrow", "next week" (Monday to Sunday), "next weekend"
 # (next week's), "next month", "next Friday" (next week's Friday).
 _NEXT = re.compile(r"\b(?:(tomorrow|tmrw|tmr)|next\s+(week|weekend|month|monday|tuesday|wednesday|"
@@ -62,7 +66,11 @@ _NEXT = re.compile(r"\b(?:(tomorrow|tmrw|tmr)|next\s+(week|weekend|month|monday|
 # mention what I do at the weekend?"): the latest weekend.
 _THE_WEEKEND = re.compile(
     r"(?:\bover\s+the\s+weekend\b"
-    r"|^\W*(?:what|where|who|how|which)\b[^?.!]*?\bdid\s+(?:I|we)\b[^?.!]*?\b(?:at|on)\s+the\s+weekend\b)"
+    r"|^\W*(?:what|where|who|how|which)\b[^?.!]*?\bdid\s+(?:I|we)\b[^?.!]*?\b(?:at|on)\s+the\s+weekend\b"
+    # "did I do anything at the weekend?" (not "did I mention what I do at the weekend?"), "how
+    # was my weekend?"
+    r"|^\W*did\s+(?:I|we)\b(?![^?.!]*\b(?:I|we)\s+(?:do|go|usually|always)\b)[^?.!]*?\b(?:at|on)\s+the\s+weekend\b"
+    r"|\bhow\s+was\s+(?:my|our|the)\s+weekend\b)"
     r"(?!\s+of\b)",
     re.I,
 )
@@ -410,7 +418,9 @@ _TOLD = re.compile(
 
 # Cue rules, tried in order; each gives the pieces it names.
 _QUOTED = re.compile(r"[\"'‘“]([^\"'’”]{3,}?)[\"'’”](?=[\s,.?!]|$)")
-_CHOICE = re.compile(r",\s*(.+?)\s*,?\s+or\s+(.+?)\s*[?.!]*$", re.I)
+# "Which came first, A or B?", and with a colon or a dash: "Which did I do first: A or B?",
+# "Which came first — A or B?" (a colon before a space: not "7:30 or 8")
+_CHOICE = re.compile(r"(?:,|:\s|\s[–—-]\s)\s*(.+?)\s*,?\s+or\s+(.+?)\s*[?.!]*$", re.I)
 _BETWEEN = re.compile(r"\bbetween\s+(.+?)\s+and\s+(.+?)\s*[?.!]*$", re.I)
 _COMPARED = re.compile(r"^(.+?)\s*,?\s+(?:compared (?:to|with)|versus|vs\.?)\s+(.+?)\s*[?.!]*$", re.I)
 _BEFORE_AFTER = re.compile(
@@ -485,7 +495,7 @@ _BARE_DOING = frozenset(
     re.findall(
         r"\S+",
         "a an the i me my we our us it this that of to in on at for with from by and or but did do does "
-        "done doing have has had was were is are be been being what when happen happened happening up "
+        "done doing have has had was were is are be been being what when how happen happened happening up "
         "get got getting say said saying write wrote written note noted journal journaled log logged "
         "anything something everything stuff all about so far whole can could would will you please "
         "remind show list again oh hey hi ok okay just also then last past previous over during "
@@ -805,7 +815,7 @@ def _first_window(text: str, now: datetime, zone: tzinfo, date_order: str) -> Wi
         return _next(m, now)
     if m := _THE_WEEKEND.search(text):
         saturday = _last_weekend(now, this=True)
-        phrase = re.search(r"(?:over|at|on)\s+the\s+weekend", m.group(0), re.I)
+        phrase = re.search(r"(?:(?:over|at|on)\s+the|my|our|the)\s+weekend", m.group(0), re.I)
         return Window(saturday, saturday + timedelta(days=2), phrase.group(0) if phrase else m.group(0))
     if m := _WEEKEND.search(text):
         today = _day_start(now)
@@ -815,9 +825,10 @@ def _first_window(text: str, now: datetime, zone: tzinfo, date_order: str) -> Wi
         # just gone ("what did I do this weekend?"), as for "this Saturday", unless it asks of a
         # plan ("did I book a table for this weekend?", "what was the plan…").
         just_gone = _ASKS_ABOUT_PAST.search(text) and not _PLANS.search(text)
-        if m.group(1).lower() == "this" and today.weekday() < 5 and not just_gone:
+        which = "last" if m.group(0).lower().endswith("gone") else m.group(1).lower()
+        if which == "this" and today.weekday() < 5 and not just_gone:
             saturday += timedelta(days=7)
-        elif m.group(1).lower() != "this" and today.weekday() >= 5:
+        elif which != "this" and today.weekday() >= 5:
             saturday -= timedelta(days=7)  # asked during a weekend: "last weekend" is the one before
         # ("since last weekend": from it until now)
         return _since(text, m, saturday, now) or Window(saturday, saturday + timedelta(days=2), m.group(0))

@@ -61,6 +61,11 @@ MONDAY = _at("2026-03-09")
         ("What did I do a fortnight ago?", "2026-02-20", "2026-02-27"),  # as "two weeks ago"
         ("What did I do at the weekend?", "2026-03-07", "2026-03-09"),
         ("Anything fun over the weekend?", "2026-03-07", "2026-03-09"),
+        # asked as yes or no, asked how it was, "just gone"
+        ("Did I do anything at the weekend?", "2026-03-07", "2026-03-09"),
+        ("did I go out at the weekend or stay in?", "2026-03-07", "2026-03-09"),
+        ("How was my weekend?", "2026-03-07", "2026-03-09"),
+        ("What did I do the weekend just gone?", "2026-03-07", "2026-03-09"),
         ("What did I do the weekend before last?", "2026-02-28", "2026-03-02"),
         ("What did I do the week before last?", "2026-02-23", "2026-03-02"),
         # "The weekend of" a day: the weekend nearest it, not the latest one (the 7th was a
@@ -376,6 +381,13 @@ def test_a_date_in_numbers_its_numbers_cannot_tell_is_read_in_the_users_order():
     ("question", "cues"),
     [
         ("Which did I buy first, the kayak or the tent?", ["the kayak", "the tent"]),
+        # the two after a colon or a dash as after a comma; a clock's colon is no such mark
+        ("Which did I do first: renew my card or book the trip?", ["renew my card", "book the trip"]),
+        ("Which came first — the kayak or the tent?", ["the kayak", "the tent"]),
+        ("Which came first: the kayak, or the tent?", ["the kayak", "the tent"]),
+        ("Which was more recent: the boiler service or the sweep?", ["the boiler service", "the sweep"]),
+        ("Which did I buy first: a kayak, a tent or a stove?", []),  # a list
+        ("Did I book the table for 7:30 or 8?", []),
         ("How many weeks between starting the course and the exam?", ["starting the course", "the exam"]),
         ("How long did I use my binoculars before I saw finches?", ["I use my binoculars", "I saw finches"]),
         ("How many days before Ann's party did I order her gift?", ["Ann's party", "order her gift"]),
