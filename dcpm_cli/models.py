@@ -376,6 +376,9 @@ class Period:
     # Asked before it: the hits told before it that name one of its days ("booked the ferry for
     # the 8th of July"), a plan for it.
     planned: frozenset[str] = frozenset()
+    # Said in the days after it (`told`), the hits whose words say the user did it on one of its
+    # days ("went to the rally on Saturday", told on the Monday): told of it, not just said after.
+    told_of: frozenset[str] = frozenset()
 
     def holds(self, when: datetime) -> bool:
         return self.start <= when < self.end or when == self.noon

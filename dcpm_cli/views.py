@@ -154,15 +154,17 @@ def period_dict(period: Any) -> dict[str, str] | None:
 def period_note(result: Any, *, beside_warnings: bool = False) -> str:
     """How the question's time was read, and whether anything found was said then.
     `beside_warnings`: printed where the result's warnings are, which already say when nothing
-    found was said then, and how many were told just after (recall's): not said twice."""
+    found was said then, and how many were said just after (recall's): not said twice."""
     p = result.period
     if p is None:
         return ""
     said = sum(p.holds(h.when) for h in result.hits)
-    told = sum(p.told_after(h.when) for h in result.hits)
+    told_of = sum(h.id in p.told_of for h in result.hits)
+    told = sum(p.told_after(h.when) for h in result.hits) - told_of
     planned = sum(h.id in p.planned for h in result.hits)
-    if said or planned:
+    if said or told_of or planned:
         found = [f"{said} of these said then"] if said else []
+        found += [f"{told_of} told of then"] if told_of else []
         found += [f"{planned} planned for then"] if planned else []
     elif beside_warnings and result.hits:
         found = []  # recall's warning, printed beside this, says so
@@ -175,15 +177,18 @@ def period_note(result: Any, *, beside_warnings: bool = False) -> str:
 
 
 def then_mark(result: Any, hit: Any) -> str:
-    """Where a hit stands against the time the question asks about: said then, told in the
-    days after, told before it as a plan for it, or '' (no time asked, or said at another time),
-    so a count is read off."""
+    """Where a hit stands against the time the question asks about: said then, told of then in
+    the days after ("went to the rally on Saturday", said on the Monday), said in the days after
+    naming none of its days, told before it as a plan for it, or '' (no time asked, or said at
+    another time), so a count is read off."""
     p = result.period
     if p is None:
         return ""
     if p.holds(hit.when):
         return "said then"
-    return "told just after" if p.told_after(hit.when) else "planned for then" if hit.id in p.planned else ""
+    if hit.id in p.told_of:
+        return "told of then"
+    return "said just after" if p.told_after(hit.when) else "planned for then" if hit.id in p.planned else ""
 
 
 def recall_prompt_text(result: Any) -> str:

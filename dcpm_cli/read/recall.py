@@ -176,7 +176,15 @@ _PAST = (
     r"sat|swam|rode|won|lost|gave|found|kept|began|brought|sang|wrote|slept|woke|built|paid|sold|"
     r"taught|heard|wore|spoke|threw|fell|hit|put|set|read|cut)"
 )
-_MY_DOING = re.compile(rf"(?-i:\bI\b)|\bi(?=\s+[a-z]|['’])|\bwe\b|^\W*{_PAST}\b", re.I)
+# A time that is the subject of its sentence is one of the user's days, as a journal tells them:
+# "The weekend just gone was the cottage", "This past weekend was spent de-Christmassing the
+# flat", "Saturday was just the big Tesco shop".
+_MY_DOING = re.compile(
+    rf"(?-i:\bI\b)|\bi(?=\s+[a-z]|['’])|\bwe\b|^\W*{_PAST}\b"
+    r"|^\W*(?:(?:the|this|last|this\s+past|the\s+past)\s+)?"
+    r"(?:weekend(?:\s+just\s+gone)?|(?:mon|tues|wednes|thurs|fri|satur|sun)day)\s+(?:was|were)\b",
+    re.I,
+)
 # What another did, told in a clause of its own after a verb of telling or knowing, is theirs:
 # "I heard my neighbour Dave went to the rally on Saturday", "I think Sue flew out on Friday"
 # (not "I heard the band on Saturday": no verb of its own; "Mum said we went on Saturday" says we).
@@ -354,6 +362,15 @@ def _recall(
     if (w := asked.window) is not None:
         planned = frozenset(h.id for h in out) & {key[1] for key in got.planned}
         period = Period(w.phrase, w.start, w.end, TOLD_LATER, zone=str(zone), noon=w.noon, planned=planned)
+        # (A day is not a part of one: "yesterday's quiz" is not told of last night.)
+        told_of = frozenset(
+            h.id
+            for h in out
+            if w.noon is None
+            and period.told_after(h.when)
+            and _says_a_day_in(got.rows.get(("raw", h.id)), h.when, w)
+        )
+        period = dataclasses.replace(period, told_of=told_of)
         # (Nothing is said at a time still to come: asked of one, the hits are from before it,
         # and a reader is told when none plans for it.)
         to_come = w.start > asked_at
@@ -361,12 +378,16 @@ def _recall(
             warnings.append(
                 f"nothing found was planned for {w.phrase} ({period.days}): these hits are from other days"
             )
-        elif out and not to_come and not any(period.holds(h.when) or h.id in planned for h in out):
+        elif (
+            out
+            and not to_come
+            and not any(period.holds(h.when) or h.id in planned or h.id in told_of for h in out)
+        ):
             planned_too = " or planned for it" if w.ahead else ""
             # Said after a day is not said on it: a reader (an agent reading --json too) is
-            # told so, not left to count the hits marked "told just after".
+            # told so, not left to count the hits marked "said just after".
             told = sum(period.told_after(h.when) for h in out)
-            parts = [f"{told} told in the {TOLD_LATER.days} days after"] if told else []
+            parts = [f"{told} said in the {TOLD_LATER.days} days after"] if told else []
             if told < len(out):
                 parts.append("the rest from other days" if told else "these hits are from other days")
                 if asked.only_when:

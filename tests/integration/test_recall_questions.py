@@ -1241,6 +1241,26 @@ def test_the_weekends_beside_one_asked_of_come_before_the_days_after_it(store, e
     assert ranked.index(ids["My neighbour Dave went to the steam rally on Saturday, loved it."]) > 3
 
 
+def test_a_weekend_a_journal_tells_as_its_subject_is_the_users(store, embedder, writer):
+    """ "The weekend just gone was the cottage", told on the Monday: a journal's weekend told as the
+    subject of its sentence, with no "I", is the user's, and answers "two weekends ago" first,
+    above the weekend after it ("made £60 at the car boot on Sunday") and the week's chatter."""
+    ids = _said(
+        writer,
+        ("2026-02-23", "a", "The weekend just gone was the cottage. It rained all Saturday."),
+        ("2026-03-04", "b", "Made £60 at the car boot on Sunday, mostly old clothes and the bread maker."),
+        ("2026-02-24", "c", "The steriliser broke again at work, third time this month."),
+        ("2026-02-18", "d", "Booked the dentist for next month."),
+    )  # fmt: skip
+    got = recall(store, embedder, "How was the weekend before last?", k=4, now=_at("2026-03-05"))
+    assert got.period is not None and got.period.days == "2026-02-21 to 2026-02-22"
+    assert [h.id for h in got.hits[:3]] == [
+        ids["The weekend just gone was the cottage. It rained all Saturday."],
+        ids["Made £60 at the car boot on Sunday, mostly old clothes and the bread maker."],
+        ids["The steriliser broke again at work, third time this month."],
+    ]
+
+
 def test_a_weekend_with_nothing_told_of_it_finds_the_plan_made_for_it(store, embedder, writer):
     """Nothing was said last weekend, nor told of it yet: the trip booked for it on the Wednesday
     before is what it is about, and comes before Friday's chatter, said nearer it."""
@@ -1445,10 +1465,10 @@ def test_a_time_alone_puts_what_was_said_then_before_what_was_told_later(store, 
     header = views.recall_prompt_text(got).splitlines()[1]
     assert "a 'said' line is the user's own words, not yet read into beliefs" in header  # not a belief
     marks = [line.split(")", 1)[0] for line in views.recall_prompt_text(got).splitlines()[2:4]]
-    assert marks == ["- (said, 2026-03-08, said then", "- (said, 2026-03-09, told just after"]
+    assert marks == ["- (said, 2026-03-08, said then", "- (said, 2026-03-09, said just after"]
     table = cli("recall", "What did I do last night?", "--as-of", "2026-03-09").stdout
     assert "Quiz night at the Old Duke, we came second." in table and "(said then)" in table
-    assert table.count("(said then)") == 1 and table.count("(told just after)") == 1
+    assert table.count("(said then)") == 1 and table.count("(said just after)") == 1
 
     data = json.loads(cli("recall", "What did I do last night?", "--as-of", "2026-03-09", "--json").stdout)
     schema = json.loads(README.read_text().split("```json\n", 1)[1].split("\n```", 1)[0])
@@ -1459,7 +1479,7 @@ def test_a_time_alone_puts_what_was_said_then_before_what_was_told_later(store, 
         "end": "2026-03-09T06:00:00+00:00",
     }
     # An agent reads what the table marks: each hit's place against the time, and the warnings.
-    assert [h["then"] for h in data["hits"]][:2] == ["said then", "told just after"]
+    assert [h["then"] for h in data["hits"]][:2] == ["said then", "said just after"]
     assert data["warnings"] == []
     later = json.loads(cli("recall", "What did I do last night?", "--as-of", "2026-03-20", "--json").stdout)
     assert later["hits"] and all(h["then"] is None for h in later["hits"])
@@ -1506,6 +1526,7 @@ def test_a_question_about_a_time_when_nothing_was_said_says_so(store, embedder, 
         ("2026-01-10", "a", "Yesterday I ate a massive burrito at the market."),
         ("2025-11-01", "b", "Last night was the Halloween party, what a night."),
         ("2026-02-21", "c", "Went for a long run by the river."),
+        ("2026-01-11", "d", "Had soup for tea, couldn't face cooking."),
     )
     # Its time words are not searched: an old "last night was…" is not what was said last night.
     night = recall(store, embedder, "What did I do last night?", k=3, now=MONDAY)
@@ -1523,17 +1544,29 @@ def test_a_question_about_a_time_when_nothing_was_said_says_so(store, embedder, 
     # The table says how it read the time, and that nothing was said then once, not twice.
     assert "'yesterday' read as 2026-03-08 (UTC days)\n" in res.stderr
     assert res.stderr.count("nothing found was said") == 1, res.stderr
-    # Told the day after is not said then: the warnings say so too, where an agent reads them
-    # (they were empty when anything found was told in the three days after).
-    day_after = recall(store, embedder, "What did I eat on Friday?", k=3, now=_at("2026-01-12"))
+    # Said in the days after, naming none of its days, is not said then: the warnings say so too,
+    # where an agent reads them (they were empty when anything found was said in the three days
+    # after).
+    day_after = recall(store, embedder, "What did I eat on Thursday?", k=3, now=_at("2026-01-12"))
     assert day_after.warnings == [
-        "nothing found was said on Friday (2026-01-09): 1 told in the 3 days after, the rest from other days"
+        "nothing found was said on Thursday (2026-01-08): 2 said in the 3 days after, "
+        "the rest from other days"
     ]
-    data = json.loads(cli("recall", "What did I eat on Friday?", "--as-of", "2026-01-12", "--json").stdout)
+    data = json.loads(cli("recall", "What did I eat on Thursday?", "--as-of", "2026-01-12", "--json").stdout)
     assert data["warnings"] == day_after.warnings
-    assert [h["then"] for h in data["hits"]].count("told just after") == 1
-    one = recall(store, embedder, "What did I eat on Friday?", k=1, now=_at("2026-01-12"))
-    assert one.warnings == ["nothing found was said on Friday (2026-01-09): 1 told in the 3 days after"]
+    assert [h["then"] for h in data["hits"]].count("said just after") == 2
+    one = recall(store, embedder, "What did I eat on Thursday?", k=1, now=_at("2026-01-12"))
+    assert one.warnings == ["nothing found was said on Thursday (2026-01-08): 1 said in the 3 days after"]
+    # Told the day after as done on it ("yesterday I ate…", said on the Saturday): told of then,
+    # and no warning that nothing was found (the soup, said after and naming no day, is not).
+    friday = json.loads(cli("recall", "What did I eat on Friday?", "--as-of", "2026-01-12", "--json").stdout)
+    marks = {h["text"]: h["then"] for h in friday["hits"]}
+    assert marks["Yesterday I ate a massive burrito at the market."] == "told of then"
+    assert marks["Had soup for tea, couldn't face cooking."] == "said just after"
+    assert friday["warnings"] == []
+    table = cli("recall", "What did I eat on Friday?", "--as-of", "2026-01-12")
+    assert "'on Friday' read as 2026-01-09 (UTC days): 1 told of then, 1 in the 3 days after" in table.stderr
+    assert "(told of then)" in table.stdout
 
 
 def test_a_question_s_days_are_the_users_days(store, embedder, writer, cli):
