@@ -516,16 +516,17 @@ _HAPPENED = _Lazy(
     r"left|arrived|started|finished|ended|began|took|gave|sent|spent|rode|ran|drove|flew|ate|slept|"
     # what people tell of a day they did things ("made €140 on Saturday with a stall", "worked
     # two doubles this weekend", "helped my cousin move on Sunday")
-    r"made|bought|sold|won|lost|caught|built|brought|found|felt|fell|wore|woke|paid|swam|sang|drank|"
-    r"dug|threw|broke|worked|helped|played|visited|painted|cooked|cleaned|walked|hiked|watched|stayed|"
-    r"tried|cycled|travell?ed|camped|danced|attended|volunteered|fixed|shopped|baked|hosted|"
+    # (not "I get paid on Friday", "packed lunches on Friday", "worked out we leave on Saturday")
+    r"made|bought|sold|won|lost|caught|built|brought|found|felt|fell|wore|woke|swam|sang|drank|"
+    r"dug|threw|broke|worked(?!\s+out)|helped|played|visited|painted|cooked|cleaned|walked|hiked|watched|"
+    r"stayed|tried|cycled|travell?ed|camped|danced|attended|volunteered|fixed|shopped|baked|hosted|"
     r"celebrated|enjoyed|missed|raced|climbed|fished|trained|competed|performed|tidied|repaired|"
-    r"planted|mowed|decorated|washed|packed|unpacked|collected)\b",
+    r"planted|mowed|decorated|washed|unpacked)\b",
     re.I,
 )
-# "Made a booking for Saturday", "bought a dress for the weekend": a day something is for, told
-# in the past tense, is no day it was done on.
-_FOR = _Lazy(r"\bfor\s+(?:(?:this|next|the|this\s+coming)\s+)?$", re.I)
+# "Made a booking for Saturday", "bought a dress for the weekend": a day something was bought,
+# made or booked for (`_AHEAD`) is no day it was done on ("went to Wales for the weekend" is).
+_FOR_A_DAY = _Lazy(r"\bfor\s+(?:(?:this|next|the|this\s+coming)\s+)?$", re.I)
 _TO_COME = _Lazy(
     r"\b(?:will|shall|is|are|am|going\s+to|booked|due|scheduled|planned)\b|['’]ll\b"
     r"|['’](?:m|re)\s+(?:\w+ing|due|booked|off\s+to|in\s+for|set\s+for|scheduled)\b|\b(?:it|that)['’]s\b",
@@ -684,7 +685,7 @@ def _weekend(sentence: str, m: re.Match[str], said: date) -> date | None:
         if not near:  # (leading its clause, "over the weekend, I went…": the words after)
             near = next((c.split()[:3] for c in _CLAUSE_END.split(sentence[m.end() :]) if c.strip()), [])
         ahead = None if _NOT_DONE.search(f"{before} {after}") else _ahead(near)
-        if ahead is False and _FOR.search(sentence[: m.start()]):
+        if ahead is False and _for_a_day(sentence, m):
             ahead = None  # ("bought a dress for the weekend": what it is for)
         if ahead is None and which:
             # ("this weekend" told of no tense: the coming one, but on the Monday after it)
@@ -717,7 +718,13 @@ def _side(sentence: str, m: re.Match[str]) -> bool | None:
     ahead = _ahead(before.split()[-3:])
     if ahead is None:
         ahead = _ahead([*before.split(), *after.split()])
-    return None if ahead is False and _FOR.search(sentence[: m.start()]) else ahead
+    return None if ahead is False and _for_a_day(sentence, m) else ahead
+
+
+def _for_a_day(sentence: str, m: re.Match[str]) -> bool:
+    """Whether the day `m` is one something was bought, made or booked for ("made a booking for
+    Saturday"), not one it was done on (`_FOR_A_DAY`)."""
+    return bool(_FOR_A_DAY.search(sentence[: m.start()]) and _AHEAD.search(_clause(sentence, m)[0]))
 
 
 def _dated(said: date, month_name: str, day: str, year: str | None, ahead: bool | None) -> date | None:

@@ -67,10 +67,14 @@ _NEXT = re.compile(r"\b(?:(tomorrow|tmrw|tmr)|next\s+(week|weekend|month|monday|
 _THE_WEEKEND = re.compile(
     r"(?:\bover\s+the\s+weekend\b"
     r"|^\W*(?:what|where|who|how|which)\b[^?.!]*?\bdid\s+(?:I|we)\b[^?.!]*?\b(?:at|on)\s+the\s+weekend\b"
-    # "did I do anything at the weekend?" (not "did I mention what I do at the weekend?"), "how
-    # was my weekend?"
-    r"|^\W*did\s+(?:I|we)\b(?![^?.!]*\b(?:I|we)\s+(?:do|go|usually|always)\b)[^?.!]*?\b(?:at|on)\s+the\s+weekend\b"
-    r"|\bhow\s+was\s+(?:my|our|the)\s+weekend\b)"
+    # "did I do anything at the weekend?" (not "did I mention what I do at the weekend?", "did I
+    # ever go hiking on the weekend?", "did we agree to meet at the weekend?"), "how was my
+    # weekend?" (the whole question: not "how was the weekend in Paris in June?")
+    r"|^\W*did\s+(?:I|we)\s+(?!(?:tell|mention|say|agree|ever|promise|plan|arrange|decide|want|need|"
+    r"remember|forget|ask|hear|like|love|use|usually|always|often)\b)"
+    r"(?![^?.!]*(?:\b(?:I|we|you|he|she|they|is|are|am|was|were|will|would|going)\b|['’](?:re|d|ll|m|s)\b))"
+    r"[^?.!]*?\b(?:at|on)\s+the\s+weekend\b"
+    r"|^\W*how\s+was\s+(?:my|our|the)\s+weekend(?=\W*$))"
     r"(?!\s+of\b)",
     re.I,
 )
@@ -418,9 +422,14 @@ _TOLD = re.compile(
 
 # Cue rules, tried in order; each gives the pieces it names.
 _QUOTED = re.compile(r"[\"'‘“]([^\"'’”]{3,}?)[\"'’”](?=[\s,.?!]|$)")
-# "Which came first, A or B?", and with a colon or a dash: "Which did I do first: A or B?",
-# "Which came first — A or B?" (a colon before a space: not "7:30 or 8")
-_CHOICE = re.compile(r"(?:,|:\s|\s[–—-]\s)\s*(.+?)\s*,?\s+or\s+(.+?)\s*[?.!]*$", re.I)
+# "Which came first, A or B?"; after a question's own words, a colon or a dash: "Which did I do
+# first: A or B?", "which came first — A or B?" (not "So: did we go to Cornwall or Devon?", "at
+# 7:30 or 8")
+_CHOICE = re.compile(r",\s*(.+?)\s*,?\s+or\s+(.+?)\s*[?.!]*$", re.I)
+_CHOICE_AFTER = re.compile(
+    r"^\W*(?:which|what|who|where|when)\b[^,:;?–—]*?(?::\s|\s[–—-]\s)\s*(.+?)\s*,?\s+or\s+(.+?)\s*[?.!]*$",
+    re.I,
+)
 _BETWEEN = re.compile(r"\bbetween\s+(.+?)\s+and\s+(.+?)\s*[?.!]*$", re.I)
 _COMPARED = re.compile(r"^(.+?)\s*,?\s+(?:compared (?:to|with)|versus|vs\.?)\s+(.+?)\s*[?.!]*$", re.I)
 _BEFORE_AFTER = re.compile(
@@ -1513,10 +1522,11 @@ def cues_of(text: str) -> list[str]:
     quoted = [q.strip() for q in _QUOTED.findall(text)]
     if len(quoted) >= 2:
         return quoted
-    for rule in (_CHOICE, _BETWEEN, _COMPARED):
+    for rule in (_CHOICE, _CHOICE_AFTER, _BETWEEN, _COMPARED):
         if m := rule.search(text):
             pieces = [_clean(p) for p in m.groups()]
-            listed = rule is _CHOICE and text[: m.start(2)].count(",") > 1  # "X: A, B, or C" is a list
+            # "X, A, B, or C", "X: A, B or C" are lists
+            listed = rule is _CHOICE and (text[: m.start(2)].count(",") > 1 or ":" in text[: m.start(1)])
             if all(_content(p) and "," not in p for p in pieces) and not listed:
                 return pieces
     if (m := _VERB_CHOICE.search(text)) and all(_content(p) and "," not in p for p in m.groups()[1:]):

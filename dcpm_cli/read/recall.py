@@ -176,13 +176,15 @@ _PAST = (
     r"sat|swam|rode|won|lost|gave|found|kept|began|brought|sang|wrote|slept|woke|built|paid|sold|"
     r"taught|heard|wore|spoke|threw|fell|hit|put|set|read|cut)"
 )
+_MY_DOING = re.compile(rf"(?-i:\bI\b)|\bi(?=\s+[a-z]|['’])|\bwe\b|^\W*{_PAST}\b", re.I)
 # A time that is the subject of its sentence is one of the user's days, as a journal tells them:
 # "The weekend just gone was the cottage", "This past weekend was spent de-Christmassing the
-# flat", "Saturday was just the big Tesco shop".
-_MY_DOING = re.compile(
-    rf"(?-i:\bI\b)|\bi(?=\s+[a-z]|['’])|\bwe\b|^\W*{_PAST}\b"
-    r"|^\W*(?:(?:the|this|last|this\s+past|the\s+past)\s+)?"
-    r"(?:weekend(?:\s+just\s+gone)?|(?:mon|tues|wednes|thurs|fri|satur|sun)day)\s+(?:was|were)\b",
+# flat", "Saturday was just the big Tesco shop" (not another's, "Sue said Saturday was a washout",
+# nor what was not done, "Saturday was supposed to be the car boot").
+_MY_TIME = re.compile(
+    r"^\W*(?:(?:the|this|last|this\s+past|the\s+past)\s+)?"
+    r"(?:weekend(?:\s+just\s+gone)?|(?:mon|tues|wednes|thurs|fri|satur|sun)day)\s+(?:was|were)\b"
+    r"(?!\s+(?:supposed|meant|going|due|when|planned|cancell?ed|called\s+off|rained\s+off)\b)",
     re.I,
 )
 # What another did, told in a clause of its own after a verb of telling or knowing, is theirs:
@@ -809,7 +811,7 @@ def _nearest_next(
     it (people count "two weekends ago" differently; the weekdays between are no weekend)."""
     zone = window.start.tzinfo or UTC
     first, after = window.start.astimezone(zone).date(), window.end.astimezone(zone).date()
-    weekend = first.weekday() == 5 and after - first == timedelta(days=2)
+    weekend = _a_weekend(window)
 
     def days_off(key: Key) -> int:
         when = said.get(key)
@@ -842,24 +844,27 @@ def _weekends_beside(
     told on the Monday after the next one) comes right below what was said or told of that
     weekend (`first`), above what was said in the days after it and names no day: people count
     weekends differently, and a weekend's doings told in words are nearer an answer than the
-    Monday's chatter, which may or may not be of it."""
+    Monday's chatter, which may or may not be of it. What was told of that weekend itself later
+    than the days after it ("last weekend I went to the steam rally", said on the Thursday) comes
+    first of these."""
     zone = window.start.tzinfo or UTC
     first_day, after = window.start.astimezone(zone).date(), window.end.astimezone(zone).date()
-    if window.ahead or first_day.weekday() != 5 or after - first_day != timedelta(days=2):
+    if window.ahead or not _a_weekend(window):
         return
 
     def beside(day: date) -> bool:
         return day.weekday() >= 5 and (0 < (first_day - day).days <= 7 or 0 <= (day - after).days < 7)
 
+    told = {
+        key: list(_days_told(rows.get(key), said[key], zone))
+        for key in scores
+        if key not in then and key in said
+    }
+    # (told of the weekend asked itself, later than the days after it: above the ones beside it)
+    own = {key for key, days in told.items() if any(first_day <= day < after for day in days)}
     moved = sorted(
-        (
-            key
-            for key in scores
-            if key not in then
-            and key in said
-            and any(map(beside, _days_told(rows.get(key), said[key], zone)))
-        ),
-        key=lambda key: -scores[key],
+        (key for key, days in told.items() if key in own or any(map(beside, days))),
+        key=lambda key: (key not in own, -scores[key]),
     )
     if not moved:
         return
@@ -870,6 +875,13 @@ def _weekends_beside(
     floor = below + 1.0 if floor == math.inf else floor
     for n, key in enumerate(moved):
         scores[key] = below + (floor - below) * (len(moved) - n) / (len(moved) + 1)
+
+
+def _a_weekend(window: Window) -> bool:
+    """Whether `window` is a weekend: a Saturday and the Sunday after it, in its own zone."""
+    zone = window.start.tzinfo or UTC
+    first, after = window.start.astimezone(zone).date(), window.end.astimezone(zone).date()
+    return first.weekday() == 5 and after - first == timedelta(days=2)
 
 
 def _near(window: Window, as_of: datetime | None, times: int = 1) -> tuple[datetime, datetime]:
@@ -1110,16 +1122,21 @@ def _days_told(row: Candidate | None, said: datetime, zone: tzinfo) -> Iterator[
     event's already) or a reply (it tells of no day of mine)."""
     if not isinstance(row, RawInput) or row.role != "user":
         return
-    for clause in _clauses(row.text):
-        if not _MY_DOING.search(clause):
-            continue
-        if (day := day_said(clause, said, zone)) is not None:
-            yield day
-        # ("the weekend just gone I had a stall at the flea market": its Saturday and Sunday; a
-        # weekend to come is a plan's, not a day of what was done)
-        for saturday in weekends_said(clause, said, zone):
-            if saturday <= said.astimezone(zone).date():
-                yield from (saturday, saturday + timedelta(days=1))
+    for sentence in SENTENCE_END.split(row.text):
+        for n, clause in enumerate(_REPORTED.split(sentence)):  # (`_clauses`)
+            if _MY_DOING.search(clause) or (n == 0 and _MY_TIME.match(clause)):
+                yield from _days_of(clause, said, zone)
+
+
+def _days_of(clause: str, said: datetime, zone: tzinfo) -> Iterator[date]:
+    """The days a clause of the user's doing names (`_days_told`)."""
+    if (day := day_said(clause, said, zone)) is not None:
+        yield day
+    # ("the weekend just gone I had a stall at the flea market": its Saturday and Sunday; a
+    # weekend to come is a plan's, not a day of what was done)
+    for saturday in weekends_said(clause, said, zone):
+        if saturday <= said.astimezone(zone).date():
+            yield from (saturday, saturday + timedelta(days=1))
 
 
 def _prefer_named_speaker(

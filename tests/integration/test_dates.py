@@ -105,6 +105,10 @@ THURSDAY = datetime(2026, 7, 16, 20, tzinfo=UTC)
         # the past of what people do on a day, not only of what happened to them
         ("Also I made €140 on Saturday with a stall at the market", "2026-07-11"),
         ("Worked a double at the pizza place on Sunday", "2026-07-12"),
+        ("Came round for Sunday lunch at Mum's", "2026-07-12"),  # a stay "for" a day is that day
+        ("I get paid on Friday", None),  # a present, not a past
+        ("Kids need packed lunches on Friday", None),
+        ("Worked out we need to leave by 7 on Saturday", None),
         ("Helped my cousin move flat on Saturday, third floor", "2026-07-11"),
         ("Made a booking for Saturday at the Thai place", None),  # what it is for: which Saturday?
         ("Bought a dress for Saturday's wedding", None),
@@ -182,6 +186,8 @@ def test_a_day_said_is_the_users_day() -> None:
         ("Worked two doubles at the pizza place this weekend", "2025-03-24", "2025-03-22"),
         ("Painted my sister's flat over the weekend", "2025-03-11", "2025-03-08"),
         ("Bought a new dress for the weekend", "2025-03-11", None),  # what it is for
+        ("We went to Wales for the weekend", "2025-03-11", "2025-03-08"),  # a stay: that weekend
+        ("My sister came up from Manchester for the weekend", "2025-03-11", "2025-03-08"),
         ("The next weekend I spent $80 on trainers", "2025-03-12", None),  # counted from another
         # said on a weekend, one gone by: this one or the last? A tense that says neither side,
         # a weekend denied, one counted from another: none
