@@ -828,8 +828,7 @@ def _first_window(text: str, now: datetime, zone: tzinfo, date_order: str) -> Wi
         return Window(saturday, saturday + timedelta(days=2), phrase.group(0) if phrase else m.group(0))
     if m := _WEEKEND.search(text):
         today = _day_start(now)
-        # The Saturday of the weekend that last began before now (this one if it is Sat/Sun).
-        saturday = today - timedelta(days=(today.weekday() - 5) % 7)
+        saturday = _last_weekend(now, this=True)  # (the one that last began: this one on Sat/Sun)
         # Asked on a weekday, "this weekend" is the coming one; asked of what was done, the one
         # just gone ("what did I do this weekend?"), as for "this Saturday", unless it asks of a
         # plan ("did I book a table for this weekend?", "what was the plan…").

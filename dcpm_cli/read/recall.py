@@ -777,8 +777,15 @@ def _candidates(
                 for key in dated:
                     scores[key] += top_then
             if asked.only_when:
-                _nearest_next(scores, rows, said, then, asked.window)
-                _weekends_beside(scores, rows, said, then, proper | dated, asked.window)
+                # (the days each of the rest tells of as done, read once for both)
+                zone = asked.window.start.tzinfo or UTC
+                told = {
+                    key: list(_days_told(rows.get(key), said[key], zone))
+                    for key in scores
+                    if key not in then and key in said
+                }
+                _nearest_next(scores, rows, said, then, told, asked.window)
+                _weekends_beside(scores, told, proper | dated, asked.window)
             # Asked of a day to come (or today): what was told before it and names one of its
             # days ("booked the ferry for the 8th of July", "mum wants us for lunch on Sunday")
             # above all but what was said then.
@@ -799,6 +806,7 @@ def _nearest_next(
     rows: dict[Key, Candidate],
     said: dict[Key, datetime],
     then: set[Key],
+    told: dict[Key, list[date]],
     window: Window,
 ) -> None:
     """Below what was said in the window (and told in the days after it), the rest by how many
@@ -808,19 +816,19 @@ def _nearest_next(
     it), else the day it was said (an item's: its event's); a day's by their scores. A question
     asking only what was done then meets the time beside it next, not whatever is worded like
     "what did I do": of a weekend, the weekends before and after it, as near as the days next to
-    it (people count "two weekends ago" differently; the weekdays between are no weekend)."""
+    it (people count "two weekends ago" differently; the weekdays between are no weekend).
+    `told`: the days each input not said then tells of as done (`_days_told`)."""
     zone = window.start.tzinfo or UTC
-    first, after = window.start.astimezone(zone).date(), window.end.astimezone(zone).date()
+    first, after = _window_days(window)
     weekend = _a_weekend(window)
 
     def days_off(key: Key) -> int:
         when = said.get(key)
         if when is None:
             return sys.maxsize
-        row = rows.get(key)
-        day = next(iter(_days_told(row, when, zone)), None)
+        day = next(iter(told.get(key, ())), None)
         if day is None:  # (the plans it names are read only for an input that tells no day done)
-            planned = (day for day in _days_planned(row, when, zone) if first <= day < after)
+            planned = (day for day in _days_planned(rows.get(key), when, zone) if first <= day < after)
             day = next(planned, when.astimezone(zone).date())
         off = (first - day).days if day < first else (day - after).days + 1 if day >= after else 0
         return 1 if weekend and day.weekday() >= 5 and 0 < off <= 7 else off
@@ -833,9 +841,7 @@ def _nearest_next(
 
 def _weekends_beside(
     scores: dict[Key, float],
-    rows: dict[Key, Candidate],
-    said: dict[Key, datetime],
-    then: set[Key],
+    told: dict[Key, list[date]],
     first: set[Key],
     window: Window,
 ) -> None:
@@ -846,20 +852,14 @@ def _weekends_beside(
     weekends differently, and a weekend's doings told in words are nearer an answer than the
     Monday's chatter, which may or may not be of it. What was told of that weekend itself later
     than the days after it ("last weekend I went to the steam rally", said on the Thursday) comes
-    first of these."""
-    zone = window.start.tzinfo or UTC
-    first_day, after = window.start.astimezone(zone).date(), window.end.astimezone(zone).date()
+    first of these. `told`: the days each input not said then tells of as done (`_days_told`)."""
+    first_day, after = _window_days(window)
     if window.ahead or not _a_weekend(window):
         return
 
     def beside(day: date) -> bool:
         return day.weekday() >= 5 and (0 < (first_day - day).days <= 7 or 0 <= (day - after).days < 7)
 
-    told = {
-        key: list(_days_told(rows.get(key), said[key], zone))
-        for key in scores
-        if key not in then and key in said
-    }
     # (told of the weekend asked itself, later than the days after it: above the ones beside it)
     own = {key for key, days in told.items() if any(first_day <= day < after for day in days)}
     moved = sorted(
@@ -877,10 +877,15 @@ def _weekends_beside(
         scores[key] = below + (floor - below) * (len(moved) - n) / (len(moved) + 1)
 
 
+def _window_days(window: Window) -> tuple[date, date]:
+    """The first day of `window` and the day after its last, in its own zone."""
+    zone = window.start.tzinfo or UTC
+    return window.start.astimezone(zone).date(), window.end.astimezone(zone).date()
+
+
 def _a_weekend(window: Window) -> bool:
     """Whether `window` is a weekend: a Saturday and the Sunday after it, in its own zone."""
-    zone = window.start.tzinfo or UTC
-    first, after = window.start.astimezone(zone).date(), window.end.astimezone(zone).date()
+    first, after = _window_days(window)
     return first.weekday() == 5 and after - first == timedelta(days=2)
 
 
