@@ -372,8 +372,20 @@ _NEWEST = re.compile(
 )
 # How far back a question looks ("so far", "lately"): its scope, as the words above are its order.
 _SCOPE = re.compile(r"\b(?:so far|lately|recently|ever|yet|to date|up to now|until now)\b", re.I)
+# What kind of answer it asks for, a count, an age, a span ("how many weeks", "how old", "how
+# long"), and how two things it names stand in time ("before", "after"): no words of what it is about.
+_FRAME = re.compile(
+    r"\bhow\s+(?:long|old|far|often|soon|(?:many|much)"
+    # a unit followed by the rest of the frame ("how many weeks before…", "how many days did…"),
+    # not one that is the thing asked of ("how many days off do I have left?")
+    r"(?:\s+(?:days|weeks|months|years|hours|minutes|times)(?=\s+(?:before|after|since|until|ago|did|do|does|"
+    r"have|has|had|was|were|is|are|will|would)\b))?)\b"
+    # (not "the after-school club", nor a question's last word: "who did I look after?")
+    r"|(?<!-)\b(?:before|after|since|until)\b(?!-|\W*$)",
+    re.I,
+)
 # Either, as BM25 leaves them out (`matched_words`): one pass, so a match's place is the question's.
-_ORDER_OR_SCOPE = re.compile(f"{_NEWEST.pattern}|{_EARLIEST.pattern}|{_SCOPE.pattern}", re.I)
+_ORDER_OR_SCOPE = re.compile(f"{_NEWEST.pattern}|{_EARLIEST.pattern}|{_SCOPE.pattern}|{_FRAME.pattern}", re.I)
 
 # The other side of a chat as people name it: "the AI", "the chatbot", "the bot".
 _THE_AI = r"\bthe\s+(?:ai|a\.i\.|(?:chat\s?)?bot)"
@@ -417,6 +429,28 @@ _TOLD = re.compile(
     r"|\b(?:got|was|were)\s+(?:recommended|suggested)\s+to\s+(?:me|us)\b"
     r"|\bdid\s+(?:it|chat)\s+(?:say|tell|mention|recommend|suggest|give|list)\b"
     r"|\bit\s+(?:said|mentioned|recommended|suggested|listed|(?:told|gave)\s+(?:me|us))\b",
+    re.I,
+)
+# A request for something to do, not a question of memory ("can you recommend a game I could play
+# this weekend?", "any ideas for a gig while I'm in Glasgow next month?", "what should I cook
+# tonight?"): a time to come in it is the suggestion's, and what the user likes was said whenever.
+_ASKS_ADVICE = re.compile(
+    r"\b(?:can|could|would|will)\s+you\s+(?:please\s+)?(?:recommend|suggest|think\s+of|give\s+me\s+(?:some\s+)?"
+    r"(?:ideas|tips|advice|suggestions))\b"
+    # (asked of the assistant, not "did the doctor give me any advice on Monday?")
+    r"|(?:^\W*(?:got\s+)?|\byou\s+(?:have|got)\s+)any\s+(?:\w+\s+)?(?:ideas|suggestions|recommendations|tips|advice)\b"
+    # (not "what should I have bought…", nor a plan's own things: "what should I bring tomorrow?")
+    r"|\bwhat\s+(?:should|could|can)\s+(?:I|we)\b(?!\s*(?:have|'ve)\b|\s+(?:bring|pack|take|remember)\b)"
+    r"|\bwhat\s+would\s+you\s+(?:recommend|suggest)\b"
+    r"|^\W*(?:recommend|suggest)\s+(?:me\s+)?(?:a|an|some|something|somewhere)\b",
+    re.I,
+)
+_SAID_PAST = re.compile(r"\b(?:last|ago|past|previous|yesterday|earlier|before)\b", re.I)
+# The user telling of something done ("…like the one we had on Saturday?", "what I said on Monday"):
+# the time is of that, the memory's.
+_DID = re.compile(
+    r"\b(?:I|we)\s+(?:\w+ed|went|had|saw|made|did|got|bought|ate|read|took|wrote|said|told|was|were|"
+    r"heard|found|met|ran|swam|rode|drove|sent|spent|left|lost|won|paid|sold|gave|began|brought|kept)\b",
     re.I,
 )
 
@@ -659,6 +693,17 @@ def read_question(text: str, now: datetime, zone: tzinfo = UTC, date_order: str 
         # The event is searched for its date (read/recall.py), not as a second thing asked.
         return dataclasses.replace(asked, anchor=anchor)
     window = window_of(text, now, zone, date_order)
+    if (
+        window
+        and not to_assistant
+        and _ASKS_ADVICE.search(text)
+        and not _SAID_PAST.search(window.phrase)
+        and not _DID.search(text)
+    ):
+        # the time of what is to be suggested ("…for my day off on Thursday?"), not of anything
+        # said; one said to be past, or of what the user did, is the memory's ("…like the film I
+        # saw last Friday?", "…like the wine we had on Saturday?")
+        window = None
     if window is not None and window.start >= _day_start(now.astimezone(zone)):
         window = dataclasses.replace(window, ahead=True)  # (today's too: "what am I doing today?")
     two_ways = (

@@ -605,6 +605,54 @@ def test_a_long_weekend_to_come_or_unknown_is_no_window():
     assert window_of("What did we do over the bank holiday?", SEPTEMBER) is None, "UTC: no country"
 
 
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Can you recommend a game I could play this weekend?",
+        "Any ideas for a gig while I'm in Glasgow next month?",
+        "What should I cook tonight?",
+        "Got any ideas for my day off on Thursday?",
+        "Can you suggest somewhere for a long weekend away in October?",
+    ],
+)
+def test_a_request_for_a_suggestion_reads_its_time_as_the_suggestions(question):
+    """The time of a thing to be suggested is no time anything was said: what the user likes
+    was told whenever (a round's fAY39: the weekend's Premier League chat, said that morning,
+    came above the Steam Deck and the cosy games)."""
+    assert read_question(question, MONDAY).window is None
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Can you recommend something like the film I watched last Friday?",
+        "What did you recommend last week?",
+        "What did I do last weekend?",
+        # a time of what the user did, a yes-or-no of advice given, what should have been done,
+        # a plan's own things (a review's)
+        "Can you recommend a wine like the one we had at dinner on Saturday?",
+        "Did the doctor give me any advice at my appointment on Monday?",
+        "What should I have bought for Mum on Sunday?",
+        "What should I bring to the dentist tomorrow?",
+    ],
+)
+def test_a_suggestion_from_a_time_gone_by_or_one_recalled_keeps_its_window(question):
+    assert read_question(question, MONDAY).window is not None
+
+
+def test_asked_for_a_suggestion_for_this_weekend_what_the_user_likes_comes_first(store, embedder, writer):
+    likes = "I just got a Steam Deck. Cosy pixel-art games, relaxing puzzles, no combat or timers please."
+    ids = _said(
+        writer,
+        ("2026-02-09", "a", likes),
+        ("2026-03-14T06:09", "b", "What's the schedule for the Premier League matches this Sunday?"),
+        ("2026-03-14T06:15", "b", "I'm playing tennis with John again this weekend, he wants revenge."),
+    )
+    question = "Can you recommend a game I could play this weekend?"
+    hits = recall(store, embedder, question, k=3, now=_at("2026-03-14T10:00")).hits  # a Saturday
+    assert hits[0].id == ids[likes], [h.text for h in hits]
+
+
 def test_a_named_day_as_a_point_of_reference_keeps_its_cue():
     assert cues_of("Did I quit smoking before or after Christmas?") == ["I quit smoking", "Christmas"]
     assert read_question("What did we do over Easter?", MONDAY).only_time, "'over' asks for no thing"
@@ -813,20 +861,33 @@ def test_first_and_latest_ask_for_one_end_of_a_history():
     ("question", "words"),
     [
         ("What is my current 5K personal best?", "What is my 5K personal best?"),
-        ("How many pages have I written so far?", "How many pages have I written ?"),
+        ("How many pages have I written so far?", "pages have I written ?"),
         ("When did I first go climbing?", "When did I go climbing?"),
         ("Which gig did I go to most recently?", "Which gig did I go to ?"),
         ("Am I still in the choir?", "Am I in the choir?"),
-        ("How long did I last at that job?", "How long did I last at that job?"),  # no order asked
+        ("How long did I last at that job?", "did I last at that job?"),  # no order asked: a span
         # A capital after the first word is a name; nothing else left to match: the whole question.
         ("Did Ever call about the flat?", "Did Ever call about the flat?"),
         ("Did I hear back from Current?", "Did I hear back from Current?"),
         ("Who is ever?", "Who is ever?"),
         ("Still doing parkrun?", "doing parkrun?"),
-        ("How much have I saved up to now?", "How much have I saved ?"),  # not "…saved up to ?"
+        # what kind of answer is asked, and how two things stand in time: no words of the topic
+        (
+            "How many weeks before the exhibition did I finish the station?",
+            "the exhibition did I finish the station?",
+        ),
+        ("How old was Mia when she started swimming?", "was Mia when she started swimming?"),
+        # a unit that is the thing asked of, a word joined to another, a last word: the topic's
+        ("How many days off do I have left?", "days off do I have left?"),
+        (
+            "What time is the after-school club on Thursdays?",
+            "What time is the after-school club on Thursdays?",
+        ),
+        ("Who did I look after?", "Who did I look after?"),
+        ("How much have I saved up to now?", "have I saved ?"),  # not "…saved up to ?"
     ],
 )
-def test_the_words_matched_are_the_question_without_its_order_and_scope(question, words):
+def test_the_words_matched_are_the_question_without_its_order_scope_and_frame(question, words):
     assert read_question(question, MONDAY).words == words
 
 
@@ -1715,6 +1776,30 @@ def test_a_thing_named_in_other_words_is_still_brought_in(store, embedder, write
     question = "Which did I buy first, the kayak or the tent?"
     hits = recall(store, embedder, question, k=5, now=_at("2026-01-15")).hits
     assert {ids[canoe], ids[tent]} <= {h.id for h in hits}, [h.text for h in hits]
+
+
+def test_the_words_that_frame_a_question_find_nothing_by_themselves(store, embedder, writer):
+    """ "How many weeks before…", "how old…": what kind of answer is asked for and how two things
+    stand in time, no words of what it is about. Matched word for word they found the chat
+    that said "before" and "weeks" most, above the exhibition (a round's fBH16: a hotel workout
+    "before I head out" first, the exhibition 7th). The station, told in other words ("the
+    booking hall and canopy… done"), is the embedder's to find."""
+    finished = "Got the booking hall and canopy for Llanfair Road done on Saturday, roof still too clean."
+    shown = "Back from Warley, we exhibited on Saturday and people loved the canopy."
+    ids = _said(
+        writer,
+        ("2026-10-12", "a", finished),
+        ("2026-11-23", "b", shown),
+        ("2026-11-24", "c", "How many weeks before a half marathon should I start to taper?"),
+        ("2026-11-24", "c", "I always stretch before a run, and many weeks before a race I cut back."),
+        ("2026-11-25", "d", "Two weeks before the move we still had no boxes, many of them came late."),
+        ("2026-11-26", "e", "How many days before the flight should I check in online?"),
+        ("2026-11-26", "e", "I did push-ups before breakfast and again before bed."),
+        ("2026-11-27", "f", "Bought a new kettle, the old one leaked."),
+    )
+    question = "How many weeks before the exhibition did I finish the station?"
+    hits = recall(store, embedder, question, k=3, now=_at("2026-12-03")).hits
+    assert hits[0].id == ids[shown], [h.text for h in hits]
 
 
 def test_a_newer_near_duplicate_ranks_first_and_says_when(store, embedder, writer, cli):
