@@ -148,3 +148,17 @@ def test_a_fresh_turn_sharing_eight_words_with_earlier_data_is_reported(tmp_path
     with pytest.raises(SystemExit) as stopped:
         fresh_overlap.main(argv)
     assert stopped.value.code == 0
+
+
+def test_the_rounds_are_the_fresh_files_two_by_two_in_the_order_they_were_written():
+    """`benchmarks.rounds` numbers rounds as docs/benchmarks.md does: fresh_A and fresh_B the
+    first, fresh_Y and fresh_Z the thirteenth, fresh_BG and fresh_BH the thirtieth."""
+    from benchmarks import rounds
+
+    pairs = [(a.name, b.name) for a, b in rounds.round_files()]
+    assert pairs[0] == ("fresh_A.json.gz", "fresh_B.json.gz")
+    assert pairs[12] == ("fresh_Y.json.gz", "fresh_Z.json.gz")
+    assert pairs[29] == ("fresh_BG.json.gz", "fresh_BH.json.gz")
+    assert rounds.rounds_asked("3-5", len(pairs)) == [3, 4, 5]
+    assert rounds.rounds_asked("7", len(pairs)) == [7]
+    assert rounds.rounds_asked("", 4) == [1, 2, 3, 4]
