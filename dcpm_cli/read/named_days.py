@@ -521,7 +521,12 @@ _HAPPENED = _Lazy(
     r"dug|threw|broke|worked(?!\s+out)|helped|played|visited|painted|cooked|cleaned|walked|hiked|watched|"
     r"stayed|tried|cycled|travell?ed|camped|danced|attended|volunteered|fixed|shopped|baked|hosted|"
     r"celebrated|enjoyed|missed|raced|climbed|fished|trained|competed|performed|tidied|repaired|"
-    r"planted|mowed|decorated|washed|unpacked)\b",
+    r"planted|mowed|decorated|washed|unpacked"
+    # and any other regular past the user tells of doing ("On Saturday I hauled the lot to the
+    # auction house"), but the words of a wish, a plan or a habit ("I wanted to go on Saturday")
+    r"|(?:(?<=\bI\s)|(?<=\bwe\s))(?!(?:wanted|hoped|needed|planned|booked|decided|agreed|promised|arranged|"
+    r"intended|used|expected|scheduled|offered|asked|wished|preferred|considered|reserved|ordered|signed)\b)"
+    r"(?![a-z]*eed\b)[a-z]{2,}ed)\b",  # (not "I need", "we feed")
     re.I,
 )
 # "Made a booking for Saturday", "bought a dress for the weekend": a day something was bought,

@@ -111,6 +111,11 @@ THURSDAY = datetime(2026, 7, 16, 20, tzinfo=UTC)
         ("Worked out we need to leave by 7 on Saturday", None),
         ("Helped my cousin move flat on Saturday, third floor", "2026-07-11"),
         ("Made a booking for Saturday at the Thai place", None),  # what it is for: which Saturday?
+        # any regular past the user tells of doing, not a wish, a plan, "need"
+        ("On Saturday I hauled the lot to the auction house", "2026-07-11"),
+        ("Saturday we repainted the shed", "2026-07-11"),
+        ("I wanted to go to the lake on Saturday", None),
+        ("On Saturday I need to haul the lot", None),
         ("Bought a dress for Saturday's wedding", None),
         ("We sat in the sun on the deck all day", None),  # "sat", "sun": words, not days
         ("We may 3D-print the part", None),
@@ -185,6 +190,7 @@ def test_a_day_said_is_the_users_day() -> None:
         ("This weekend was lovely, slept in both days", "2025-03-09", "2025-03-08"),  # said on it
         ("Worked two doubles at the pizza place this weekend", "2025-03-24", "2025-03-22"),
         ("Painted my sister's flat over the weekend", "2025-03-11", "2025-03-08"),
+        ("Over the weekend I added zucchini and okra", "2025-03-11", "2025-03-08"),  # any past of doing
         ("Bought a new dress for the weekend", "2025-03-11", None),  # what it is for
         ("We went to Wales for the weekend", "2025-03-11", "2025-03-08"),  # a stay: that weekend
         ("My sister came up from Manchester for the weekend", "2025-03-11", "2025-03-08"),
@@ -192,7 +198,6 @@ def test_a_day_said_is_the_users_day() -> None:
         # said on a weekend, one gone by: this one or the last? A tense that says neither side,
         # a weekend denied, one counted from another: none
         ("The weekend just gone I had a table at the flea market", "2025-03-16", None),
-        ("Over the weekend I added zucchini and okra", "2025-03-11", None),
         ("It wasn't last weekend, the market", "2025-03-11", None),
         ("The weekend before I was ill", "2025-03-11", None),
         ("Weekends are for the allotment", "2025-03-11", None),
