@@ -21,8 +21,10 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import os
 import pickle
 import re
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -39,7 +41,7 @@ SETS = ("dev100", "sample35")
 
 
 class CachedEmbedder:
-    """An embedder that keeps every vector it makes in `folder` (one file a run, by text's hash),
+    """An embedder that keeps every vector it makes in `folder` (one file a save, keyed by text's hash),
     and reads them all back next time: the rounds share their filler, so after one full run a
     change is measured with almost nothing to embed."""
 
@@ -65,7 +67,8 @@ class CachedEmbedder:
 
     def save(self) -> None:
         if self.new:
-            path = self.folder / f"{len(list(self.folder.glob('*.pkl'))):05d}.pkl"
+            # (named by time and process: two runs sharing the folder never write the same file)
+            path = self.folder / f"{time.time_ns()}-{os.getpid()}.pkl"
             with path.with_suffix(".tmp").open("wb") as f:
                 pickle.dump(self.new, f)
             path.with_suffix(".tmp").rename(path)

@@ -162,3 +162,50 @@ def test_the_rounds_are_the_fresh_files_two_by_two_in_the_order_they_were_writte
     assert rounds.rounds_asked("3-5", len(pairs)) == [3, 4, 5]
     assert rounds.rounds_asked("7", len(pairs)) == [7]
     assert rounds.rounds_asked("", 4) == [1, 2, 3, 4]
+
+
+class CountingEmbedder:
+    """A stand-in model for the cache's test: a text's vector is its length, and every text it
+    is asked to embed is counted."""
+
+    model_id, dim = "counting/model", 2
+
+    def __init__(self) -> None:
+        self.asked: list[str] = []
+
+    def embed(self, texts: list[str]) -> Any:
+        import numpy as np
+
+        self.asked += texts
+        return np.array([[len(t), 1.0] for t in texts], dtype=np.float32)
+
+
+def test_what_one_run_saved_to_the_rounds_cache_no_later_run_overwrites(tmp_path: Path):
+    """Runs that save into one cache folder (at once, or after one run's file was cleared away)
+    each keep their own vectors: the next run embeds nothing any of them kept."""
+    from benchmarks import rounds
+
+    first, second = (rounds.CachedEmbedder(CountingEmbedder(), tmp_path) for _ in range(2))
+    first.embed(["a filler chat"])
+    first.save()
+    second.embed(["the user's evidence"])
+    second.save()
+    (saved_first,) = [
+        p for p in first.folder.glob("*.pkl") if p.stat().st_size and _holds(p, "a filler chat")
+    ]
+    saved_first.unlink()  # its vectors cleared away by hand
+    third = rounds.CachedEmbedder(CountingEmbedder(), tmp_path)
+    third.embed(["another question's evidence"])
+    third.save()
+    model = CountingEmbedder()
+    fourth = rounds.CachedEmbedder(model, tmp_path)
+    vectors = fourth.embed(["the user's evidence", "another question's evidence"])
+    assert model.asked == []
+    assert vectors[:, 0].tolist() == [19.0, 27.0]
+
+
+def _holds(path: Path, text: str) -> bool:
+    import hashlib
+    import pickle
+
+    return hashlib.sha1(text.encode()).digest() in pickle.loads(path.read_bytes())
