@@ -447,12 +447,8 @@ _ASKS_ADVICE = re.compile(
 )
 _SAID_PAST = re.compile(r"\b(?:last|ago|past|previous|yesterday|earlier|before)\b", re.I)
 # The user telling of something done ("…like the one we had on Saturday?", "what I said on Monday"):
-# the time is of that, the memory's.
-_DID = re.compile(
-    r"\b(?:I|we)\s+(?:\w+ed|went|had|saw|made|did|got|bought|ate|read|took|wrote|said|told|was|were|"
-    r"heard|found|met|ran|swam|rode|drove|sent|spent|left|lost|won|paid|sold|gave|began|brought|kept)\b",
-    re.I,
-)
+# the time is of that, the memory's ("read", "paid" and "kept" too: after "I" in a question, pasts).
+_DID = re.compile(rf"\b(?:I|we)\s+(?:\w+ed|{named_days.TOLD_PAST}|read|paid|kept)\b", re.I)
 
 # Cue rules, tried in order; each gives the pieces it names.
 _QUOTED = re.compile(r"[\"'‘“]([^\"'’”]{3,}?)[\"'’”](?=[\s,.?!]|$)")

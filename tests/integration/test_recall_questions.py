@@ -634,6 +634,9 @@ def test_a_request_for_a_suggestion_reads_its_time_as_the_suggestions(question):
         "Did the doctor give me any advice at my appointment on Monday?",
         "What should I have bought for Mum on Sunday?",
         "What should I bring to the dentist tomorrow?",
+        # any past the user tells of doing (the list the named days read a day gone by with)
+        "Can you recommend a red like the one we drank on Saturday?",
+        "Any ideas for a hike like the one I fell in love with on Sunday?",
     ],
 )
 def test_a_suggestion_from_a_time_gone_by_or_one_recalled_keeps_its_window(question):
