@@ -507,8 +507,9 @@ _RELATIVE_DAYS = {"yesterday": -1, "last night": -1, "tomorrow": 1}
 # training for a half on 6 Dec" may be the one gone or the one to come.
 DATE_NEAR = timedelta(days=60)
 _SAME_DAY = ("today", "tonight", "this morning", "this afternoon", "this evening")
-# The irregular pasts a person tells of what they did ("went", "bought", "swam"), none of them
-# also a present or a participle after "get" ("read", "put", "paid", "kept" are not here)
+# The irregular pasts a person tells of what they did ("went", "bought", "swam"): none of them
+# also a present ("read", "put") nor said of a day to come ("I get paid on Friday", "kept for
+# Sunday"); a pattern that uses them groups them (`(?:…)`)
 TOLD_PAST = (
     r"was|were|went|had|did|got|came|said|told|wrote|saw|met|heard|left|began|took|gave|sent|spent|"
     r"rode|ran|drove|flew|ate|slept|made|bought|sold|won|lost|caught|built|brought|found|felt|fell|"

@@ -447,8 +447,9 @@ _ASKS_ADVICE = re.compile(
 )
 _SAID_PAST = re.compile(r"\b(?:last|ago|past|previous|yesterday|earlier|before)\b", re.I)
 # The user telling of something done ("…like the one we had on Saturday?", "what I said on Monday"):
-# the time is of that, the memory's ("read", "paid" and "kept" too: after "I" in a question, pasts).
-_DID = re.compile(rf"\b(?:I|we)\s+(?:\w+ed|{named_days.TOLD_PAST}|read|paid|kept)\b", re.I)
+# the time is of that, the memory's ("read", "paid" and "kept" too: after "I" in a question, pasts;
+# not "I need").
+_DID = re.compile(rf"\b(?:I|we)\s+(?:(?![a-z]*eed\b)\w+ed|{named_days.TOLD_PAST}|read|paid|kept)\b", re.I)
 
 # Cue rules, tried in order; each gives the pieces it names.
 _QUOTED = re.compile(r"[\"'‘“]([^\"'’”]{3,}?)[\"'’”](?=[\s,.?!]|$)")
@@ -694,11 +695,12 @@ def read_question(text: str, now: datetime, zone: tzinfo = UTC, date_order: str 
         and not to_assistant
         and _ASKS_ADVICE.search(text)
         and not _SAID_PAST.search(window.phrase)
-        and not _DID.search(text)
+        and not _DID.search(_clause_of(text, window.phrase))
     ):
         # the time of what is to be suggested ("…for my day off on Thursday?"), not of anything
-        # said; one said to be past, or of what the user did, is the memory's ("…like the film I
-        # saw last Friday?", "…like the wine we had on Saturday?")
+        # said; one said to be past, or of what the user did then, is the memory's ("…like the
+        # film I saw last Friday?", "…like the wine we had on Saturday?"; not "I caught a cold,
+        # can you suggest what to eat tomorrow?")
         window = None
     if window is not None and window.start >= _day_start(now.astimezone(zone)):
         window = dataclasses.replace(window, ahead=True)  # (today's too: "what am I doing today?")
@@ -1528,6 +1530,12 @@ def _calendar(phrase: str, now: datetime) -> Window | None:
         start = d.replace(month=1, day=1)
         return Window(start, start.replace(year=start.year + 1), phrase)
     return Window(d, d + timedelta(days=1), phrase)
+
+
+def _clause_of(text: str, phrase: str) -> str:
+    """The clause of `text` (between commas, semicolons and sentence ends) that holds `phrase`;
+    `text` when none does."""
+    return next((c for c in re.split(r"[,;.!?]", text) if phrase.lower() in c.lower()), text)
 
 
 def order_of(text: str) -> str | None:

@@ -613,6 +613,10 @@ def test_a_long_weekend_to_come_or_unknown_is_no_window():
         "What should I cook tonight?",
         "Got any ideas for my day off on Thursday?",
         "Can you suggest somewhere for a long weekend away in October?",
+        # what the user did, told in another clause than the time (a review's)
+        "I caught a cold, can you suggest what to eat tomorrow?",
+        "I woke up early, what should I do this afternoon?",
+        "Can you recommend boots I need for the hike this weekend?",  # "need" is no past
     ],
 )
 def test_a_request_for_a_suggestion_reads_its_time_as_the_suggestions(question):
