@@ -1,6 +1,7 @@
 """A made-up person's journal and chat, and the questions they ask their memory (#20).
 
     python -m benchmarks.people [--set dev|heldout|all|DIR ...] [--misses] [--embedder minilm]
+                                [--kind change ...] [--out RANKINGS.jsonl] [--against EARLIER.jsonl]
 
 Each set is a folder under `benchmarks/people/`: `journal.md` (dated entries), `chat.jsonl` (a
 person talking with an assistant) and `questions.json`, written by a helper session that never
@@ -19,15 +20,20 @@ fusion, the plain hybrid every gain is measured against.
 
 Prints, per kind and overall: recall_all@5 (every answer in the top 5), hit@5 (one), MRR (the
 first answer) and ndcg@10; for `change`, how often the current state ranks above the old ones.
-Figures are printed, never asserted.
+Figures are printed, never asserted. `--kind` asks only questions of those kinds (a change to
+how the current state is ordered measured on every change question of every set in minutes);
+`--out` writes every question's rankings, and `--against` an earlier such file prints, per kind,
+the ndcg@10 sum and the current state first before and after, and the changes whose top hit moved.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta, tzinfo
 from pathlib import Path
@@ -105,7 +111,7 @@ def gold_of(texts: list[str], question: dict[str, Any], where: str = "") -> list
     return out
 
 
-def run_set(folder: Path, embedder_name: str) -> list[Asked]:
+def run_set(folder: Path, embedder_name: str, kinds: Sequence[str] = ()) -> list[Asked]:
     from dcpm_cli.config import Settings
     from dcpm_cli.embed import get_embedder
     from dcpm_cli.read.recall import recall
@@ -128,6 +134,8 @@ def run_set(folder: Path, embedder_name: str) -> list[Asked]:
         store = Store(str(Path(home) / "store"), embedder, state_dir=Path(home))
         Writer(store, embedder, None, settings).add(raws, extract=False)
         for q in spec["questions"]:
+            if kinds and q["kind"] not in kinds:
+                continue
             gold = gold_of(texts, q, folder.name)
             asked = Asked(folder.name, q["id"], q["kind"], q["question"], gold)
             now = _day_end(q.get("as_of", spec["as_of"]), settings.zone)
@@ -173,11 +181,18 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--set", nargs="+", default=["dev"], help="dev, heldout, all, or folders")
     parser.add_argument("--embedder", default="minilm")
     parser.add_argument("--misses", action="store_true", help="list dcpm's misses with their gold ranks")
+    parser.add_argument("--kind", nargs="+", choices=KINDS, default=[], help="ask only these kinds")
+    parser.add_argument("--out", type=Path, help="write every question's rankings here (JSONL)")
+    parser.add_argument("--against", type=Path, help="an earlier --out file to compare dcpm with")
     args = parser.parse_args(argv)
     folders = sets(args.set)
     if not folders:
         raise SystemExit(f"no set matches {' '.join(args.set)} under {HERE}")
-    rows = [a for folder in folders for a in run_set(folder, args.embedder)]
+    rows = [a for folder in folders for a in run_set(folder, args.embedder, args.kind)]
+    if args.out:
+        with args.out.open("w", encoding="utf-8") as f:
+            for a in rows:
+                f.write(json.dumps(dataclasses.asdict(a)) + "\n")
     print(f"{len(rows)} questions from {', '.join(f.name for f in folders)}; embedder {args.embedder}")
     print(f"{'':22s}r_all@{K} hit@{K}  MRR    ndcg@10")
     for kind in (*KINDS, "all"):
@@ -194,6 +209,41 @@ def main(argv: list[str] | None = None) -> None:
             if recall_all(ranked, a.gold, K) < 1 or stale:
                 ranks = [ranked.index(g) + 1 if g in ranked else None for g in a.gold]
                 print(f"{a.folder} {a.id} [{a.kind}] {a.question}  gold at {ranks}")
+    if args.against:
+        compare([Asked(**json.loads(line)) for line in args.against.read_text().splitlines()], rows)
+
+
+def compare(before: list[Asked], after: list[Asked]) -> None:
+    """dcpm's ndcg@10 sum and current state first, per kind, in `before` and `after` (the
+    questions both asked), and every change whose top hit moved: to the current state, away
+    from it, or between others."""
+    earlier = {(a.folder, a.id): a for a in before}
+    pairs = [(earlier[a.folder, a.id], a) for a in after if (a.folder, a.id) in earlier]
+    print(f"against an earlier run, {len(pairs)} questions asked by both (dcpm)")
+    for kind in (*KINDS, "all"):
+        these = [(b, a) for b, a in pairs if kind in ("all", a.kind)]
+        if not these:
+            continue
+        line = f"  {kind:10s} ndcg@10 sum " + " -> ".join(
+            f"{sum(ndcg_any(x.ranked['dcpm'], x.gold, 10) for x in side):.2f}"
+            for side in zip(*these, strict=True)
+        )
+        changes = [(b, a) for b, a in these if a.kind == "change" and len(a.gold) > 1]
+        if changes:
+            line += (
+                "  current first "
+                + " -> ".join(
+                    f"{sum(_current_first(x.ranked['dcpm'], x.gold) for x in side):.0f}"
+                    for side in zip(*changes, strict=True)
+                )
+                + f" of {len(changes)}"
+            )
+        print(line)
+    for b, a in pairs:
+        old, new = b.ranked["dcpm"][:1], a.ranked["dcpm"][:1]
+        if a.kind == "change" and len(a.gold) > 1 and old != new:
+            way = "to the current state" if new == a.gold[:1] else "from it" if old == a.gold[:1] else "moved"
+            print(f"  {a.folder} {a.id} top hit {way}: {a.question}")
 
 
 if __name__ == "__main__":

@@ -5,6 +5,8 @@ here beyond that check (the held-out ones stay unread)."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from benchmarks import people
@@ -36,3 +38,28 @@ def test_a_change_counts_as_kept_only_when_the_current_state_ranks_first():
     assert people._current_first(["7", "4"], [current, old]) == 0.0
     assert people._current_first(["4"], [current, old]) == 1.0  # the old state not found at all
     assert people._current_first(["7"], [current, old]) == 0.0  # the current one not found
+
+
+def test_a_run_compared_with_an_earlier_one_counts_the_current_state_first_and_names_what_moved(capsys):
+    """`--against`: per kind, the ndcg@10 sum and the changes with their current state first,
+    before and after, and each change whose top hit went to the current state or from it."""
+    gained = people.Asked("p", "q1", "change", "what's my rent now", ["4", "7"])
+    lost = people.Asked("p", "q2", "change", "who's my boss rn", ["2", "9"])
+    fact = people.Asked("p", "q3", "fact", "what's the dog called", ["5"])
+    before = [
+        dataclasses.replace(gained, ranked={"dcpm": ["7", "4"]}),
+        dataclasses.replace(lost, ranked={"dcpm": ["2", "9"]}),
+        dataclasses.replace(fact, ranked={"dcpm": ["5"]}),
+    ]
+    after = [
+        dataclasses.replace(gained, ranked={"dcpm": ["4", "7"]}),
+        dataclasses.replace(lost, ranked={"dcpm": ["1", "9", "2"]}),
+        dataclasses.replace(fact, ranked={"dcpm": ["5"]}),
+    ]
+    people.compare(before, after)
+    out = capsys.readouterr().out
+    assert "3 questions asked by both" in out
+    assert "change     ndcg@10 sum 2.00 -> 1.82  current first 1 -> 1 of 2" in out
+    assert "fact       ndcg@10 sum 1.00 -> 1.00" in out
+    assert "p q1 top hit to the current state: what's my rent now" in out
+    assert "p q2 top hit from it: who's my boss rn" in out
