@@ -1534,7 +1534,9 @@ def _calendar(phrase: str, now: datetime) -> Window | None:
 
 def _clause_of(text: str, phrase: str) -> str:
     """The clause of `text` (between commas, semicolons and sentence ends) that holds `phrase`;
-    `text` when none does."""
+    `text` when none does. Wider than `named_days`' clause, which also ends at "and", "but",
+    "so": that one reads the tense of the words next to a day, this one whether the user's
+    doing and the time asked are one request ("…the wine we had and loved on Saturday?")."""
     return next((c for c in re.split(r"[,;.!?]", text) if phrase.lower() in c.lower()), text)
 
 
