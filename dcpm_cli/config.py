@@ -85,6 +85,9 @@ class Settings:
     # of those turns and the user's own notes. "" reads no chat turn as the user's.
     me: str = ""
     no_supersedes: bool = False  # the paper's ablation: no revision chains written or read
+    # false: `dcpm add` and `dcpm mcp` store raw only, as with --no-extract every time (a store
+    # kept with no model, a cron job that must never call one); `dcpm process` still extracts.
+    extract: bool = True
 
     @property
     def zone(self) -> tzinfo:

@@ -9,6 +9,7 @@ import pytest
 from support.fitness import FITNESS, assert_one_chain_of_five, fitness_replies
 from support.replies import extraction, item, item_id, judged
 
+from dcpm_cli.config import dcpm_home
 from dcpm_cli.ingest import formats as ingest
 from dcpm_cli.models import DONE, PENDING, RawInput
 
@@ -745,3 +746,28 @@ def test_a_turn_forgotten_by_the_dcpm_before_places_were_kept_stays_forgotten(cl
         )
     got = json.loads(cli("add", "--no-extract", "-s", "daily", "-", "--json", input=log).stdout)
     assert (got["stored"], got["forgotten"]) == (1, 1)
+
+
+def test_extract_false_stores_raw_with_no_llm_call_and_process_still_extracts(
+    cli, llm, tmp_path: Path
+) -> None:
+    """A store kept with no model (a cron job that must never call one): `extract = false` (or
+    DCPM_EXTRACT=false) is --no-extract on every add; `dcpm process` extracts when asked."""
+    journal = tmp_path / "fitness.md"
+    journal.write_text(FITNESS_JOURNAL, encoding="utf-8")
+    config = dcpm_home() / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text("extract = false\n", encoding="utf-8")
+
+    added = cli("add", "--file", str(journal), "--json")
+    config.unlink()
+    piped = cli("add", "-", "--json", input="Walked to work today.", DCPM_EXTRACT="false")
+
+    assert (added.exit_code, piped.exit_code) == (0, 0), added.stderr + piped.stderr
+    assert (json.loads(added.stdout)["pending"], json.loads(piped.stdout)["pending"]) == (5, 1)
+    assert llm.calls == []  # not one call, not even one that failed
+    raws = ingest.parse(FITNESS_JOURNAL, session="fitness")
+    llm.enqueue(*fitness_replies(raws))
+    processed = cli("process", "-n", "5", DCPM_EXTRACT="false")
+    assert processed.exit_code == 0, processed.stderr
+    assert_one_chain_of_five(cli.open_store(), raws)

@@ -311,6 +311,12 @@ def test_nothing_extracted_yet_is_said_when_a_kind_or_an_input_id_finds_no_belie
     assert "1 input(s) still wait for extraction, so no fact comes from them yet" in facts.stderr
     assert "without --kind, recall finds their words" in facts.stderr
     assert "gym" in cli("recall", "gym").stdout  # and it does
+    # --arc has no arc to show of a raw input: it says why, not nothing
+    arc = cli("recall", "gym", "--arc")
+    assert "gym" in arc.stdout and "--arc shows the revision arcs of extracted beliefs" in " ".join(
+        arc.stderr.split()
+    )
+    assert "--arc" not in cli("recall", "gym").stderr
     raw_id = json.loads(cli("recall", "gym", "--json").stdout)["hits"][0]["id"]
     history = cli("history", raw_id)
     assert f"{raw_id} is an input, not a belief: `dcpm show {raw_id}` shows it" in history.stderr

@@ -48,7 +48,11 @@ def add(
         str, typer.Option("--role", help="Role of a plain-text input: user, assistant, system.")
     ] = "user",
     no_extract: Annotated[
-        bool, typer.Option("--no-extract", help="Store raw only; `dcpm process` extracts later.")
+        bool,
+        typer.Option(
+            "--no-extract",
+            help="Store raw only; `dcpm process` extracts later (always, with extract = false).",
+        ),
     ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
     no_supersedes: NoSupersedes = False,
@@ -61,6 +65,7 @@ def add(
     from dcpm_cli.write.batches import import_file
 
     m = _memory(ctx, no_supersedes)
+    no_extract = no_extract or not m.settings.extract
     if (
         file is not None
         and text is None

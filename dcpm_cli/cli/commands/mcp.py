@@ -50,5 +50,5 @@ def mcp(
     if address:
         mcp_server.check_http(address[0], token)
     m = _memory(ctx)
-    memory = mcp_server.AgentMemory(m, llm=None if no_extract else m.llm)
+    memory = mcp_server.AgentMemory(m, llm=None if no_extract or not m.settings.extract else m.llm)
     mcp_server.serve(memory, http=address, token=token)

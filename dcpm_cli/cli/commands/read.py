@@ -82,6 +82,8 @@ def recall(
             render.recall_table(result, arc=arc)
             if not result.hits and kinds and "raw" not in kinds:
                 _say_what_waits(m, kinds)
+            elif arc and result.hits and all(h.kind == "raw" for h in result.hits):
+                _say_what_waits(m, [], arc=True)
             elif not result.hits and not kinds and when is None and not result.warnings:
                 # Not "you never wrote about this": a broad question ("what do I do for fun?")
                 # may share no word and little meaning with the entries that answer it.
@@ -92,17 +94,25 @@ def recall(
                 )
 
 
-def _say_what_waits(m: Any, kinds: list[str]) -> None:
-    """No belief of these kinds matched: the inputs not extracted yet may hold the answer."""
+def _say_what_waits(m: Any, kinds: list[str], *, arc: bool = False) -> None:
+    """No belief of these kinds matched (or, `arc`, only raw inputs, which have no arc): the
+    inputs not extracted yet may hold the answer."""
     from dcpm_cli import render
     from dcpm_cli.models import PENDING
 
     store = m.store_or_none()
-    if store is not None and (waiting := store.count_by_kind("raw").get(PENDING, 0)):
+    if store is None or not (waiting := store.count_by_kind("raw").get(PENDING, 0)):
+        return
+    if arc:
         render.note(
-            f"{waiting} input(s) still wait for extraction, so no {' or '.join(kinds)} comes from them "
-            "yet: without --kind, recall finds their words; `dcpm process` extracts them"
+            f"--arc shows the revision arcs of extracted beliefs, and these hits are raw inputs: {waiting} "
+            "input(s) still wait for extraction (`dcpm process` extracts them with the LLM)"
         )
+        return
+    render.note(
+        f"{waiting} input(s) still wait for extraction, so no {' or '.join(kinds)} comes from them "
+        "yet: without --kind, recall finds their words; `dcpm process` extracts them"
+    )
 
 
 def _batch_queries(source: str) -> Any:
