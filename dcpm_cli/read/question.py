@@ -166,6 +166,7 @@ _YEARS_JOINED = frozenset(
     re.findall(r"\S+", "and or to through until till compared with versus vs than in during")
 )
 _A_MONTH = re.compile(rf"\b(?:{_MONTHS}|may|{_ABBR})\b", re.I)
+_NEXT_BEFORE = re.compile(r"\b(?:next|this\s+coming|coming)\s+$", re.I)  # "next March"
 # A day of the month alone ("what did I do on the 13th?", "since the 2nd"): the latest gone by,
 # in a plan the coming one; read only when the question names no other time ("on the 3rd in
 # January", "last month on the 3rd": that month's, read as the month); not a month's ("the 13th
@@ -254,7 +255,10 @@ _PRESENT = re.compile(
 )
 _ANY_YEAR = re.compile(r"\b(?:19|20)\d{2}\b" + _YEAR_AFTER, re.I)  # "in 2024 or 2025": both
 _HAVE_DONE = re.compile(r"\b(?:have|has|'ve)\s+\w+|\b(?:I|we)'ve\b", re.I)
-_ASKS_ABOUT_PAST = re.compile(r"\b(?:did|was|were|had|happened|went)\b", re.I)
+# ("where'd we go…?": did)
+_ASKS_ABOUT_PAST = re.compile(
+    r"\b(?:did|was|were|had|happened|went)\b|\b(?:where|what|when|who|how|why)['’]d\s+(?:I|we|you)\b", re.I
+)
 _SINCE = re.compile(r"\bsince\s+(?:the\s+)?$", re.I)  # right before a calendar phrase
 # Words of a plan, told in the past tense too ("I was thinking of repainting the hall this
 # weekend", "did I book a table for this weekend?", "what was the plan for…").
@@ -266,13 +270,14 @@ _PLANS = re.compile(
 # A plan that holds, right before its day ("is dinner still on 20/12?", "still on for the 20th";
 # not a state, "is Tom still on the team from 3/2?").
 _STILL_ON = re.compile(rf"\bstill\s+on\s+(?:for\s+)?(?=(?:the\s+)?\d|(?:{_MONTHS}|may|{_ABBR})\b)", re.I)
-# Calendar phrases dateparser reads. "May" only with a day or a preposition: "May I…" is a verb.
+# Calendar phrases dateparser reads. "May" only with a day, a preposition, "next" or "last": "May
+# I…" is a verb.
 _CALENDAR = re.compile(
     rf"\b(?:(?:last|past|previous|this)\s+(?:week|month|year|{_WEEKDAYS})"
     rf"|yesterday|today|tonight|this morning|this afternoon|this evening"
     rf"|(?:on|last|this|past)\s+(?:{_WEEKDAYS})|(?:(?<=since )|(?<=from )|(?<=between ))(?:{_WEEKDAYS})"
     rf"|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_MONTHS}|may)(?:,?\s+\d{{4}})?"
-    rf"|(?:{_MONTHS}|(?<=in |on )may|(?<=since )may|(?<=from )may|(?<=between )may)"
+    rf"|(?:{_MONTHS}|(?<=in |on )may|(?<=since )may|(?<=from )may|(?<=between )may|(?<=next |last )may)"
     rf"(?:\s+\d{{1,2}}(?:st|nd|rd|th)?)?(?:,?\s+\d{{4}})?"
     rf"|may\s+\d{{1,2}}(?:st|nd|rd|th)?(?:,?\s+\d{{4}})?|may,?\s+\d{{4}}"
     # An abbreviation is a month after "on / in / since" ("Did I lend Jan 2000 euros?", "the kids
@@ -563,6 +568,22 @@ class Window:
     def holds(self, when: datetime, tail: timedelta) -> bool:
         """Said in the window, or soon after it: people tell what happened a little later."""
         return self.start <= when < self.end + tail or when == self.noon
+
+    @property
+    def said_when(self) -> str:
+        """The phrase as it reads after "said": a month or a year said bare "in" it ("in
+        March", "in June and July"), a day "on" it ("on 8 July", "on the 20th", "on Friday the
+        13th"); "last week", "yesterday", "in 2025" as they are."""
+        month = rf"(?:{_MONTHS}|may|{_ABBR})\.?"
+        if re.match(
+            rf"{month}(?:\s+(?:and|to|or)\b|,?\s+(?:19|20)\d\d\b|,|$)|(?:19|20)\d\d(?![-/.]\d)",
+            self.phrase,
+            re.I,
+        ):
+            return f"in {self.phrase}"
+        if re.match(rf"\d|the\s+\d|(?:{_WEEKDAYS})\b|{month}\s+\d", self.phrase, re.I):
+            return f"on {self.phrase}"
+        return self.phrase
 
 
 @dataclass(frozen=True)
@@ -1039,12 +1060,16 @@ def _weekday_nth(m: re.Match[str], now: datetime, *, ahead: bool) -> datetime | 
 
 
 def _a_day_to_come(m: re.Match[str], w: Window, text: str, now: datetime) -> bool:
-    """Whether a day and month said with no year ("8 July", "July 8th"), read as the latest gone
-    by, is asked of as a plan: the coming one (`_asks_ahead`)."""
-    day_and_month = _A_MONTH.search(m.group(0)) and re.search(r"\d", m.group(0))
-    return (
-        bool(day_and_month) and w.end - w.start <= timedelta(days=1) and w.end <= now and _asks_ahead(text, m)
-    )
+    """Whether a day and month said with no year ("8 July", "July 8th"), or a month alone, read
+    as the latest gone by, is asked of as a plan: the coming one (`_asks_ahead`: "what am I
+    doing on 8 July?", "what have I got on in March?"); a month said "next" is the coming one
+    whatever the tense ("what did I book for next March?")."""
+    said = m.group(0)
+    day_and_month = _A_MONTH.search(said) and re.search(r"\d", said) and w.end - w.start <= timedelta(days=1)
+    month = _A_MONTH.fullmatch(said) is not None
+    if month and _NEXT_BEFORE.search(text, 0, m.start()):
+        return w.start <= now  # ("next March", asked in March: the one after)
+    return bool(day_and_month or month) and w.end <= now and _asks_ahead(text, m)
 
 
 def _asks_ahead(text: str, m: re.Match[str]) -> bool:
@@ -1172,6 +1197,11 @@ def _through(text: str, w: Window, now: datetime, date_order: str) -> Window:
     if joined is None:
         return w if start == w.start else dataclasses.replace(w, start=start, phrase=text[first:j])
     then, stop = _second(text, joined, w, start, now, date_order, bare=bare)
+    second = text[joined.end() : stop].strip()
+    if then is not None and w.start > now and then.start < start and _A_MONTH.fullmatch(second):
+        # a month to come, and one joined after it ("what have I got booked across June and
+        # July?" asked in May): the next of that name
+        then = _calendar(f"{second} {then.start.year + 1}", now) or then
     if then is not None and then.start > now >= w.start and re.match(r"the\s+\d", w.phrase, re.I):
         # "From the 1st till the 10th", asked on the 2nd: the last month they are both gone by.
         earlier = _day_of_month(w.start.day, w.start - timedelta(days=1), ahead=False)

@@ -395,7 +395,7 @@ def _recall(
                 if asked.only_when:
                     parts[-1] += ", the nearest first"  # (`_nearest_next`)
             found = ", ".join(parts)
-            warnings.append(f"nothing found was said {w.phrase}{planned_too} ({period.days}): {found}")
+            warnings.append(f"nothing found was said {w.said_when}{planned_too} ({period.days}): {found}")
     return Recall(
         query=query,
         hits=out,

@@ -182,6 +182,17 @@ MONDAY = _at("2026-03-09")
         ("Was I still on call this weekend?", "2026-03-07", "2026-03-09"),  # gone: a state, no plan
         ("Is Tom still on the team from 13/2?", "2026-02-13", "2026-02-14"),
         ("What have I eaten on the 3rd?", "2026-03-03", "2026-03-04"),
+        # A month alone in a plan is the coming one (it was the latest gone by), as is one said
+        # "next" (asked in its own month: the one after), and one joined after it; "where'd"
+        # asks what was done.
+        ("What am I doing in May?", "2026-05-01", "2026-06-01"),
+        ("What have I got on in May and June?", "2026-05-01", "2026-07-01"),
+        ("What did I do in May?", "2025-05-01", "2025-06-01"),
+        ("What did I book for next May?", "2026-05-01", "2026-06-01"),
+        ("What's planned for next March?", "2027-03-01", "2027-04-01"),
+        ("What am I doing in March?", "2026-03-01", "2026-04-01"),  # this one, not gone by
+        ("Where'd we go in May?", "2025-05-01", "2025-06-01"),
+        ("Where'd we go on Saturday?", "2026-03-07", "2026-03-08"),
         # A weekday naming a day of its month: the latest such day (in a plan, the coming one),
         # not the last of that weekday (6 March).
         ("What did I do on Friday the 13th?", "2026-02-13", "2026-02-14"),
@@ -1638,6 +1649,11 @@ def test_a_question_about_a_time_when_nothing_was_said_says_so(store, embedder, 
     assert prompt.startswith(
         "The question asks about 'yesterday' read as 2026-03-08 (UTC days): nothing found was said then.\n"
     )
+    # A month or a day named bare reads with its word ("said in December", not "said December").
+    december = recall(store, embedder, "What did I eat in December?", k=3, now=MONDAY)
+    assert [w.split(" (")[0] for w in december.warnings] == ["nothing found was said in December"]
+    ninth = recall(store, embedder, "What did I eat on 2 February?", k=3, now=MONDAY)
+    assert [w.split(" (")[0] for w in ninth.warnings] == ["nothing found was said on 2 February"]
     res = cli("recall", "What did I eat yesterday?", "--as-of", "2026-03-09")
     assert "nothing found was said yesterday (2026-03-08)" in res.stderr
     # The table says how it read the time, and that nothing was said then once, not twice.
