@@ -499,7 +499,7 @@ def forget_plan(plan: Any, *, as_json: bool, done: Any = None) -> None:
         )
     if plan.raw_ids:
         out.print(
-            "  added again as it was (a file or log that holds it added again), it is not stored again",
+            "  added again as it was (its file or log added once more), it is not stored again",
             markup=False,
         )
     if done is None:

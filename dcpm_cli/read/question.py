@@ -166,7 +166,9 @@ _YEARS_JOINED = frozenset(
     re.findall(r"\S+", "and or to through until till compared with versus vs than in during")
 )
 _A_MONTH = re.compile(rf"\b(?:{_MONTHS}|may|{_ABBR})\b", re.I)
-_NEXT_BEFORE = re.compile(r"\b(?:next|this\s+coming|coming)\s+$", re.I)  # "next March"
+_MONTH_WORD = rf"(?:{_MONTHS}|may|{_ABBR})\.?"
+_NEXT_BEFORE = re.compile(r"\b(?:next|coming)\s+$", re.I)  # "next March", "this coming May"
+_LAST_BEFORE = re.compile(r"\blast\s+$", re.I)
 # A day of the month alone ("what did I do on the 13th?", "since the 2nd"): the latest gone by,
 # in a plan the coming one; read only when the question names no other time ("on the 3rd in
 # January", "last month on the 3rd": that month's, read as the month); not a month's ("the 13th
@@ -248,17 +250,11 @@ _WEEKDAY_AFTER = re.compile(rf"(?:on\s+)?({_WEEKDAYS})\b", re.I)
 _NOW_AFTER = re.compile(r"now\b", re.I)  # ("yesterday", "today": calendar phrases)
 # (and "what have I got on the 8th?", "I've got … planned": what is had now, not a perfect;
 # "have I got the receipt from the 3rd?" is of a day gone)
-_PRESENT = re.compile(
-    r"\b(?:do|does|am|are|is)\s+(?:I|we)\b|\bwhat(?:'s|’s|s|\s+is)\b"
-    r"|\b(?:have\s+(?:I|we)|(?:I|we)(?:'ve|’ve))\s+got\s+(?:on|planned|booked|lined\s+up|coming\s+up)\b",
-    re.I,
-)
+_GOT_ON = r"\b(?:have\s+(?:I|we)|(?:I|we)(?:'ve|’ve))\s+got\s+(?:on|planned|booked|lined\s+up|coming\s+up)\b"
+_PRESENT = re.compile(rf"\b(?:do|does|am|are|is)\s+(?:I|we)\b|\bwhat(?:'s|’s|s|\s+is)\b|{_GOT_ON}", re.I)
 _ANY_YEAR = re.compile(r"\b(?:19|20)\d{2}\b" + _YEAR_AFTER, re.I)  # "in 2024 or 2025": both
 _HAVE_DONE = re.compile(r"\b(?:have|has|'ve)\s+\w+|\b(?:I|we)'ve\b", re.I)
-# ("where'd we go…?": did)
-_ASKS_ABOUT_PAST = re.compile(
-    r"\b(?:did|was|were|had|happened|went)\b|\b(?:where|what|when|who|how|why)['’]d\s+(?:I|we|you)\b", re.I
-)
+_ASKS_ABOUT_PAST = re.compile(r"\b(?:did|was|were|had|happened|went)\b", re.I)
 _SINCE = re.compile(r"\bsince\s+(?:the\s+)?$", re.I)  # right before a calendar phrase
 # Words of a plan, told in the past tense too ("I was thinking of repainting the hall this
 # weekend", "did I book a table for this weekend?", "what was the plan for…").
@@ -277,7 +273,8 @@ _CALENDAR = re.compile(
     rf"|yesterday|today|tonight|this morning|this afternoon|this evening"
     rf"|(?:on|last|this|past)\s+(?:{_WEEKDAYS})|(?:(?<=since )|(?<=from )|(?<=between ))(?:{_WEEKDAYS})"
     rf"|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_MONTHS}|may)(?:,?\s+\d{{4}})?"
-    rf"|(?:{_MONTHS}|(?<=in |on )may|(?<=since )may|(?<=from )may|(?<=between )may|(?<=next |last )may)"
+    rf"|(?:{_MONTHS}|(?<=in |on )may|(?<=since )may|(?<=from )may|(?<=between )may"
+    rf"|(?<=next |last )may|(?<=coming )may)"
     rf"(?:\s+\d{{1,2}}(?:st|nd|rd|th)?)?(?:,?\s+\d{{4}})?"
     rf"|may\s+\d{{1,2}}(?:st|nd|rd|th)?(?:,?\s+\d{{4}})?|may,?\s+\d{{4}}"
     # An abbreviation is a month after "on / in / since" ("Did I lend Jan 2000 euros?", "the kids
@@ -574,7 +571,7 @@ class Window:
         """The phrase as it reads after "said": a month or a year said bare "in" it ("in
         March", "in June and July"), a day "on" it ("on 8 July", "on the 20th", "on Friday the
         13th"); "last week", "yesterday", "in 2025" as they are."""
-        month = rf"(?:{_MONTHS}|may|{_ABBR})\.?"
+        month = rf"(?:(?:early|mid|late)[\s-]+)?{_MONTH_WORD}"
         if re.match(
             rf"{month}(?:\s+(?:and|to|or)\b|,?\s+(?:19|20)\d\d\b|,|$)|(?:19|20)\d\d(?![-/.]\d)",
             self.phrase,
@@ -825,7 +822,7 @@ def window_of(text: str, now: datetime, zone: tzinfo = UTC, date_order: str = ""
     if (m := _WEEKEND_OF.search(text)) and (weekend := _weekend_of(text, m, now, zone, date_order)):
         return weekend  # (else "the weekend of climbing in May": May)
     w = _first_window(text, now, zone, date_order)
-    return _through(text, w, now, date_order) if w is not None else None
+    return _months_to_come(text, _through(text, w, now, date_order), now) if w is not None else None
 
 
 def _weekend_of(text: str, m: re.Match[str], now: datetime, zone: tzinfo, date_order: str) -> Window | None:
@@ -1060,16 +1057,48 @@ def _weekday_nth(m: re.Match[str], now: datetime, *, ahead: bool) -> datetime | 
 
 
 def _a_day_to_come(m: re.Match[str], w: Window, text: str, now: datetime) -> bool:
-    """Whether a day and month said with no year ("8 July", "July 8th"), or a month alone, read
-    as the latest gone by, is asked of as a plan: the coming one (`_asks_ahead`: "what am I
-    doing on 8 July?", "what have I got on in March?"); a month said "next" is the coming one
-    whatever the tense ("what did I book for next March?")."""
-    said = m.group(0)
-    day_and_month = _A_MONTH.search(said) and re.search(r"\d", said) and w.end - w.start <= timedelta(days=1)
-    month = _A_MONTH.fullmatch(said) is not None
-    if month and _NEXT_BEFORE.search(text, 0, m.start()):
-        return w.start <= now  # ("next March", asked in March: the one after)
-    return bool(day_and_month or month) and w.end <= now and _asks_ahead(text, m)
+    """Whether a day and month said with no year ("8 July", "July 8th"), read as the latest gone
+    by, is asked of as a plan: the coming one (`_asks_ahead`)."""
+    day_and_month = _A_MONTH.search(m.group(0)) and re.search(r"\d", m.group(0))
+    return (
+        bool(day_and_month) and w.end - w.start <= timedelta(days=1) and w.end <= now and _asks_ahead(text, m)
+    )
+
+
+def _months_to_come(text: str, w: Window, now: datetime) -> Window:
+    """`w` a year on when it is months named alone ("March", "June and July", "from March to
+    May") read as the latest gone by, all of them over, asked of as a plan ("what am I doing in
+    March?", "are we still going in May?", "how many shifts am I rostered for in March?"; not
+    "what do I eat in March?", "where'd we go in June?"), or said "next" ("what did I book for
+    next May?"; asked in March, "next March" is the one after); said "last" in its own month
+    ("last May" asked in May), a year before."""
+    if not re.fullmatch(
+        rf"(?:(?:early|mid|late)[\s-]+)?{_MONTH_WORD}(?:\s+(?:and|to|or|through|till|until|-|–)\s+{_MONTH_WORD})?",
+        w.phrase,
+        re.I,
+    ):
+        return w
+    i = text.find(w.phrase)
+    before = text[:i] if i >= 0 else ""
+    if _LAST_BEFORE.search(before):
+        return _years_on(w, -1) if w.end > now else w
+    if _NEXT_BEFORE.search(before):
+        return _years_on(w, 1) if w.start <= now else w
+    plan = (
+        any(p.group(0).lower() not in ("'d", "’d") for p in _PLANS.finditer(text))
+        or _STILL_ON.search(text)
+        or re.search(_GOT_ON, text, re.I)
+    )
+    if w.end > now or not plan or _ASKS_ABOUT_PAST.search(text) or _SINCE.search(before):
+        return w
+    return _years_on(w, 1)
+
+
+def _years_on(w: Window, years: int) -> Window:
+    """`w` moved by whole years (its days in its zone: a month starts on its 1st)."""
+    return dataclasses.replace(
+        w, start=w.start.replace(year=w.start.year + years), end=w.end.replace(year=w.end.year + years)
+    )
 
 
 def _asks_ahead(text: str, m: re.Match[str]) -> bool:
@@ -1197,11 +1226,6 @@ def _through(text: str, w: Window, now: datetime, date_order: str) -> Window:
     if joined is None:
         return w if start == w.start else dataclasses.replace(w, start=start, phrase=text[first:j])
     then, stop = _second(text, joined, w, start, now, date_order, bare=bare)
-    second = text[joined.end() : stop].strip()
-    if then is not None and w.start > now and then.start < start and _A_MONTH.fullmatch(second):
-        # a month to come, and one joined after it ("what have I got booked across June and
-        # July?" asked in May): the next of that name
-        then = _calendar(f"{second} {then.start.year + 1}", now) or then
     if then is not None and then.start > now >= w.start and re.match(r"the\s+\d", w.phrase, re.I):
         # "From the 1st till the 10th", asked on the 2nd: the last month they are both gone by.
         earlier = _day_of_month(w.start.day, w.start - timedelta(days=1), ahead=False)

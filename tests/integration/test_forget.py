@@ -399,9 +399,8 @@ def test_a_forgotten_input_is_not_stored_again_when_its_journal_is_added_again(c
     assert cli("add", "--no-extract", "--file", str(journal)).exit_code == 0
     gone = cli("forget", "--query", "bank PIN", "-k", "1", "--yes")
     assert gone.exit_code == 0, gone.stderr
-    assert (
-        "added again as it was (a file or log that holds it added again), it is not stored again"
-        in " ".join(gone.stdout.split())
+    assert "added again as it was (its file or log added once more), it is not stored again" in " ".join(
+        gone.stdout.split()
     )
 
     # A forget resumed after a kill scrubs the events about its ids again: not its own record.

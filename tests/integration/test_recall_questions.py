@@ -182,17 +182,20 @@ MONDAY = _at("2026-03-09")
         ("Was I still on call this weekend?", "2026-03-07", "2026-03-09"),  # gone: a state, no plan
         ("Is Tom still on the team from 13/2?", "2026-02-13", "2026-02-14"),
         ("What have I eaten on the 3rd?", "2026-03-03", "2026-03-04"),
-        # A month alone in a plan is the coming one (it was the latest gone by), as is one said
-        # "next" (asked in its own month: the one after), and one joined after it; "where'd"
-        # asks what was done.
+        # Months named alone, all gone by, asked of as a plan are the coming ones (they were the
+        # latest gone by), as is a month said "next" (asked in its own month: the one after); not
+        # a habit or a state, nor "where'd" (did); "last March" asked in March is a year ago.
         ("What am I doing in May?", "2026-05-01", "2026-06-01"),
         ("What have I got on in May and June?", "2026-05-01", "2026-07-01"),
+        ("What am I doing this coming May?", "2026-05-01", "2026-06-01"),
         ("What did I do in May?", "2025-05-01", "2025-06-01"),
         ("What did I book for next May?", "2026-05-01", "2026-06-01"),
         ("What's planned for next March?", "2027-03-01", "2027-04-01"),
         ("What am I doing in March?", "2026-03-01", "2026-04-01"),  # this one, not gone by
+        ("What am I doing from February to April?", "2026-02-01", "2026-05-01"),  # not all gone
+        ("What do I usually eat in May?", "2025-05-01", "2025-06-01"),
         ("Where'd we go in May?", "2025-05-01", "2025-06-01"),
-        ("Where'd we go on Saturday?", "2026-03-07", "2026-03-08"),
+        ("What did I do last March?", "2025-03-01", "2025-04-01"),
         # A weekday naming a day of its month: the latest such day (in a plan, the coming one),
         # not the last of that weekday (6 March).
         ("What did I do on Friday the 13th?", "2026-02-13", "2026-02-14"),

@@ -31,7 +31,11 @@ def mcp(
         ),
     ] = None,
     no_extract: Annotated[
-        bool, typer.Option("--no-extract", help="`remember` stores raw only; `dcpm process` extracts later.")
+        bool,
+        typer.Option(
+            "--no-extract",
+            help="`remember` stores raw only; `dcpm process` extracts later (always, with extract = false).",
+        ),
     ] = False,
 ) -> None:
     """Serve the memory to agents over MCP: remember, recall, history, show, link, forget, stats.
