@@ -582,6 +582,11 @@ def _is_reply(row: Candidate | None) -> bool:
     return isinstance(row, RawInput) and row.role != "user"
 
 
+def _session_of(row: Candidate | None) -> str:
+    """A raw input's session ("" for none, and for an item: a fact is no turn of a chat)."""
+    return (row.session or "") if isinstance(row, RawInput) else ""
+
+
 def _joined(a: RawFilter, b: RawFilter) -> RawFilter:
     """Both filters' inputs (a role's statuses are its own: a reply is never pending)."""
     return {"statuses": [*a["statuses"], *b["statuses"]], "roles": [*a["roles"], *b["roles"]]}
@@ -721,9 +726,20 @@ def _candidates(
     # sister?"). One naming it as the one who said it prefers its replies as much: the journal's
     # "I need a proper paint set" comes after "Get a Cotman half-pan set". One asking of a chat
     # ("remind me what I said about boilers") holds both level.
+    # Named as the one who said it, the assistant's conversations met hold its answer: the user's
+    # words it never answered (a journal note, a chat with a friend) are a step further from it
+    # than the user's turns it answered ("what did the assistant suggest for Pickle's kidney
+    # disease?": six notes naming Pickle came before the reply to "my cat was just diagnosed").
+    answered = {
+        row.session
+        for row in rows.values()
+        if asked.by_assistant and isinstance(row, RawInput) and row.role != "user" and row.session
+    }
     for key in scores:
         reply = _is_reply(rows.get(key))  # (one found by its passage alone is the user's)
         if (reply and not asked.to_assistant) or (not reply and asked.by_assistant):
+            scores[key] *= REPLY_WEIGHT
+        if answered and not reply and _session_of(rows.get(key)) not in answered:
             scores[key] *= REPLY_WEIGHT
     alone: set[Key] | None = None  # a time and a person alone asked of: what was said then
     planned: set[Key] = set()  # told before a time asked before it comes, naming its day

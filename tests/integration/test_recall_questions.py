@@ -2024,9 +2024,13 @@ def test_a_question_about_what_the_assistant_said_finds_its_reply(store, embedde
     assert cli("add", "--no-extract", "--file", str(log)).exit_code == 0
     asked = "Which restaurant did you recommend for our anniversary dinner?"
     result = recall(store, embedder, asked, k=3)
-    # The user's own asking is found too (it shares the question's words); the reply is with it.
-    replies = [h for h in result.hits if h.role == "assistant"]
-    assert [h.text[:43] for h in replies] == ["For an anniversary in Lisbon, book Belcanto"]
+    # The reply first, and the user's asking it answered (it shares the question's words) next;
+    # a note the assistant never answered ("I love trying new restaurants…") comes a step lower,
+    # below even another conversation's reply.
+    assert [(h.role, h.text[:43]) for h in result.hits[:2]] == [
+        ("assistant", "For an anniversary in Lisbon, book Belcanto"),
+        ("user", "Can you suggest a place for our anniversary"),
+    ]
     prompt = views.recall_prompt_text(result)
     assert (
         '(assistant said, 2026-02-01, answering: "Can you suggest a place for our anniversary dinner in '
@@ -2202,6 +2206,42 @@ def test_asked_what_the_assistant_said_its_reply_comes_before_the_journal_on_the
     ])  # fmt: skip
     said = recall(store, embedder, "Can you remind me what I said about combi boilers?", k=3)
     assert said.hits[0].text.startswith("Said to Tom I'd never buy another combi boiler")
+
+
+def test_asked_what_the_assistant_suggested_notes_it_never_answered_come_after_its_reply(
+    store, embedder, cli
+):
+    """A user test: the journal named the cat and the illness in every entry, the chat with the
+    assistant said "my cat", and "what did the assistant suggest for Pickle's kidney disease?"
+    put six notes before the reply. Notes the assistant never answered come after the user's
+    turns it did answer, a step below them; asked of the user's own doing, the notes lead."""
+    for day, text in [
+        (
+            "2026-09-08",
+            "Took Pickle to Walthamstow Vets. Bloods show early kidney disease (CKD stage 2). Vet bill £380.",
+        ),
+        (
+            "2026-09-22",
+            "Pickle follow-up at the vet: £220 including a month of renal diet food. She hates the new food.",
+        ),
+        (
+            "2026-11-03",
+            "Pickle recheck at the vet, £95. Kidney values stable! She's finally eating the renal food.",
+        ),
+    ]:
+        assert cli("add", "--no-extract", "--at", day, text).exit_code == 0
+    _chatted(cli, [
+        ("09-08T21:00", "cat", "user", "My cat was just diagnosed with stage 2 kidney disease. "
+         "What should I be doing at home?"),
+        ("09-08T21:01", "cat", "assistant", "I'm sorry to hear that. Key things: switch gradually to a "
+         "prescription "
+         "renal diet, mixing it with her old food over 7-10 days; prefer wet food for hydration; get a water "
+         "fountain, since many cats drink more from running water; keep up rechecks every 2-3 months."),
+    ])  # fmt: skip
+    got = recall(store, embedder, "What did the assistant suggest for Pickle's kidney disease?", k=3)
+    assert got.hits[0].text.startswith("I'm sorry to hear that. Key things")
+    mine = recall(store, embedder, "How much was Pickle's recheck at the vet?", k=3)
+    assert mine.hits[0].text.startswith("Pickle recheck at the vet, £95")
 
 
 def test_what_the_assistant_said_at_a_time_is_its_replies_then_before_the_journal(
