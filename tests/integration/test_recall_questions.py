@@ -2234,9 +2234,9 @@ def test_asked_what_the_assistant_suggested_notes_it_never_answered_come_after_i
         ("09-08T21:00", "cat", "user", "My cat was just diagnosed with stage 2 kidney disease. "
          "What should I be doing at home?"),
         ("09-08T21:01", "cat", "assistant", "I'm sorry to hear that. Key things: switch gradually to a "
-         "prescription "
-         "renal diet, mixing it with her old food over 7-10 days; prefer wet food for hydration; get a water "
-         "fountain, since many cats drink more from running water; keep up rechecks every 2-3 months."),
+         "prescription renal diet, mixing it with her old food over 7-10 days; prefer wet food for "
+         "hydration; get a water fountain, since many cats drink more from running water; keep up "
+         "rechecks every 2-3 months."),
     ])  # fmt: skip
     got = recall(store, embedder, "What did the assistant suggest for Pickle's kidney disease?", k=3)
     assert got.hits[0].text.startswith("I'm sorry to hear that. Key things")
