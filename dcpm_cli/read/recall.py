@@ -344,7 +344,9 @@ def _recall(
     if asked.no_day:
         warnings.append(f"'{asked.no_day}' is no day of the calendar and was read as no date")
     while True:
-        got = _candidates(store, vectors, asked, k, depth, item_kinds, raw, as_of, min_similarity, warnings)
+        got = _candidates(
+            store, vectors, asked, k, depth, item_kinds, raw, as_of, min_similarity, warnings, asked_at
+        )
         _answers_first(store, got, asked, as_of)
         if anchor is not None:
             _beside_its_window(got, asked, *anchor)
@@ -662,6 +664,7 @@ def _candidates(
     as_of: datetime | None,
     min_similarity: float,
     warnings: list[str],
+    asked_at: datetime | None = None,
 ) -> _Candidates:
     """The `depth` best candidates of each search, scored: of the question, and of each cue it
     names, fused (a cue missing from the question's k best brought in); lifted in the
@@ -683,8 +686,11 @@ def _candidates(
             # the user's own words were said then too (as deep whatever k is).
             during.append((w.start, w.end + TOLD_LATER, depth, REPLIES))
         if w.ahead:
-            # "What am I doing on 8 July?": what was said in the weeks before, for its plans.
-            during.append((w.start - PLANNED_BEFORE, w.start, max(depth, NEAR_DEPTH), None))
+            # "What am I doing on 8 July?": what was said in the weeks before, for its plans; of a
+            # time further off than those weeks ("what am I doing in March?" asked in December:
+            # "booked flights to Seville for 12-16 March" in November), the weeks before the asking.
+            told_by = asked_at if asked_at is not None and asked_at <= w.start - PLANNED_BEFORE else w.start
+            during.append((told_by - PLANNED_BEFORE, told_by, max(depth, NEAR_DEPTH), None))
         if asked.only_when:
             # What was said nearest then comes next (`_nearest_next`): searched as deep whatever
             # k is, so the top hits do not depend on it.

@@ -1104,6 +1104,23 @@ def test_a_day_asked_of_before_it_comes_finds_the_plans_that_name_it(store, embe
     assert any(w.startswith("nothing found was planned for next month") for w in none.warnings), none.warnings
 
 
+def test_a_plan_for_a_month_far_off_is_found_from_the_weeks_before_the_asking(store, embedder, writer):
+    """ "What am I doing in March?" asked in December: the plans of a time to come were searched
+    in the eight weeks before it, January, when nothing had been said yet; the weeks before the
+    asking hold them."""
+    ids = _said(
+        writer,
+        ("2026-11-20", "a", "Booked flights to Seville for 12-16 March, £180 each."),
+        ("2026-11-28", "b", "Walked to the park with Dan, then pizza."),
+        ("2026-12-02", "c", "Long day at work, the audit is dragging on."),
+    )
+    december = _at("2026-12-07")
+    got = recall(store, embedder, "What am I doing in March?", k=2, now=december)
+    flights = ids["Booked flights to Seville for 12-16 March, £180 each."]
+    assert got.hits and got.hits[0].id == flights
+    assert got.period is not None and got.period.planned == {flights}
+
+
 def test_a_question_about_a_time_alone_finds_what_was_said_then(store, embedder, writer):
     ids = _said(
         writer,
