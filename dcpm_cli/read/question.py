@@ -92,12 +92,13 @@ _HOURS = {"morning": (0, 12), "afternoon": (12, 18), "evening": (18, 24), "tonig
 _MONTHS = "january|february|march|april|june|july|august|september|october|november|december"
 # "Nov", "Sept.": with a day or a year, or after "in" / "of" ("Jan" alone may be a name).
 _ABBR = "jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec"
+_MONTH_NAME = rf"(?:{_MONTHS}|may|{_ABBR})"  # ("may" bare: the callers say where it is a month)
 # "early September", "mid-October", "the end of November": a third of the month, not all of it
 # (days 1–10, 11–20, 21 to the end).
 # Not "late March 3rd" (a day: "did I work late"), nor "stay out late in May".
 _PART_OF_MONTH = re.compile(
     rf"\b(?:(early|mid|late)[\s-]+|the\s+(start|beginning|middle|end)\s+of\s+)"
-    rf"((?:{_MONTHS}|may|{_ABBR})\.?(?:,?\s+(?:19|20)\d{{2}})?)\b(?![\s,]*\d)",
+    rf"({_MONTH_NAME}\.?(?:,?\s+(?:19|20)\d{{2}})?)\b(?![\s,]*\d)",
     re.I,
 )
 # A season: "this summer", "last winter", "over the summer", "in the spring of 2025", "since
@@ -165,8 +166,9 @@ _YEAR = re.compile(
 _YEARS_JOINED = frozenset(
     re.findall(r"\S+", "and or to through until till compared with versus vs than in during")
 )
-_A_MONTH = re.compile(rf"\b(?:{_MONTHS}|may|{_ABBR})\b", re.I)
-_MONTH_WORD = rf"(?:{_MONTHS}|may|{_ABBR})\.?"
+_A_MONTH = re.compile(rf"\b{_MONTH_NAME}\b", re.I)
+_MONTH_WORD = rf"{_MONTH_NAME}\.?"
+_MONTH_PHRASE = rf"(?:(?:early|mid|late)[\s-]+)?{_MONTH_WORD}"  # ("March", "early March", "mid-March")
 _NEXT_BEFORE = re.compile(r"\b(?:next|coming)\s+$", re.I)  # "next March", "this coming May"
 _LAST_BEFORE = re.compile(r"\blast\s+$", re.I)
 # A day of the month alone ("what did I do on the 13th?", "since the 2nd"): the latest gone by,
@@ -176,7 +178,7 @@ _LAST_BEFORE = re.compile(r"\blast\s+$", re.I)
 # 2nd try": only where a time ends, as a year's does), nor a bare "13th".
 # (where a time ends, or a range goes on: "on the 10th-12th")
 _TIME_ENDS = _YEAR_AFTER[:-1] + r"|\s*[-–—]\s*(?:the\s+)?\d)"
-_NTH = rf"the\s+(\d{{1,2}})(?:st|nd|rd|th)\b(?!\s+(?:of\b|(?:{_MONTHS}|may|{_ABBR})\b)){_TIME_ENDS}"
+_NTH = rf"the\s+(\d{{1,2}})(?:st|nd|rd|th)\b(?!\s+(?:of\b|{_MONTH_NAME}\b)){_TIME_ENDS}"
 _DAY_OF_MONTH = re.compile(rf"(?:(?<=\bon )|(?<=\bsince )|(?<=\bbetween )|(?<=\bfrom )){_NTH}", re.I)
 _NTH_DAY = re.compile(rf"\b{_NTH}", re.I)  # what is left of one after "since" ("since the 2nd")
 # A date in numbers after "on", "since", "from" or "between", where a time ends ("on 13/10", "since
@@ -244,7 +246,7 @@ _LATER_DAY = re.compile(
     rf"(?:{_NTH}|(\d{{1,2}})(?:st|nd|rd|th)\b{_TIME_ENDS}|(\d{{1,2}})\b(?![/.:]?\d){_TIME_ENDS})", re.I
 )
 _MONTH_AFTER = re.compile(  # a month joined after another ("April and May", "Oct 3 to Oct 6")
-    rf"(?:{_MONTHS}|may|{_ABBR})\.?(?:\s+\d{{1,2}}(?:st|nd|rd|th)?)?(?:,?\s+(?:19|20)\d{{2}})?\b", re.I
+    rf"{_MONTH_WORD}(?:\s+\d{{1,2}}(?:st|nd|rd|th)?)?(?:,?\s+(?:19|20)\d{{2}})?\b", re.I
 )
 _WEEKDAY_AFTER = re.compile(rf"(?:on\s+)?({_WEEKDAYS})\b", re.I)
 _NOW_AFTER = re.compile(r"now\b", re.I)  # ("yesterday", "today": calendar phrases)
@@ -265,7 +267,7 @@ _PLANS = re.compile(
 )
 # A plan that holds, right before its day ("is dinner still on 20/12?", "still on for the 20th";
 # not a state, "is Tom still on the team from 3/2?").
-_STILL_ON = re.compile(rf"\bstill\s+on\s+(?:for\s+)?(?=(?:the\s+)?\d|(?:{_MONTHS}|may|{_ABBR})\b)", re.I)
+_STILL_ON = re.compile(rf"\bstill\s+on\s+(?:for\s+)?(?=(?:the\s+)?\d|{_MONTH_NAME}\b)", re.I)
 # Calendar phrases dateparser reads. "May" only with a day, a preposition, "next" or "last": "May
 # I…" is a verb.
 _CALENDAR = re.compile(
@@ -571,14 +573,13 @@ class Window:
         """The phrase as it reads after "said": a month or a year said bare "in" it ("in
         March", "in June and July"), a day "on" it ("on 8 July", "on the 20th", "on Friday the
         13th"); "last week", "yesterday", "in 2025" as they are."""
-        month = rf"(?:(?:early|mid|late)[\s-]+)?{_MONTH_WORD}"
         if re.match(
-            rf"{month}(?:\s+(?:and|to|or)\b|,?\s+(?:19|20)\d\d\b|,|$)|(?:19|20)\d\d(?![-/.]\d)",
+            rf"{_MONTH_PHRASE}(?:\s+(?:and|to|or)\b|,?\s+(?:19|20)\d\d\b|,|$)|(?:19|20)\d\d(?![-/.]\d)",
             self.phrase,
             re.I,
         ):
             return f"in {self.phrase}"
-        if re.match(rf"\d|the\s+\d|(?:{_WEEKDAYS})\b|{month}\s+\d", self.phrase, re.I):
+        if re.match(rf"\d|the\s+\d|(?:{_WEEKDAYS})\b|{_MONTH_PHRASE}\s+\d", self.phrase, re.I):
             return f"on {self.phrase}"
         return self.phrase
 
@@ -1073,7 +1074,7 @@ def _months_to_come(text: str, w: Window, now: datetime) -> Window:
     next May?"; asked in March, "next March" is the one after); said "last" in its own month
     ("last May" asked in May), a year before."""
     if not re.fullmatch(
-        rf"(?:(?:early|mid|late)[\s-]+)?{_MONTH_WORD}(?:\s+(?:and|to|or|through|till|until|-|–)\s+{_MONTH_WORD})?",
+        rf"{_MONTH_PHRASE}(?:\s+(?:and|to|or|through|till|until|-|–)\s+{_MONTH_WORD})?",
         w.phrase,
         re.I,
     ):

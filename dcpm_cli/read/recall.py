@@ -736,11 +736,7 @@ def _candidates(
     # words it never answered (a journal note, a chat with a friend) are a step further from it
     # than the user's turns it answered ("what did the assistant suggest for Pickle's kidney
     # disease?": six notes naming Pickle came before the reply to "my cat was just diagnosed").
-    answered = {
-        row.session
-        for row in rows.values()
-        if asked.by_assistant and isinstance(row, RawInput) and row.role != "user" and row.session
-    }
+    answered = {_session_of(row) for row in rows.values() if asked.by_assistant and _is_reply(row)} - {""}
     for key in scores:
         reply = _is_reply(rows.get(key))  # (one found by its passage alone is the user's)
         if (reply and not asked.to_assistant) or (not reply and asked.by_assistant):

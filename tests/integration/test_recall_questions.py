@@ -31,6 +31,12 @@ def _said(writer, *inputs: tuple[str, str, str]) -> dict[str, str]:
     return {r.text: r.id for r in raws}
 
 
+def _noted(cli, *notes: tuple[str, str]) -> None:
+    """(day, text) notes added one by one as `dcpm add --no-extract --at DAY TEXT` (no session)."""
+    for day, text in notes:
+        assert cli("add", "--no-extract", "--at", day, text).exit_code == 0
+
+
 def _chatted(cli, chat: list[tuple[str, str, str, str]]) -> None:
     """(month-day time, session, role, text) turns piped to `dcpm add --no-extract -` as JSON lines."""
     lines = [{"timestamp": f"2026-{t}:00Z", "session": s, "role": r, "content": c} for t, s, r, c in chat]
@@ -2145,12 +2151,12 @@ def test_asked_what_the_assistant_said_the_reply_takes_its_questions_place(store
         ("11-03T08:00", "money", "user", "I finally paid off my line of credit."),
         ("11-03T08:01", "money", "assistant", "Congratulations on paying off your line of credit!"),
     ])  # fmt: skip
-    for day, text in [
+    _noted(
+        cli,
         ("2026-06-10", "Spotted blackfly on the broad beans at the allotment, just a few."),
         ("2026-06-20", "Blackfly back on the beans after the rain. Allotment looks sorry for itself."),
         ("2026-06-28", "Picked the first beans. The blackfly is finally gone."),
-    ]:
-        assert cli("add", "--no-extract", "--at", day, text).exit_code == 0
+    )
 
     asked = "what spray did the AI recommend for blackfly on the beans"
     got = [h.text[:20] for h in recall(store, embedder, asked, k=5).hits]
@@ -2197,12 +2203,12 @@ def test_asked_what_the_assistant_said_its_reply_comes_before_the_journal_on_the
     paint set did the AI tell me to get?": three entries on the class above the reply) comes
     after the reply that names the set. Asked of the user's own doing, or asked to be reminded of
     what was said, the journal keeps its place."""
-    for day, text in [
+    _noted(
+        cli,
         ("2026-02-02", "First watercolour class tonight. Borrowed Maureen's paint set, mine is a kids' one."),
         ("2026-02-09", "Watercolour class again. I need to get a proper paint set and better paper."),
         ("2026-02-16", "Painted the harbour at watercolour class, Maureen said the sky was good."),
-    ]:
-        assert cli("add", "--no-extract", "--at", day, text).exit_code == 0
+    )
     _chatted(cli, [
         ("02-03T20:00", "paints", "user", "Started a beginners' class. What should I buy to paint at home?"),
         ("02-03T20:01", "paints", "assistant", "Get a Cotman half-pan set of 12 from Winsor & Newton: "
@@ -2232,7 +2238,8 @@ def test_asked_what_the_assistant_suggested_notes_it_never_answered_come_after_i
     assistant said "my cat", and "what did the assistant suggest for Pickle's kidney disease?"
     put six notes before the reply. Notes the assistant never answered come after the user's
     turns it did answer, a step below them; asked of the user's own doing, the notes lead."""
-    for day, text in [
+    _noted(
+        cli,
         (
             "2026-09-08",
             "Took Pickle to Walthamstow Vets. Bloods show early kidney disease (CKD stage 2). Vet bill £380.",
@@ -2245,8 +2252,7 @@ def test_asked_what_the_assistant_suggested_notes_it_never_answered_come_after_i
             "2026-11-03",
             "Pickle recheck at the vet, £95. Kidney values stable! She's finally eating the renal food.",
         ),
-    ]:
-        assert cli("add", "--no-extract", "--at", day, text).exit_code == 0
+    )
     _chatted(cli, [
         ("09-08T21:00", "cat", "user", "My cat was just diagnosed with stage 2 kidney disease. "
          "What should I be doing at home?"),
