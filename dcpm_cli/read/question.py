@@ -256,13 +256,17 @@ _GOT_ON = r"\b(?:have\s+(?:I|we)|(?:I|we)(?:'ve|’ve))\s+got\s+(?:on|planned|bo
 _PRESENT = re.compile(rf"\b(?:do|does|am|are|is)\s+(?:I|we)\b|\bwhat(?:'s|’s|s|\s+is)\b|{_GOT_ON}", re.I)
 _ANY_YEAR = re.compile(r"\b(?:19|20)\d{2}\b" + _YEAR_AFTER, re.I)  # "in 2024 or 2025": both
 _HAVE_DONE = re.compile(r"\b(?:have|has|'ve)\s+\w+|\b(?:I|we)'ve\b", re.I)
-_ASKS_ABOUT_PAST = re.compile(r"\b(?:did|was|were|had|happened|went)\b", re.I)
+# "'d" after a question word and before its subject is "did" ("where'd we go this weekend?",
+# "what'd the doctor say?"); after a person, "would" or "had" ("I'd like", "we'd booked").
+_WH_D = r"\b(?:what|where|when|how|why|who)['’]d(?=\s+(?:I|we|you|he|she|they|it|my|our|your|the)\b)"
+_ASKS_ABOUT_PAST = re.compile(rf"\b(?:did|was|were|had|happened|went)\b|{_WH_D}", re.I)
 _SINCE = re.compile(r"\bsince\s+(?:the\s+)?$", re.I)  # right before a calendar phrase
 # Words of a plan, told in the past tense too ("I was thinking of repainting the hall this
 # weekend", "did I book a table for this weekend?", "what was the plan for…").
 _PLANS = re.compile(
     r"\b(?:plan|plans|planned|planning|book|booked|booking|thinking|hoping|going(?!\s+on\b)|meaning|meant|want|"
-    r"wanted|wanting|supposed|intend|intended|scheduled|arranged|due|will|would|'d|'ll|am|are|i'm|we're)\b",
+    r"wanted|wanting|supposed|intend|intended|scheduled|arranged|due|will|would|'ll|am|are|i'm|we're)\b"
+    r"|(?<!\bwhat)(?<!\bwhere)(?<!\bwhen)(?<!\bhow)(?<!\bwhy)(?<!\bwho)\b['’]d\b",
     re.I,
 )
 # A plan that holds, right before its day ("is dinner still on 20/12?", "still on for the 20th";

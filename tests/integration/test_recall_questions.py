@@ -227,6 +227,12 @@ MONDAY = _at("2026-03-09")
         ("Any plans for Saturday?", "2026-03-14", "2026-03-15"),  # a plan's: the coming one
         ("What are my plans for Sunday?", "2026-03-15", "2026-03-16"),
         ("What is my plan for Friday?", "2026-03-13", "2026-03-14"),  # (was no time: not last Friday)
+        # "'d" after a question word is "did" ("where'd we go": gone), after a person "would".
+        ("Where'd we go this weekend?", "2026-03-07", "2026-03-09"),
+        ("Where’d I leave my keys on Friday?", "2026-03-06", "2026-03-07"),
+        ("How'd the meeting go on Friday?", "2026-03-06", "2026-03-07"),
+        ("What'd we plan for this weekend?", "2026-03-14", "2026-03-16"),
+        ("Where would we go this weekend?", "2026-03-14", "2026-03-16"),
         # The Nth of a month named by where it stands.
         ("What have I read since the 2nd of this month?", "2026-03-02", "2026-03-09"),
         ("What did I do on the 2nd of last month?", "2026-02-02", "2026-02-03"),
@@ -317,6 +323,7 @@ def test_no_time_phrase_no_window_and_no_dateparser():
         "What book am I reading?",
         "What do I do at the weekend?",  # a habit, not last weekend
         "What did I plan for Saturday?",  # which Saturday: the plan's, gone or to come?
+        "What'd I book for Saturday?",  # (did: as above)
         "Any ideas for Saturday's barbecue?",  # a thing of a Saturday
         "How many days between the Sunday mass and the Easter vigil?",  # a name, not a day
         "What do I do on Mondays?",
