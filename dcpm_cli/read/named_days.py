@@ -656,8 +656,11 @@ _NOT_DONE = _Lazy(
     re.I,
 )
 # A weekend as a bound ("by the weekend", "after the weekend") is not its time; one come from
-# ("recovering from the weekend", "since the weekend") is gone by.
+# ("recovering from the weekend", "since the weekend") is gone by, as is one gone by that the
+# day is after ("stiff today after the weekend just gone, I walked the coast path", "back in
+# Kraków after last weekend in Prague": what it tells comes from that weekend).
 _WEEKEND_BOUND = _Lazy(r"\b(?:by|before|after|until|till|til)\s+$", re.I)
+_AFTER = _Lazy(r"\bafter\s+$", re.I)
 _WEEKEND_FROM = _Lazy(r"\b(?:from|since)\s+$", re.I)
 
 
@@ -679,7 +682,9 @@ def _weekend(sentence: str, m: re.Match[str], said: date) -> date | None:
     """The Saturday of the weekend `m` names in `sentence`, said on `said` (`weekends_said`)."""
     saturday = said + timedelta(days=5 - said.weekday())  # this week's (on a Sunday: yesterday)
     before, after = _clause(sentence, m)
-    if _DENIED.search(before) or _WEEKEND_BOUND.search(sentence[: m.start()]):
+    ahead_of = sentence[: m.start()]
+    bound = _WEEKEND_BOUND.search(ahead_of) and not (m["gone"] and _AFTER.search(ahead_of))
+    if _DENIED.search(before) or bound:
         return None
     which = " ".join((m["which"] or "").lower().split())
     ahead: bool | None

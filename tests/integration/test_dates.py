@@ -187,6 +187,11 @@ def test_a_day_said_is_the_users_day() -> None:
         ("last weekend but one we were in Brighton", "2025-06-19", None),
         ("I'm working the weekend shift for the rest of the month", "2025-06-10", None),
         ("I'll have the report done by the weekend", "2025-06-10", None),
+        ("I'll sort it after the weekend", "2025-06-10", None),  # a bound
+        ("I'd finished it before last weekend", "2025-06-10", None),
+        # the day after a weekend gone by: what is told comes from it
+        ("Stiff today after the weekend just gone, I walked the coast path", "2025-03-17", "2025-03-15"),
+        ("Back in Krakow after last weekend in Prague with two friends", "2025-03-18", "2025-03-15"),
         ("This weekend was lovely, slept in both days", "2025-03-09", "2025-03-08"),  # said on it
         ("Worked two doubles at the pizza place this weekend", "2025-03-24", "2025-03-22"),
         ("Painted my sister's flat over the weekend", "2025-03-11", "2025-03-08"),

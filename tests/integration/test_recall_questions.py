@@ -1330,6 +1330,26 @@ def test_a_weekend_told_of_as_gone_by_is_the_weekend_it_names(store, embedder, w
     assert ids["Booked the YHA in Edale for the weekend, can't wait."] not in ranked[:5]
 
 
+def test_a_weekend_gone_by_that_today_is_after_is_told_of(store, embedder, writer):
+    """ "Stiff today after the weekend just gone, I walked the coast path…", told on the Monday
+    after, tells of that weekend (it read as a bound, "after the weekend", and the day told was
+    that Monday): asked "what did I do two weekends ago?", it is first, above what was said that
+    weekend; "I'll sort the shed after the weekend", said before it, is a bound, not told of it."""
+    stiff = "Stiff as a board today after the weekend just gone, I walked the coast path to Newgale."
+    ids = _said(
+        writer,
+        ("2025-03-08", "s", "Is Dickens worth reading if you found school English dull?"),
+        ("2025-03-09", "t", "What should I get my sister for her birthday? She likes gardening."),
+        ("2025-03-10", "a", stiff),
+        ("2025-03-06", "c", "I'll sort the shed out after the weekend if it stays dry."),
+    )  # fmt: skip
+    got = recall(store, embedder, "What did I do two weekends ago?", k=4, now=_at("2025-03-19"))
+    ranked = [h.id for h in got.hits]
+    assert ranked[0] == ids[stiff]
+    assert got.period is not None and ids[stiff] in got.period.told_of
+    assert ranked.index(ids["I'll sort the shed out after the weekend if it stays dry."]) > 2
+
+
 def test_the_weekends_beside_one_asked_of_come_before_the_days_after_it(store, embedder, writer):
     """Asked "what did I do last weekend?" on a Thursday: what was told of it first, what was
     said on it next; then what the user told of as done on the weekends either side ("worked two
