@@ -124,7 +124,7 @@ def recall_table(result: Any, *, arc: bool) -> None:
         if alike:
             days = ", ".join(_day(w, result.zone) for w in alike)
             newer = (
-                "said differently since"
+                "not the newest"
                 if any(w > hit.when for w in alike)
                 else "said at the same time as another"
                 if hit.when in alike

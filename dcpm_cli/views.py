@@ -234,13 +234,14 @@ def asked_of(hit: Any, width: int = 160) -> str:
 
 
 def _alike(hit: Any, when_of: dict[str, Any], zone: str) -> str:
-    """How a hit stands among those saying nearly the same: the latest, or said again since."""
+    """How a hit stands among those saying nearly the same: the latest, or one said before a like
+    one (not "said differently since": two vet bills alike in words are two bills, not a change)."""
     others = [when_of[i] for i in hit.same_as if i in when_of]
     if not others:
         return ""
     later = [w for w in others if w > hit.when]
     if later:
-        return f"; said differently since, on {day(max(later), zone)}"
+        return f"; nearly the same said later, on {day(max(later), zone)}"
     if hit.when in others:
         return f"; one of {len(others) + 1} saying about the same, said at the same time"
     return f"; the latest of {len(others) + 1} saying about the same"

@@ -1894,7 +1894,7 @@ def test_a_newer_near_duplicate_ranks_first_and_says_when(store, embedder, write
 
     prompt = views.recall_prompt_text(result)
     assert "(said, 2026-03-10; the latest of 2 saying about the same) I have 1500" in prompt
-    assert "(said, 2026-01-10; said differently since, on 2026-03-10) I have 1200" in prompt
+    assert "(said, 2026-01-10; nearly the same said later, on 2026-03-10) I have 1200" in prompt
 
     data = json.loads(cli("recall", "How many followers do I have on Instagram?", "--json").stdout)
     schema = json.loads(README.read_text().split("```json\n", 1)[1].split("\n```", 1)[0])
@@ -1903,6 +1903,7 @@ def test_a_newer_near_duplicate_ranks_first_and_says_when(store, embedder, write
     assert top["id"] == new and top["same_as"] == [{"id": old, "when": _at("2026-01-10").isoformat()}]
     table = cli("recall", "How many followers do I have on Instagram?").stdout
     assert "nearly the same also said 2026-01-10; newest of these" in table
+    assert "nearly the same also said 2026-03-10; not the newest" in table
 
 
 def test_asked_how_things_are_now_the_newer_entry_about_it_ranks_first(store, embedder, writer, cli):
