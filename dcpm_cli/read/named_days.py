@@ -632,6 +632,37 @@ def day_said(sentence: str, said_at: datetime, zone: tzinfo = UTC, near: Collect
     return said - timedelta(days=back)
 
 
+# A month named alone as a time ("our trip to Seville in March", "we move next June"): not a
+# date ("on 24 July": `day_said`), a bound ("by March"), a habit ("every March") or a thing of a
+# month ("March's rent", "in March 2027" is read by neither: a year said is another's tale).
+_MONTH_ALONE = _Lazy(
+    r"\b(?:(?:in|during)\s+(?:(?:early|late|mid)[\s-]+)?|(?P<which>next|this\s+coming|coming|this)\s+)"
+    rf"(?P<month>{_MONTH_NAME})\.?(?!\s*\d)(?!['’]s\b)",
+    re.I,
+)
+
+
+def months_planned(sentence: str, said_at: datetime, zone: tzinfo = UTC) -> list[tuple[date, date]]:
+    """The months to come `sentence` names alone as the time of what is to come, each as its
+    first day and the first of the next, read against the day it was said in `zone` ("booked
+    flights for our trip to Seville in March", said in November: next March; "next May", said
+    in May: a year on). A month whose side the tense does not tell ("Seville in March!"), or
+    gone by ("we went to Seville in March"), is left out."""
+    said = said_at.astimezone(zone).date()
+    out = []
+    for m in _MONTH_ALONE.finditer(sentence):
+        if _DENIED.search(_clause(sentence, m)[0]):
+            continue
+        which = " ".join((m["which"] or "").lower().split())
+        if not (which in ("next", "coming", "this coming") or _side(sentence, m)):
+            continue
+        month = next(n for n, name in enumerate(_MONTH_NAMES, 1) if name.startswith(m["month"].lower()[:3]))
+        year = said.year + (month < said.month or (month == said.month and which == "next"))
+        first = date(year, month, 1)
+        out.append((first, date(year + month // 12, month % 12 + 1, 1)))
+    return out
+
+
 # A weekend said: "last weekend", "this past weekend", "the weekend just gone" (the one gone
 # by; not "the last weekend in June", "last weekend but one"); "next weekend", "this (coming)
 # weekend" (next week's, the coming one; "this weekend was the wedding", said on the Monday, the

@@ -91,7 +91,7 @@ from dcpm_cli.models import (
     utcnow,
 )
 from dcpm_cli.mpnet import MPNET_ID
-from dcpm_cli.read.named_days import WEEKDAYS, day_said, weekends_said
+from dcpm_cli.read.named_days import WEEKDAYS, day_said, months_planned, weekends_said
 from dcpm_cli.read.question import (
     EARLIEST,
     NEWEST,
@@ -764,7 +764,7 @@ def _candidates(
                 for key in scores
                 if key in said
                 and said[key] < asked.window.start
-                and _plans_a_day_in(rows.get(key), said[key], asked.window)
+                and _plans_a_day_in(rows.get(key), said[key], asked.window, months=asked.only_time)
             }
             for key in planned:
                 scores[key] *= 1 + TIME_BOOST
@@ -1085,12 +1085,20 @@ def _says_a_day_in(row: Candidate | None, said: datetime, window: Window) -> boo
     return any(window.start.date() <= day < window.end.date() for day in days)
 
 
-def _plans_a_day_in(row: Candidate | None, said: datetime, window: Window) -> bool:
+def _plans_a_day_in(row: Candidate | None, said: datetime, window: Window, months: bool = False) -> bool:
     """Whether the user's input, said before `window`, names a day in it as a day to come,
     whoever's plan it is ("booked the ferry for the 8th of July", "the plumber is coming next
-    Wednesday"), read against when it was said in the window's zone (`day_said`)."""
-    days = _days_planned(row, said, window.start.tzinfo or UTC)
-    return any(window.start.date() <= day < window.end.date() for day in days)
+    Wednesday"), read against when it was said in the window's zone (`day_said`); with
+    `months`, or a month all in it (a question of the time alone: a month is a plan's time too
+    loosely to lift one of another thing above what a question of races asks of)."""
+    zone = window.start.tzinfo or UTC
+    first, end = window.start.date(), window.end.date()
+    if any(first <= day < end for day in _days_planned(row, said, zone)):
+        return True
+    # A month planned alone ("our trip to Seville in March") plans the time asked when it is all
+    # in it ("what am I doing in March?"), not a day of it ("…this weekend?", asked on 5 March).
+    spans = _months_planned(row, said, zone) if months else []
+    return any(first <= start and until <= end for start, until in spans)
 
 
 def _told_of_another_time(row: Candidate | None, said: datetime, window: Window) -> bool:
@@ -1119,6 +1127,14 @@ def _days_planned(row: Candidate | None, said: datetime, zone: tzinfo) -> list[d
         for saturday in weekends_said(clause, said, zone):
             days += [saturday, saturday + timedelta(days=1)]
     return [day for day in days if day > today]
+
+
+def _months_planned(row: Candidate | None, said: datetime, zone: tzinfo) -> list[tuple[date, date]]:
+    """The months to come the user's input names alone as a time to come, whoever's plan it is
+    (`months_planned`), each as its first day and the first of the next."""
+    if not isinstance(row, RawInput) or row.role != "user":
+        return []
+    return [span for clause in _clauses(row.text) for span in months_planned(clause, said, zone)]
 
 
 def _clauses(text: str) -> list[str]:

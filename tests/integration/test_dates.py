@@ -11,7 +11,7 @@ from support.replies import extraction, item
 from dcpm_cli.dates import resolve_when
 from dcpm_cli.llm import ScriptedLLM
 from dcpm_cli.models import RawInput
-from dcpm_cli.read.named_days import day_said, weekends_said
+from dcpm_cli.read.named_days import day_said, months_planned, weekends_said
 from dcpm_cli.store import Store
 from dcpm_cli.write.pipeline import Writer
 
@@ -214,6 +214,30 @@ def test_the_weekend_a_sentence_names(sentence: str, said: str, saturday: str | 
     weekend" to come are the coming one or next week's."""
     got = weekends_said(sentence, datetime.fromisoformat(said + "T19:00").replace(tzinfo=UTC))
     assert (got[0].isoformat() if got else None) == saturday
+
+
+@pytest.mark.parametrize(
+    ("sentence", "said", "month"),
+    [
+        ("Booked flights for our trip to Seville in March", "2026-11-20", "2027-03"),  # the coming
+        ("I'll start the new job in early January", "2026-11-20", "2027-01"),
+        ("We're moving next June", "2026-06-10", "2027-06"),  # said in June: a year on
+        ("Not in March, we're going in April", "2026-01-20", "2026-04"),  # one denied
+        ("I'm running the Paris marathon in April", "2026-04-02", "2026-04"),  # its own month
+        # gone by, a side the words do not tell, a bound, a year said, a verb
+        ("We went to Seville in March", "2026-11-20", None),
+        ("Seville in March!", "2026-11-20", None),
+        ("We'll paint the hall by March", "2026-11-20", None),
+        ("The exam is in March 2027", "2026-11-20", None),
+        ("This may take a while, I'll see", "2026-11-20", None),
+    ],
+)
+def test_the_month_to_come_a_sentence_names_alone(sentence: str, said: str, month: str | None) -> None:
+    """A month named alone as the time of what is to come is the coming one (said in it, with
+    "next", the one a year on); one gone by or whose side the words do not tell is none."""
+    got = months_planned(sentence, datetime.fromisoformat(said + "T12:00").replace(tzinfo=UTC))
+    assert (f"{got[0][0]:%Y-%m}" if got else None) == month
+    assert all(end.day == 1 and (end.year, end.month) > (start.year, start.month) for start, end in got)
 
 
 def test_every_weekend_a_sentence_names_the_one_moved_to_first() -> None:

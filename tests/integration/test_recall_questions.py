@@ -1134,6 +1134,27 @@ def test_a_plan_for_a_month_far_off_is_found_from_the_weeks_before_the_asking(st
     assert got.period is not None and got.period.planned == {flights}
 
 
+def test_a_plan_naming_its_month_alone_is_planned_for_that_month_not_for_a_day_of_it(store, embedder, writer):
+    """ "Our trip to Seville in March", booked in November, is planned for March: asked "what am
+    I doing in March?" in December it is first and marked planned (it was second, below a
+    dripping tap said later, with "nothing found was planned for March"); asked of a weekend in
+    March, it is no plan for that weekend. Gone by ("we went to Lisbon in March") or of a side
+    its words do not tell, a month plans nothing."""
+    ids = _said(
+        writer,
+        ("2026-11-20", "a", "Booked flights for our trip to Seville in March, Ryanair from Stansted."),
+        ("2026-11-25", "b", "The kitchen tap is dripping again, need to call a plumber."),
+        ("2026-11-26", "c", "We went to Lisbon in March and loved it."),
+    )
+    seville = ids["Booked flights for our trip to Seville in March, Ryanair from Stansted."]
+    got = recall(store, embedder, "What am I doing in March?", k=3, now=_at("2026-12-07"))
+    assert got.hits[0].id == seville
+    assert got.period is not None and got.period.planned == {seville}
+    assert not any("nothing found was planned" in w for w in got.warnings)
+    weekend = recall(store, embedder, "What am I doing this weekend?", k=3, now=_at("2027-03-03"))
+    assert weekend.period is not None and not weekend.period.planned
+
+
 def test_a_question_about_a_time_alone_finds_what_was_said_then(store, embedder, writer):
     ids = _said(
         writer,
