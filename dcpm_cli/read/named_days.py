@@ -633,33 +633,51 @@ def day_said(sentence: str, said_at: datetime, zone: tzinfo = UTC, near: Collect
 
 
 # A month named alone as a time ("our trip to Seville in March", "we move next June"): not a
-# date ("on 24 July": `day_said`), a bound ("by March"), a habit ("every March") or a thing of a
-# month ("March's rent", "in March 2027" is read by neither: a year said is another's tale).
+# date ("on 24 July": `day_said`), a bound ("by March"), a habit ("every March"), a thing of a
+# month ("March's rent"), nor one with its year ("in March 2028", "of 2028", "'28": another's tale)
+# or one of two ("in March or April").
 _MONTH_ALONE = _Lazy(
     r"\b(?:(?:in|during)\s+(?:(?:early|late|mid)[\s-]+)?|(?P<which>next|this\s+coming|coming|this)\s+)"
-    rf"(?P<month>{_MONTH_NAME})\.?(?!\s*\d)(?!['’]s\b)",
+    rf"(?P<month>{_MONTH_NAME})\.?(?!,?\s*(?:of\s+)?['’]?\d)(?!['’]s\b)(?!\s+or\b)",
     re.I,
 )
+# A month plans only the user's own ("I", "we", "my", "our"), said as a plan, not asked ("is
+# Seville too hot in August?"), denied, called off or in doubt ("we're not going in March after
+# all", "the trip in March is off", "not sure if we're going"), gone by ("recovering from the
+# marathon in October", "I'll never forget our trip in March") or a habit ("every year").
+_MINE = _Lazy(r"(?-i:\bI\b)|\bi['’]|\b(?:we|my|our|me|us)\b", re.I)
+_NO_PLAN = _Lazy(
+    r"\b(?:not|never|no\s+longer|cancell?ed|called\s+off|is\s+off|fell\s+through|after\s+all|if|whether|maybe|"
+    r"might|unless|every|each|usually|always)\b|n['’]t\b",
+    re.I,
+)
+_GONE_BY = _Lazy(r"\b(?:from|since|after|remember|forget|recovering|over)\b", re.I)  # (in its clause)
+_NEXT_YEAR = _Lazy(r"\s*,?\s*next\s+year\b", re.I)
 
 
 def months_planned(sentence: str, said_at: datetime, zone: tzinfo = UTC) -> list[tuple[date, date]]:
-    """The months to come `sentence` names alone as the time of what is to come, each as its
+    """The months to come `sentence` names alone as the time of the user's plan, each as its
     first day and the first of the next, read against the day it was said in `zone` ("booked
     flights for our trip to Seville in March", said in November: next March; "next May", said
-    in May: a year on). A month whose side the tense does not tell ("Seville in March!"), or
-    gone by ("we went to Seville in March"), is left out."""
+    in May, or "in March next year": a year on). A month whose side the tense does not tell
+    ("Seville in March!"), gone by, in a question, another's, or in a sentence that denies, calls
+    off or doubts (`_NO_PLAN`) is left out: a false plan is worse than none."""
+    if sentence.rstrip().endswith("?") or _NO_PLAN.search(sentence):
+        return []
     said = said_at.astimezone(zone).date()
     out = []
     for m in _MONTH_ALONE.finditer(sentence):
-        if _DENIED.search(_clause(sentence, m)[0]):
-            continue
+        before, after = _clause(sentence, m)
         which = " ".join((m["which"] or "").lower().split())
+        if not _MINE.search(f"{before} {after}") or _GONE_BY.search(f"{before} {after}"):
+            continue
         if not (which in ("next", "coming", "this coming") or _side(sentence, m)):
             continue
         month = next(n for n, name in enumerate(_MONTH_NAMES, 1) if name.startswith(m["month"].lower()[:3]))
         year = said.year + (month < said.month or (month == said.month and which == "next"))
-        first = date(year, month, 1)
-        out.append((first, date(year + month // 12, month % 12 + 1, 1)))
+        if _NEXT_YEAR.match(sentence[m.end() :]) and year == said.year:
+            year += 1  # ("in March next year", said in January)
+        out.append((date(year, month, 1), date(year + month // 12, month % 12 + 1, 1)))
     return out
 
 
@@ -692,6 +710,10 @@ _NOT_DONE = _Lazy(
 # Kraków after last weekend in Prague": what it tells comes from that weekend).
 _WEEKEND_BOUND = _Lazy(r"\b(?:by|before|after|until|till|til)\s+$", re.I)
 _AFTER = _Lazy(r"\bafter\s+$", re.I)
+# (not "the Monday after last weekend", "the week after": a time counted from it)
+_COUNTED_AFTER = _Lazy(
+    r"\b(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day|day|week|night|morning|evening)\s+after\s+$", re.I
+)
 _WEEKEND_FROM = _Lazy(r"\b(?:from|since)\s+$", re.I)
 
 
@@ -714,7 +736,8 @@ def _weekend(sentence: str, m: re.Match[str], said: date) -> date | None:
     saturday = said + timedelta(days=5 - said.weekday())  # this week's (on a Sunday: yesterday)
     before, after = _clause(sentence, m)
     ahead_of = sentence[: m.start()]
-    bound = _WEEKEND_BOUND.search(ahead_of) and not (m["gone"] and _AFTER.search(ahead_of))
+    come_from = m["gone"] and _AFTER.search(ahead_of) and not _COUNTED_AFTER.search(ahead_of)
+    bound = _WEEKEND_BOUND.search(ahead_of) and not come_from
     if _DENIED.search(before) or bound:
         return None
     which = " ".join((m["which"] or "").lower().split())

@@ -257,16 +257,21 @@ _PRESENT = re.compile(rf"\b(?:do|does|am|are|is)\s+(?:I|we)\b|\bwhat(?:'s|’s|s
 _ANY_YEAR = re.compile(r"\b(?:19|20)\d{2}\b" + _YEAR_AFTER, re.I)  # "in 2024 or 2025": both
 _HAVE_DONE = re.compile(r"\b(?:have|has|'ve)\s+\w+|\b(?:I|we)'ve\b", re.I)
 # "'d" after a question word and before its subject is "did" ("where'd we go this weekend?",
-# "what'd the doctor say?"); after a person, "would" or "had" ("I'd like", "we'd booked").
-_WH_D = r"\b(?:what|where|when|how|why|who)['’]d(?=\s+(?:I|we|you|he|she|they|it|my|our|your|the)\b)"
-_ASKS_ABOUT_PAST = re.compile(rf"\b(?:did|was|were|had|happened|went)\b|{_WH_D}", re.I)
+# "what'd mum say?"), but "would" before "be" or a liking ("where'd be good?", "how'd you like
+# to…"); after a person, "would" or "had" ("I'd like", "we'd booked").
+_WH_D = (
+    r"\b(?:what|where|when|how|why|who)['’]d"
+    r"(?=\s+(?!(?:be|like|love|prefer|rather)\b)\w+\b)(?!\s+\w+\s+(?:like|love|prefer|rather)\b)"
+)
+_WH_DID = re.compile(_WH_D, re.I)
+_ASKS_ABOUT_PAST = re.compile(r"\b(?:did|was|were|had|happened|went)\b", re.I)
 _SINCE = re.compile(r"\bsince\s+(?:the\s+)?$", re.I)  # right before a calendar phrase
 # Words of a plan, told in the past tense too ("I was thinking of repainting the hall this
 # weekend", "did I book a table for this weekend?", "what was the plan for…").
 _PLANS = re.compile(
     r"\b(?:plan|plans|planned|planning|book|booked|booking|thinking|hoping|going(?!\s+on\b)|meaning|meant|want|"
     r"wanted|wanting|supposed|intend|intended|scheduled|arranged|due|will|would|'ll|am|are|i'm|we're)\b"
-    r"|(?<!\bwhat)(?<!\bwhere)(?<!\bwhen)(?<!\bhow)(?<!\bwhy)(?<!\bwho)\b['’]d\b",
+    r"|\b['’]d\b",  # (would or had: a question's "did" is spelt out first, `_did`)
     re.I,
 )
 # A plan that holds, right before its day ("is dinner still on 20/12?", "still on for the 20th";
@@ -700,6 +705,7 @@ def read_question(text: str, now: datetime, zone: tzinfo = UTC, date_order: str 
     what the assistant said (or what someone told the user); its days are `zone`'s (the user's:
     "yesterday" in Sydney ends ten hours before UTC's), a date in numbers read in `date_order`
     where its numbers do not tell ("on 3/4")."""
+    text = _did(text)
     by_assistant = bool(_BY_ASSISTANT.search(text))
     to_assistant = by_assistant or bool(_OF_A_CHAT.search(text))
     told = to_assistant or bool(_TOLD.search(text))
@@ -818,12 +824,18 @@ def anchor_of(text: str) -> Anchor | None:
 # -- time ----------------------------------------------------------------------------------
 
 
+def _did(text: str) -> str:
+    """`text` with a question's "'d" that is "did" spelt out ("where'd we go?": "where did we
+    go?", its words framing it as theirs do; `_WH_D`)."""
+    return _WH_DID.sub(lambda m: f"{m.group(0)[:-2]} did", text)
+
+
 def window_of(text: str, now: datetime, zone: tzinfo = UTC, date_order: str = "") -> Window | None:
     """The first time phrase of `text` as a window, read against `now` (aware) in `zone`'s
     days: the window's ends are `zone`'s midnights; with a second time joined to it ("on the
     13th and the 14th", "between March 3 and March 6"), from the first to the end of the
     second. `date_order` ("dmy", "mdy"): how to read a date in numbers its numbers do not tell."""
-    now = now.astimezone(zone)
+    now, text = now.astimezone(zone), _did(text)
     if (m := _WEEKEND_OF.search(text)) and (weekend := _weekend_of(text, m, now, zone, date_order)):
         return weekend  # (else "the weekend of climbing in May": May)
     w = _first_window(text, now, zone, date_order)

@@ -192,6 +192,8 @@ def test_a_day_said_is_the_users_day() -> None:
         # the day after a weekend gone by: what is told comes from it
         ("Stiff today after the weekend just gone, I walked the coast path", "2025-03-17", "2025-03-15"),
         ("Back in Krakow after last weekend in Prague with two friends", "2025-03-18", "2025-03-15"),
+        ("The Monday after last weekend was a bank holiday", "2025-03-26", None),  # counted from it
+        ("The week after last weekend I'm away", "2025-03-18", None),
         ("This weekend was lovely, slept in both days", "2025-03-09", "2025-03-08"),  # said on it
         ("Worked two doubles at the pizza place this weekend", "2025-03-24", "2025-03-22"),
         ("Painted my sister's flat over the weekend", "2025-03-11", "2025-03-08"),
@@ -222,14 +224,28 @@ def test_the_weekend_a_sentence_names(sentence: str, said: str, saturday: str | 
         ("Booked flights for our trip to Seville in March", "2026-11-20", "2027-03"),  # the coming
         ("I'll start the new job in early January", "2026-11-20", "2027-01"),
         ("We're moving next June", "2026-06-10", "2027-06"),  # said in June: a year on
-        ("Not in March, we're going in April", "2026-01-20", "2026-04"),  # one denied
         ("I'm running the Paris marathon in April", "2026-04-02", "2026-04"),  # its own month
-        # gone by, a side the words do not tell, a bound, a year said, a verb
+        ("we're going to Japan in March next year", "2026-01-15", "2027-03"),
+        ("My sister is getting married in June and I'm a bridesmaid", "2026-11-20", "2027-06"),
+        # gone by, a side the words do not tell, a bound, a year said, a verb, one of two
         ("We went to Seville in March", "2026-11-20", None),
         ("Seville in March!", "2026-11-20", None),
         ("We'll paint the hall by March", "2026-11-20", None),
         ("The exam is in March 2027", "2026-11-20", None),
+        ("We're going in March of 2028", "2026-11-20", None),
         ("This may take a while, I'll see", "2026-11-20", None),
+        ("We're going in March or April", "2026-11-20", None),
+        # no plan of the user's: asked, another's or no one's, denied, called off, in doubt, a
+        # habit, told of as gone by
+        ("Is Seville too hot in August?", "2026-11-20", None),
+        ("Tulips are at their best in April", "2026-11-20", None),
+        ("Not in March, we're going in April", "2026-01-20", None),
+        ("We're not going to Rome in March after all", "2026-11-20", None),
+        ("Our trip in March is cancelled", "2026-11-20", None),
+        ("I'm not sure if we're going in March", "2026-11-20", None),
+        ("Tax returns are due in January every year", "2026-11-20", None),
+        ("I'm recovering from the marathon in October", "2026-11-20", None),
+        ("I'll never forget our trip to Rome in March", "2026-11-20", None),
     ],
 )
 def test_the_month_to_come_a_sentence_names_alone(sentence: str, said: str, month: str | None) -> None:

@@ -227,8 +227,12 @@ MONDAY = _at("2026-03-09")
         ("Any plans for Saturday?", "2026-03-14", "2026-03-15"),  # a plan's: the coming one
         ("What are my plans for Sunday?", "2026-03-15", "2026-03-16"),
         ("What is my plan for Friday?", "2026-03-13", "2026-03-14"),  # (was no time: not last Friday)
-        # "'d" after a question word is "did" ("where'd we go": gone), after a person "would".
+        # "'d" after a question word is "did" ("where'd we go": gone), after a person or before
+        # "be" or a liking "would".
         ("Where'd we go this weekend?", "2026-03-07", "2026-03-09"),
+        ("What'd mum say this weekend?", "2026-03-07", "2026-03-09"),
+        ("Where'd be good for lunch on Saturday?", "2026-03-14", "2026-03-15"),
+        ("How'd you like to spend this weekend?", "2026-03-14", "2026-03-16"),
         ("Where’d I leave my keys on Friday?", "2026-03-06", "2026-03-07"),
         ("How'd the meeting go on Friday?", "2026-03-06", "2026-03-07"),
         ("What'd we plan for this weekend?", "2026-03-14", "2026-03-16"),
