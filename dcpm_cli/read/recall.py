@@ -1130,7 +1130,7 @@ def _days_planned(row: Candidate | None, said: datetime, zone: tzinfo) -> list[d
 
 
 def _months_planned(row: Candidate | None, said: datetime, zone: tzinfo) -> list[tuple[date, date]]:
-    """The months to come the user's input names alone as a time to come, whoever's plan it is
+    """The months to come the user's input names alone as the time of their own plan
     (`months_planned`), each as its first day and the first of the next."""
     if not isinstance(row, RawInput) or row.role != "user":
         return []
