@@ -274,6 +274,11 @@ _PLANS = re.compile(
     r"|\b['’]d\b",  # (would or had: a question's "did" is spelt out first, `_did`)
     re.I,
 )
+# What is on at a time, asked in the present: a time to come ("what's happening in March?",
+# "what's on in May?"; not a habit, "what do I eat in March?").
+_WHATS_ON = re.compile(
+    r"\bwhat(?:['’]s|\s+is)\s+(?:happening|on|coming\s+up|going\s+on|planned|booked)\b", re.I
+)
 # A plan that holds, right before its day ("is dinner still on 20/12?", "still on for the 20th";
 # not a state, "is Tom still on the team from 3/2?").
 _STILL_ON = re.compile(rf"\bstill\s+on\s+(?:for\s+)?(?=(?:the\s+)?\d|{_MONTH_NAME}\b)", re.I)
@@ -1085,8 +1090,9 @@ def _a_day_to_come(m: re.Match[str], w: Window, text: str, now: datetime) -> boo
 def _months_to_come(text: str, w: Window, now: datetime) -> Window:
     """`w` a year on when it is months named alone ("March", "June and July", "from March to
     May") read as the latest gone by, all of them over, asked of as a plan ("what am I doing in
-    March?", "are we still going in May?", "how many shifts am I rostered for in March?"; not
-    "what do I eat in March?", "where'd we go in June?"), or said "next" ("what did I book for
+    March?", "are we still going in May?", "how many shifts am I rostered for in March?",
+    "what's happening in March?"; not "what do I eat in March?", "where'd we go in June?"), or
+    said "next" ("what did I book for
     next May?"; asked in March, "next March" is the one after); said "last" in its own month
     ("last May" asked in May), a year before."""
     if not re.fullmatch(
@@ -1105,6 +1111,7 @@ def _months_to_come(text: str, w: Window, now: datetime) -> Window:
         any(p.group(0).lower() not in ("'d", "’d") for p in _PLANS.finditer(text))
         or _STILL_ON.search(text)
         or re.search(_GOT_ON, text, re.I)
+        or _WHATS_ON.search(text)
     )
     if w.end > now or not plan or _ASKS_ABOUT_PAST.search(text) or _SINCE.search(before):
         return w

@@ -201,6 +201,9 @@ MONDAY = _at("2026-03-09")
         ("What am I doing from February to April?", "2026-02-01", "2026-05-01"),  # not all gone
         ("What do I usually eat in May?", "2025-05-01", "2025-06-01"),
         ("Where'd we go in May?", "2025-05-01", "2025-06-01"),
+        ("What's happening in May?", "2026-05-01", "2026-06-01"),  # what is on: to come
+        ("What is coming up in February?", "2027-02-01", "2027-03-01"),
+        ("What was happening in May?", "2025-05-01", "2025-06-01"),
         ("What did I do last March?", "2025-03-01", "2025-04-01"),
         # A weekday naming a day of its month: the latest such day (in a plan, the coming one),
         # not the last of that weekday (6 March).
