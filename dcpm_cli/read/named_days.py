@@ -673,7 +673,7 @@ def months_planned(sentence: str, said_at: datetime, zone: tzinfo = UTC) -> list
             continue
         if not (which in ("next", "coming", "this coming") or _side(sentence, m)):
             continue
-        month = next(n for n, name in enumerate(_MONTH_NAMES, 1) if name.startswith(m["month"].lower()[:3]))
+        month = _month_number(m["month"])
         year = said.year + (month < said.month or (month == said.month and which == "next"))
         if _NEXT_YEAR.match(sentence[m.end() :]) and year == said.year:
             year += 1  # ("in March next year", said in January)
@@ -804,7 +804,7 @@ def _dated(said: date, month_name: str, day: str, year: str | None, ahead: bool 
     day said, whatever the tense ("Closing date 15 May.", "it was 22 April" of tomorrow's
     appointment, cancelled); None where there is no such day ("31 June") or it cannot be told
     ("I was training for a half on 6 Dec", written in July: the one gone, or to come?)."""
-    month = next(n for n, name in enumerate(_MONTH_NAMES, 1) if name.startswith(month_name.lower()[:3]))
+    month = _month_number(month_name)
     years = [int(year)] if year else [said.year - 1, said.year, said.year + 1]
     fits = []
     for y in years:
@@ -818,6 +818,11 @@ def _dated(said: date, month_name: str, day: str, year: str | None, ahead: bool 
         return min((d for d in fits if d >= said), default=None)
     near = min(fits, key=lambda d: abs((d - said).days))
     return near if abs((near - said).days) <= DATE_NEAR.days else None
+
+
+def _month_number(name: str) -> int:
+    """The month a name or its abbreviation names, 1 to 12 ("Sept", "march": 9, 3)."""
+    return next(n for n, full in enumerate(_MONTH_NAMES, 1) if full.startswith(name.lower()[:3]))
 
 
 def _clause(sentence: str, m: re.Match[str]) -> tuple[str, str]:

@@ -1092,9 +1092,8 @@ def _months_to_come(text: str, w: Window, now: datetime) -> Window:
     May") read as the latest gone by, all of them over, asked of as a plan ("what am I doing in
     March?", "are we still going in May?", "how many shifts am I rostered for in March?",
     "what's happening in March?"; not "what do I eat in March?", "where'd we go in June?"), or
-    said "next" ("what did I book for
-    next May?"; asked in March, "next March" is the one after); said "last" in its own month
-    ("last May" asked in May), a year before."""
+    said "next" ("what did I book for next May?"; asked in March, "next March" is the one
+    after); said "last" in its own month ("last May" asked in May), a year before."""
     if not re.fullmatch(
         rf"{_MONTH_PHRASE}(?:\s+(?:and|to|or|through|till|until|-|–)\s+{_MONTH_WORD})?",
         w.phrase,
