@@ -631,6 +631,7 @@ def _flush(
         return 0
     import numpy as np
 
+    from dcpm_cli.ingest.formats import said_words
     from dcpm_cli.store.dump import VECTOR_SOURCES, vector_from_b64
 
     kept = _not_forgotten(kind, batch, gone)
@@ -662,7 +663,10 @@ def _flush(
                     raise InputError(f"{kind} {r.get('id')}: bad {column}: {e}", "export it again") from e
             vectors[column] = matrix
         else:
-            vectors[column] = _embed(embedder, [r.get(text_column) or "" for r in fresh], store.dim)
+            texts = [r.get(text_column) or "" for r in fresh]
+            if kind == "raw":  # as `dcpm add` embeds them
+                texts = [said_words(t) for t in texts]
+            vectors[column] = _embed(embedder, texts, store.dim)
     store.load(kind, fresh, vectors)
     return len(batch)
 

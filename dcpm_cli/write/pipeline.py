@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 from dcpm_cli.embed import Memo
 from dcpm_cli.errors import DcpmError, LLMError, LLMUnavailable
+from dcpm_cli.ingest.formats import said_words
 from dcpm_cli.models import (
     CONTEXT,
     DONE,
@@ -138,7 +139,7 @@ class Writer:
         if fresh:
             try:
                 self.fill_vectors()  # inputs an embedder failure left without one
-                vectors = self._embed([r.text for r in fresh])
+                vectors = self._embed([said_words(r.text) for r in fresh])
             except EMBEDDER_FAILURES as e:
                 self.embed_problem = _embedder_failed(e)
         with self.store.write(Write.INPUTS):  # raw inputs: no staged write depends on them
@@ -160,7 +161,7 @@ class Writer:
         """Embed the inputs stored without a vector (the embedder had failed); how many."""
         missing = self.store.raw_without_vectors()
         if missing:
-            vectors = self._embed([r.text for r in missing])
+            vectors = self._embed([said_words(r.text) for r in missing])
             with self.store.write():
                 self.store.set_raw_vectors(missing, vectors)
         return len(missing)

@@ -124,6 +124,30 @@ def test_a_day_followed_by_a_title_is_dated() -> None:
 
 
 @pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("## 2026-10-15\nPriya left.", "Priya left."),
+        ("# Thursday 2026-10-15 09:30\nRan.", "Ran."),
+        ("## Monday 15 October 2026 — Cork trip\nGreat day.", "Cork trip\nGreat day."),
+        ("## 06.03.2026 Trip to Rome\nA.", "Trip to Rome\nA."),
+        ("## 4 April: beans\nSowed them.", "beans\nSowed them."),
+        ("### March 5th\nWarm.", "Warm."),
+        ("## 28/11/2026\nSnow.", "Snow."),
+        # not a date: kept as written
+        ("# Ticket 2026-44-1234 closed\nx", "# Ticket 2026-44-1234 closed\nx"),
+        ("## 04/05/2026\nx", "## 04/05/2026\nx"),  # April or May: nothing tells
+        ("## Notes\nx", "## Notes\nx"),
+        ("Met Tom.\n## 2026-10-15", "Met Tom.\n## 2026-10-15"),
+        ("## 2026-10-15", "## 2026-10-15"),  # a heading alone is all it says
+    ],
+)
+def test_an_entrys_vector_is_of_its_words_not_its_dated_heading(text: str, words: str) -> None:
+    """The date of a heading is the entry's time, stored apart: its vector is of what it says
+    (short entries of one journal looked alike for their dates)."""
+    assert ingest.said_words(text) == words
+
+
+@pytest.mark.parametrize(
     ("headings", "days"),
     [
         (["28/11/2026", "04/12/2026"], ["2026-11-28", "2026-12-04"]),  # 28 tells: day first

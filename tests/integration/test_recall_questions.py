@@ -1208,6 +1208,26 @@ def test_a_time_alone_in_a_journal_kept_now_and_then_shows_the_nearest_first(sto
     ]
 
 
+def test_short_journal_entries_are_not_alike_for_their_dates(store, embedder, cli, tmp_path):
+    """A journal of one-line entries: "who is my manager now?" put "Tom is actually great" first
+    and the entry saying Tom is the new manager fourth, below a dentist's appointment: their
+    headings' dates made them alike (0.60) as about one thing, and asked "now" the newer took the
+    older's place. An entry's vector is of its words (found by a user test)."""
+    entries = [
+        ("09-02", "Started the new job at the library today. My manager is Priya."),
+        ("10-03", "Moved the crown appointment to 22 October because of the work training day."),
+        ("10-15", "Priya left; my new manager is Tom. Not sure about him yet."),
+        ("10-22", "Crown fitted. Paid 950 in the end, insurance covers 40%."),
+        ("11-20", "Tom is actually great, he moved me to the children's section which I love."),
+    ]
+    journal = tmp_path / "journal.md"
+    journal.write_text("".join(f"# 2026-{d}\n{t}\n\n" for d, t in entries))
+    assert cli("add", "--no-extract", "--file", str(journal)).exit_code == 0
+    got = recall(store, embedder, "who is my manager now?", k=3, as_of=_at("2026-11-30"))
+    assert "my new manager is Tom" in got.hits[0].text
+    assert "My manager is Priya" in got.hits[1].text
+
+
 def test_a_time_alone_with_nothing_said_then_finds_what_was_done_nearest_it(store, embedder, writer):
     """Nothing was said last weekend. What comes next is the time beside it, by the day each
     input is about (the climbing was on Saturday the 28th, told on the 2nd): of a weekend, the
