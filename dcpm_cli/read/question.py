@@ -279,6 +279,15 @@ _PLANS = re.compile(
 _WHATS_ON = re.compile(
     r"\bwhat(?:['’]s|\s+is)\s+(?:happening|on|coming\s+up|going\s+on|planned|booked)\b", re.I
 )
+# A time to come named by no day, asked of alone ("what have I got coming up?", "what's ahead?",
+# "any plans?"): the days ahead, COMING_DAYS of them, for the plans told that name one.
+_COMING_UP = re.compile(
+    r"\b(?:coming\s+up|upcoming|in\s+the\s+pipeline|on\s+the\s+horizon"
+    r"|(?<=what['’]s\s)ahead|(?<=what\sis\s)ahead|(?<=what\slies\s)ahead|(?:days|weeks|months)\s+ahead)\b"
+    r"|^\W*(?:(?:got\s+)?any|what\s+are\s+(?:my|our))\s+plans(?=\W*$)",
+    re.I,
+)
+COMING_DAYS = 365
 # A plan that holds, right before its day ("is dinner still on 20/12?", "still on for the 20th";
 # not a state, "is Tom still on the team from 3/2?").
 _STILL_ON = re.compile(rf"\bstill\s+on\s+(?:for\s+)?(?=(?:the\s+)?\d|{_MONTH_NAME}\b)", re.I)
@@ -738,6 +747,14 @@ def read_question(text: str, now: datetime, zone: tzinfo = UTC, date_order: str 
         window = None
     if window is not None and window.start >= _day_start(now.astimezone(zone)):
         window = dataclasses.replace(window, ahead=True)  # (today's too: "what am I doing today?")
+    coming = _COMING_UP.search(text)
+    if (
+        window is not None
+        and coming
+        and window.phrase == coming.group(0)
+        and not dataclasses.replace(asked, window=window).only_time
+    ):
+        window = None  # a thing to come ("where is my upcoming exam?"), not the time asked
     two_ways = (
         ""
         if window or date_order
@@ -1017,6 +1034,9 @@ def _first_window(text: str, now: datetime, zone: tzinfo, date_order: str) -> Wi
     m = _DAY_OF_MONTH.search(text)
     if m and (nth := _day_of_month(int(m.group(1)), now, ahead=_asks_ahead(text, m))):
         return _since(text, m, nth, now) or Window(nth, nth + timedelta(days=1), m.group(0))
+    if (m := _COMING_UP.search(text)) and not _ASKS_ABOUT_PAST.search(text):
+        today = _day_start(now)
+        return Window(today, today + timedelta(days=COMING_DAYS), m.group(0))
     return None
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import sys
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 import jsonschema
@@ -1139,6 +1139,61 @@ def test_a_plan_for_a_month_far_off_is_found_from_the_weeks_before_the_asking(st
     flights = ids["Booked flights to Seville for 12-16 March, £180 each."]
     assert got.hits and got.hits[0].id == flights
     assert got.period is not None and got.period.planned == {flights}
+
+
+@pytest.mark.parametrize(
+    ("question", "phrase"),
+    [
+        ("What have I got coming up?", "coming up"),
+        ("what's coming up for me?", "coming up"),
+        ("Anything upcoming?", "upcoming"),
+        ("What's ahead?", "ahead"),
+        ("any plans?", "any plans"),
+        ("What are my plans?", "What are my plans"),
+        # a thing to come, not the time asked; of the past; another time named; no time
+        ("Where is the venue for my upcoming exam?", None),
+        ("What's coming up with the marathon?", None),
+        ("What did I say was coming up?", None),
+        ("Anything coming up next week?", "next week"),
+        ("What are my plans for the garden?", None),
+        ("Should I go ahead with the loft?", None),
+    ],
+)
+def test_a_time_to_come_named_by_no_day_is_the_days_ahead(question, phrase):
+    """ "What have I got coming up?" asks of the days ahead (a year of them), for the plans told
+    that name one; "my upcoming exam" is a thing, asked of as before."""
+    asked = read_question(question, MONDAY)
+    assert (asked.window.phrase if asked.window else None) == phrase
+    if phrase in ("coming up", "upcoming", "ahead", "any plans", "What are my plans"):
+        assert asked.window is not None and asked.window.ahead and asked.only_time
+        assert (asked.window.start, asked.window.end - asked.window.start) == (
+            _at("2026-03-09").replace(hour=0),
+            timedelta(days=365),
+        )
+
+
+def test_what_is_coming_up_finds_the_plans_told_that_name_a_day_ahead(store, embedder, writer, cli):
+    """ "What have I got coming up?" named no time and matched nothing: "no memories match".
+    The plans told that name a day ahead come first, marked planned; one whose day is gone by
+    is no plan now."""
+    ids = _said(
+        writer,
+        ("2026-11-05", "a", "Crown fitted at last. Paid 950 in the end, insurance covers 40%."),
+        ("2026-11-20", "b", "Tom is actually great, he moved me to the children's section which I love."),
+        ("2026-11-24", "c", "Booked flights to Lisbon for 18 December, back on the 23rd."),
+        ("2026-11-27", "d", "Dentist check-up next Thursday. Book club moved to the 9th."),
+        ("2026-11-02", "e", "Parents' evening is on the 12th of November, must not forget."),
+    )  # fmt: skip
+    lisbon = ids["Booked flights to Lisbon for 18 December, back on the 23rd."]
+    dentist = ids["Dentist check-up next Thursday. Book club moved to the 9th."]
+    asked = _at("2026-11-30")
+    for question in ("What have I got coming up?", "any plans?", "what's ahead?"):
+        got = recall(store, embedder, question, k=3, now=asked, as_of=asked)
+        assert {h.id for h in got.hits[:2]} == {lisbon, dentist}, question
+        assert got.period is not None and got.period.planned == {lisbon, dentist}, question
+    shown = cli("recall", "what have I got coming up?", "--as-of", "2026-11-30", "-k", "2")
+    assert shown.exit_code == 0 and shown.stdout.count("(planned for then)") == 2, shown.stdout
+    assert "'coming up' read as 2026-11-30 to 2027-11-29" in shown.stderr, shown.stderr
 
 
 def test_a_plan_naming_its_month_alone_is_planned_for_that_month_not_for_a_day_of_it(store, embedder, writer):
