@@ -68,7 +68,7 @@ def _day_first(titles: list[str]) -> bool | None:
 
 
 def _without_weekday(title: str) -> str:
-    return re.sub(r"^(mon|tue|wed|thu|fri|sat|sun)[a-z]*,?(?:\s+|$)", "", title.strip(), flags=re.I)
+    return re.sub(r"^(mon|tue|wed|thu|fri|sat|sun)[a-z]*,?\s+", "", title.strip(), flags=re.I)
 
 
 def _heading_date(
@@ -79,20 +79,10 @@ def _heading_date(
     year that puts it on or before `now`. A slashed day is read day first or month first as
     its numbers tell (a number over 12), else as `day_first` says (the journal's other
     headings); with neither it is no date: 04/05/2026 is April or May."""
-    dated = _heading_day(title, last, now, day_first)
-    return dated[0] if dated else None
-
-
-def _heading_day(
-    title: str, last: datetime | None = None, now: datetime | None = None, day_first: bool | None = None
-) -> tuple[datetime, str] | None:
-    """`_heading_date`'s day, and the rest of the heading's words: its title ("## 06.03.2026
-    Trip to Rome": "Trip to Rome"), empty for a heading that is a date alone."""
     m = re.search(r"\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?)?", title)
     if m:
         try:
-            iso = parse_time(m.group(0).replace(" ", "T"))
-            return iso, _title(_without_weekday(f"{title[: m.start()]} {title[m.end() :]}"))
+            return parse_time(m.group(0).replace(" ", "T"))
         except InputError:  # "# Ticket 2026-44-1234 closed": digits, not a day
             return None
     cleaned = _ORDINAL.sub(r"\1", _without_weekday(title))
@@ -103,32 +93,28 @@ def _heading_day(
             return None
         day, month = (a, b) if first else (b, a)
         try:
-            return datetime(year, month, day, 12, tzinfo=UTC), _title(cleaned[m.end() :])
+            return datetime(year, month, day, 12, tzinfo=UTC)
         except ValueError:
             return None
     words = cleaned.split()
     # a date, or a date and a title ("## 06.03.2026 Trip to Rome", "## 4 April: beans")
-    heads = {" ".join(words[:n]).rstrip(" ,.:;-–—"): n for n in (len(words), 3, 1) if words}
-    for head, n in heads.items():
+    for head in dict.fromkeys(
+        x.rstrip(" ,.:;-–—") for x in (cleaned, " ".join(words[:3]), words[0] if words else "")
+    ):
         for fmt in _DATE_FORMATS:
             try:
                 d = datetime.strptime(head, fmt)
             except ValueError:
                 continue
-            return datetime(d.year, d.month, d.day, 12, tzinfo=UTC), _title(" ".join(words[n:]))
-    for head, n in {" ".join(words[:n]).rstrip(" ,.:;-–—"): n for n in (len(words), 2)}.items():
+            return datetime(d.year, d.month, d.day, 12, tzinfo=UTC)
+    for head in dict.fromkeys(x.rstrip(" ,.:;-–—") for x in (cleaned, " ".join(words[:2]))):
         for fmt in _NO_YEAR_FORMATS:
             try:
                 d = datetime.strptime(f"{head} 2000", f"{fmt} %Y")  # 2000: 29 February parses
             except ValueError:
                 continue
-            day_in = _in_year(d.month, d.day, last, now or utcnow())
-            return (day_in, _title(" ".join(words[n:]))) if day_in else None
+            return _in_year(d.month, d.day, last, now or utcnow())
     return None
-
-
-def _title(rest: str) -> str:
-    return rest.strip(" ,.:;-–—|()")
 
 
 def said_words(text: str) -> str:
@@ -136,15 +122,45 @@ def said_words(text: str) -> str:
     heading, which is its time (stored apart), not what it says. Entries of one journal all
     open with a date, and short ones looked alike for it ("## 2026-10-15 Priya left; my new
     manager is Tom." and "## 2026-11-20 Tom is great." at a cosine of 0.60 under MiniLM, 0.42
-    without the dates). A heading's title stays ("## 6 March: Rome" is "Rome"); an input
-    that is a date heading alone keeps it."""
-    first, _, rest = text.partition("\n")
-    m = _HEADING.match(first)
-    dated = _heading_day(m.group(2)) if m else None
-    if dated is None:
-        return text
-    words = "\n".join(x for x in (dated[1], rest.strip()) if x)
+    without the dates). Of the headings it opens with, a dated one keeps its title ("## 6
+    March: Rome" is "Rome", "## Wedding 4 April 2026" is "Wedding"); another ("# My journal")
+    stays whole; an input that is a date heading alone keeps it."""
+    lines = text.split("\n")
+    for n, line in enumerate(lines):
+        if not line.strip():
+            continue
+        m = _HEADING.match(line)
+        if m is None:
+            break
+        title = _title_of(m.group(2))
+        if title != m.group(2) and (not title or _heading_date(m.group(2)) is not None):
+            lines[n] = title
+    words = "\n".join(x for x in lines if x.strip()).strip()
     return words or text
+
+
+# A heading's words that say its day: a date in any form the headings take, a time, a weekday, a
+# month, a day's number, a year, and what joins them ("2026-03-01 — 2026-03-02", "2 Feb 2026 (Mon)").
+_DAY_WORD = re.compile(
+    r"\d{4}-\d{2}-\d{2}(?:[T ]?\d{2}:\d{2}(?::\d{2})?)?|\d{1,2}[./]\d{1,2}[./]\d{2,4}\.?|\d{1,2}:\d{2}"
+    r"|\d{1,2}(?:st|nd|rd|th)?|(?:19|20)\d{2}"
+    r"|(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)(?:day|sday|nesday|rsday|urday)?"
+    r"|jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?"
+    r"|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?|[-–—|:,.()\[\]]*",
+    re.I,
+)
+
+
+def _title_of(heading: str) -> str:
+    """A heading without the words that say its day at either end: its title, or ""."""
+    words = heading.split()
+    while words and _DAY_WORD.fullmatch(words[0].strip("()[],.:;")):
+        words.pop(0)
+    while words and _DAY_WORD.fullmatch(words[-1].strip("()[],.:;")):
+        words.pop()
+    title = " ".join(words).strip(" ,.:;-–—|")
+    wrapped = title[:1] + title[-1:] in ("()", "[]") and not re.search(r"[()\[\]]", title[1:-1])
+    return title[1:-1].strip() if wrapped else title
 
 
 def _in_year(month: int, day: int, last: datetime | None, now: datetime) -> datetime | None:

@@ -555,7 +555,7 @@ _PLANNING = frozenset(
     re.findall(
         r"\S+",
         "any am are i'm i’m we're we’re what's what’s whats plan plans planned planning booked scheduled "
-        "arranged lined diary calendar agenda coming",
+        "arranged lined diary calendar agenda coming lies",
     )
 )
 _BARE_DOING = frozenset(
@@ -1034,9 +1034,10 @@ def _first_window(text: str, now: datetime, zone: tzinfo, date_order: str) -> Wi
     m = _DAY_OF_MONTH.search(text)
     if m and (nth := _day_of_month(int(m.group(1)), now, ahead=_asks_ahead(text, m))):
         return _since(text, m, nth, now) or Window(nth, nth + timedelta(days=1), m.group(0))
-    if (m := _COMING_UP.search(text)) and not _ASKS_ABOUT_PAST.search(text):
-        today = _day_start(now)
-        return Window(today, today + timedelta(days=COMING_DAYS), m.group(0))
+    if (m := _COMING_UP.search(text)) and not _ASKS_ABOUT_PAST.search(text) and not _ANY_YEAR.search(text):
+        # from the time asked: what was said earlier today is no plan ("what's ahead in 2027?":
+        # a year to come is no time read, as before)
+        return Window(now, _day_start(now) + timedelta(days=COMING_DAYS), m.group(0))
     return None
 
 
@@ -1746,4 +1747,4 @@ def _without_time(piece: str) -> str:
 
 
 def _words(piece: str) -> list[str]:
-    return re.findall(r"[a-z0-9']+", piece.lower())
+    return re.findall(r"[a-z0-9']+", piece.lower().replace("’", "'"))  # (a phone's apostrophe too)

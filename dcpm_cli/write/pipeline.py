@@ -429,7 +429,7 @@ class Writer:
             raw.said_at,
             timedelta(minutes=self.settings.history_gap_minutes),
         )
-        near = self.store.nearest_items(self._embed([raw.text])[0], extract.KNOWN_ATTRIBUTES)
+        near = self.store.nearest_items(self._embed([said_words(raw.text)])[0], extract.KNOWN_ATTRIBUTES)
         known = extract.offered_attributes(near, self.settings.recall_min_similarity)
         found = extract.ask(
             self.llm,

@@ -133,9 +133,19 @@ def test_a_day_followed_by_a_title_is_dated() -> None:
         ("## 4 April: beans\nSowed them.", "beans\nSowed them."),
         ("### March 5th\nWarm.", "Warm."),
         ("## 28/11/2026\nSnow.", "Snow."),
+        ("## 04/05/2026\nRain.", "Rain."),  # (April or May, as the journal's other headings tell)
+        ("## 2 Feb 2026 (Mon)\nx", "x"),
+        ("### 2026-03-01 — 2026-03-02\nx", "x"),
+        ("## 2026-10-15T09:30 (morning)\nRan.", "morning\nRan."),
+        # a title at either end, whatever its first letters
+        ("## 2026-03-01 Wedding planning\nx", "Wedding planning\nx"),
+        ("## Wedding 4 April 2026\nx", "Wedding\nx"),
+        ("## Monthly review 2026-03-01\nx", "Monthly review\nx"),
+        ("## 2026-03-01 Ran 10 km\nx", "Ran 10 km\nx"),
+        ("# My journal\n\n## 2026-03-01\nFirst day.", "# My journal\nFirst day."),
         # not a date: kept as written
         ("# Ticket 2026-44-1234 closed\nx", "# Ticket 2026-44-1234 closed\nx"),
-        ("## 04/05/2026\nx", "## 04/05/2026\nx"),  # April or May: nothing tells
+        ("## 4 things I learnt\nx", "## 4 things I learnt\nx"),
         ("## Notes\nx", "## Notes\nx"),
         ("Met Tom.\n## 2026-10-15", "Met Tom.\n## 2026-10-15"),
         ("## 2026-10-15", "## 2026-10-15"),  # a heading alone is all it says
