@@ -388,6 +388,8 @@ _EARLIEST = re.compile(r"\b(?:first|initially|originally|earliest|at first|to be
 _NEWEST = re.compile(
     r"\b(?:most recent(?:ly)?|latest|last time|currently|current|these days|nowadays|right now|"
     r"now(?!\s+that\b)|any more|anymore|still"
+    # "right now" as texted, at the end ("who's my boss rn"; not "RN", a nurse)
+    r"|(?-i:rn)(?=\W*$)"
     # at the end only: not "at the moment the power went out", "is my commute any longer since…"
     r"|(?:at the moment|at present|any longer)(?=\W*$)"
     # "when did I last go", not "how long did I last at that job" nor "where was I last weekend"

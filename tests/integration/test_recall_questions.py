@@ -896,6 +896,13 @@ def test_first_and_latest_ask_for_one_end_of_a_history():
     assert order_of("How was I last week?") is None
     assert order_of("When was I last at the dentist?") == NEWEST, "a place: the latest time there"
     assert order_of("What is my favourite colour?") is None
+    # "right now" as texted
+    assert order_of("who's my boss rn") == NEWEST
+    assert order_of("what am i reading rn?") == NEWEST
+    assert order_of("Am I an RN yet?") is None, "a nurse"
+    # ("finally", "in the end" are words of what is asked, not an order: "how many weeks ago did
+    # I finally send out the minutes?", "which frames did I end up choosing?")
+    assert order_of("How many weeks ago did I finally send out the minutes?") is None
 
 
 @pytest.mark.parametrize(
